@@ -1,0 +1,184 @@
+//! The [`CongestionControl`] trait and the events a transport feeds it.
+//!
+//! The trait is shaped so that it runs unchanged in the simulator and inside
+//! a real QUIC stack (s2n-quic's `CongestionController`):
+//! - per-packet state is a [`DeliveryState`] that the transport stores with
+//!   each packet (s2n-quic's `PacketInfo`) and hands back on ACK and loss;
+//! - one [`AckEvent`] covers every packet a single ACK frame acknowledged,
+//!   with one rate sample for the whole ACK;
+//! - losses arrive one packet at a time ([`LossEvent`]), before the
+//!   [`AckEvent`] of the ACK that revealed them, and their bytes are
+//!   repeated in that event's `newly_lost` so a controller can react per
+//!   packet or per ACK;
+//! - the transport, not the controller, decides when a loss recovery period
+//!   begins and ends (RFC 9002 §7.3.2) and says so in the events.
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::rate::{DeliveryState, RateSample};
+use crate::units::{Bandwidth, Bytes, Instant};
+
+/// What a controller is told when it is created.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ControllerConfig {
+    /// Maximum datagram size (the "packet" of every packet-denominated constant).
+    pub max_datagram_size: Bytes,
+    /// Initial congestion window, in packets (RFC 9002 and Linux: 10).
+    pub initial_window_packets: u64,
+    /// Seed for the controller's own randomness (e.g. BBR's ProbeBW start phase).
+    pub seed: u64,
+    /// The connection's start time.
+    pub now: Instant,
+}
+
+impl ControllerConfig {
+    /// The usual configuration: 1500-byte datagrams, an initial window of 10 packets.
+    pub fn new(seed: u64, now: Instant) -> Self {
+        ControllerConfig { max_datagram_size: Bytes(1500), initial_window_packets: 10, seed, now }
+    }
+
+    /// `packets` full-sized datagrams.
+    pub fn packets(&self, packets: u64) -> Bytes {
+        self.max_datagram_size * packets
+    }
+}
+
+/// The transport's RTT estimator state (RFC 9002 §5) at the time of an event.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RttEstimate {
+    /// The RTT sample this ACK produced, if it produced one.
+    pub latest: Option<Duration>,
+    /// Smoothed RTT.
+    pub smoothed: Duration,
+    /// RTT variation.
+    pub rttvar: Duration,
+    /// Minimum RTT seen over the connection (RFC 9002's `min_rtt`, never expires).
+    pub min: Duration,
+}
+
+/// A packet left the sender.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SentEvent {
+    /// Send time.
+    pub now: Instant,
+    /// The packet's size.
+    pub bytes: Bytes,
+    /// Bytes in flight after this packet was sent.
+    pub bytes_in_flight: Bytes,
+    /// Whether the sender was app-limited when it sent the packet.
+    pub app_limited: bool,
+    /// Whether the packet carries data declared lost earlier.
+    pub is_retransmission: bool,
+}
+
+/// One ACK frame was processed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AckEvent {
+    /// Arrival time of the ACK.
+    pub now: Instant,
+    /// The delivery-rate estimator's sample for this ACK.
+    pub rate: RateSample,
+    /// RTT state after this ACK.
+    pub rtt: RttEstimate,
+    /// Bytes newly acknowledged by this ACK.
+    pub newly_acked: Bytes,
+    /// Bytes newly declared lost while processing this ACK.
+    pub newly_lost: Bytes,
+    /// Bytes in flight before this ACK was processed.
+    pub prior_in_flight: Bytes,
+    /// Bytes in flight after this ACK (acked and lost packets removed).
+    pub bytes_in_flight: Bytes,
+    /// Whether the sender is in a loss recovery period after this ACK.
+    pub in_recovery: bool,
+    /// Whether this ACK ended a recovery period.
+    pub recovery_exited: bool,
+}
+
+/// A packet was declared lost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LossEvent {
+    /// When the loss was detected.
+    pub now: Instant,
+    /// The lost packet's delivery state from its send time.
+    pub packet: DeliveryState,
+    /// Bytes in flight after removing the lost packet.
+    pub bytes_in_flight: Bytes,
+    /// Whether this loss started a new recovery period (a congestion event).
+    pub new_congestion_event: bool,
+    /// Whether RFC 9002 persistent congestion was established.
+    pub persistent_congestion: bool,
+}
+
+/// A controller's state, for tracing and plots.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Snapshot {
+    /// The state machine's current mode (e.g. "startup", "probe_bw:up", "ca").
+    pub mode: &'static str,
+    /// The bottleneck bandwidth estimate in use, if the algorithm has one.
+    pub bandwidth_estimate: Option<Bandwidth>,
+    /// The min-RTT estimate in use, if the algorithm has one.
+    pub min_rtt_estimate: Option<Duration>,
+    /// Current pacing gain (1.0 for controllers without one).
+    pub pacing_gain: f64,
+    /// Current cwnd gain (1.0 for controllers without one).
+    pub cwnd_gain: f64,
+    /// Algorithm-specific fields (e.g. `inflight_hi`, `ssthresh`), in bytes,
+    /// bits per second or plain numbers as their names say.
+    pub extra: Vec<(&'static str, f64)>,
+}
+
+impl Snapshot {
+    /// A snapshot with only a mode (gains 1, no estimates).
+    pub fn mode(mode: &'static str) -> Self {
+        Snapshot {
+            mode,
+            bandwidth_estimate: None,
+            min_rtt_estimate: None,
+            pacing_gain: 1.0,
+            cwnd_gain: 1.0,
+            extra: Vec::new(),
+        }
+    }
+}
+
+/// A congestion controller: consumes transport events, produces a congestion
+/// window, a pacing rate and a send quantum.
+///
+/// Implementations hold no I/O and no clock: every event carries its time.
+pub trait CongestionControl: Send + fmt::Debug {
+    /// The spec string this controller was built from (e.g. `"bbr"`).
+    fn spec(&self) -> &str;
+    /// A packet was sent.
+    fn on_packet_sent(&mut self, event: &SentEvent);
+    /// An ACK was processed (after the [`LossEvent`]s it revealed).
+    fn on_ack(&mut self, event: &AckEvent);
+    /// A packet was declared lost.
+    fn on_packet_lost(&mut self, event: &LossEvent);
+    /// The congestion window: the most bytes that may be in flight.
+    fn cwnd(&self) -> Bytes;
+    /// The rate at which to pace packets out.
+    fn pacing_rate(&self) -> Bandwidth;
+    /// The largest burst the pacer may send at once.
+    fn send_quantum(&self) -> Bytes;
+    /// The controller's state, for tracing.
+    fn snapshot(&self) -> Snapshot;
+}
+
+/// Pacing for window-based controllers, as the oBBR paper paces its CUBIC
+/// baseline and Linux paces every controller (`tcp_update_pacing_rate`):
+/// `cwnd / srtt * ratio`, with ratio 2 in slow start and 1.2 otherwise.
+pub fn cwnd_pacing_rate(cwnd: Bytes, smoothed_rtt: Duration, in_slow_start: bool) -> Bandwidth {
+    let ratio = if in_slow_start { 2.0 } else { 1.2 };
+    match cwnd.per(smoothed_rtt) {
+        Some(rate) => rate.mul_f64(ratio),
+        // No RTT sample yet: do not throttle the initial window.
+        None => Bandwidth::MAX,
+    }
+}
+
+/// Send quantum for window-based controllers: two full datagrams, as the
+/// RFC 9002 pacer's suggested burst allowance (§7.7).
+pub fn cwnd_send_quantum(max_datagram_size: Bytes) -> Bytes {
+    max_datagram_size * 2
+}

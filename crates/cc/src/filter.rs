@@ -1,0 +1,163 @@
+//! Windowed min/max filters (Kathleen Nichols' algorithm, as in Linux
+//! `lib/win_minmax.c`).
+//!
+//! The filter keeps the best, second-best and third-best samples of the
+//! window, each with the time it was taken, so it answers "the max (or min)
+//! over the last W" in O(1) memory and time. The window is measured in any
+//! monotonic unit: BBR's bandwidth filter counts round trips, its min-RTT
+//! filter counts nanoseconds.
+
+/// Which extreme a [`WindowedFilter`] tracks.
+pub trait Extreme<T> {
+    /// Whether `candidate` is at least as good as `incumbent`.
+    fn better_or_equal(candidate: &T, incumbent: &T) -> bool;
+}
+
+/// Marker: track the maximum.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Max;
+/// Marker: track the minimum.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Min;
+
+impl<T: PartialOrd> Extreme<T> for Max {
+    fn better_or_equal(candidate: &T, incumbent: &T) -> bool {
+        candidate >= incumbent
+    }
+}
+impl<T: PartialOrd> Extreme<T> for Min {
+    fn better_or_equal(candidate: &T, incumbent: &T) -> bool {
+        candidate <= incumbent
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Entry<T> {
+    time: u64,
+    value: T,
+}
+
+/// A running min or max over a sliding window of length `window` (in the
+/// caller's time unit, e.g. round trips or nanoseconds).
+#[derive(Clone, Debug)]
+pub struct WindowedFilter<T: Copy, E> {
+    window: u64,
+    entries: Option<[Entry<T>; 3]>,
+    _extreme: std::marker::PhantomData<E>,
+}
+
+/// A running maximum (e.g. BBR's bottleneck-bandwidth filter).
+pub type MaxFilter<T> = WindowedFilter<T, Max>;
+/// A running minimum (e.g. BBR's min-RTT filter).
+pub type MinFilter<T> = WindowedFilter<T, Min>;
+
+impl<T: Copy + PartialOrd, E: Extreme<T>> WindowedFilter<T, E> {
+    /// An empty filter over `window` time units.
+    pub fn new(window: u64) -> Self {
+        WindowedFilter { window, entries: None, _extreme: std::marker::PhantomData }
+    }
+
+    /// The window length.
+    pub fn window(&self) -> u64 {
+        self.window
+    }
+
+    /// The current best sample, if any.
+    pub fn get(&self) -> Option<T> {
+        self.entries.map(|e| e[0].value)
+    }
+
+    /// Forgets every sample and starts over with `value` at `time`.
+    pub fn reset(&mut self, time: u64, value: T) -> T {
+        let e = Entry { time, value };
+        self.entries = Some([e; 3]);
+        value
+    }
+
+    /// Forgets every sample.
+    pub fn clear(&mut self) {
+        self.entries = None;
+    }
+
+    /// Adds a sample taken at `time` (non-decreasing) and returns the new best.
+    pub fn update(&mut self, time: u64, value: T) -> T {
+        let Some(mut s) = self.entries else {
+            return self.reset(time, value);
+        };
+        let new = Entry { time, value };
+        // A new best, or the best has left the window: start over.
+        if E::better_or_equal(&value, &s[0].value) || time.saturating_sub(s[2].time) > self.window {
+            return self.reset(time, value);
+        }
+        if E::better_or_equal(&value, &s[1].value) {
+            s[1] = new;
+            s[2] = new;
+        } else if E::better_or_equal(&value, &s[2].value) {
+            s[2] = new;
+        }
+        self.entries = Some(s);
+        self.subwin_update(time, new)
+    }
+
+    /// Ages the three-sample summary as the window slides (win_minmax's
+    /// `minmax_subwin_update`).
+    fn subwin_update(&mut self, time: u64, new: Entry<T>) -> T {
+        let s = self.entries.as_mut().expect("filter has samples");
+        let dt = time.saturating_sub(s[0].time);
+        if dt > self.window {
+            // The best expired: promote the runners-up.
+            s[0] = s[1];
+            s[1] = s[2];
+            s[2] = new;
+            if time.saturating_sub(s[0].time) > self.window {
+                s[0] = s[1];
+                s[1] = s[2];
+                s[2] = new;
+            }
+        } else if s[1].time == s[0].time && dt > self.window / 4 {
+            // A quarter of the window passed with no second choice: take one.
+            s[1] = new;
+            s[2] = new;
+        } else if s[2].time == s[1].time && dt > self.window / 2 {
+            // Half the window passed with no third choice: take one.
+            s[2] = new;
+        }
+        s[0].value
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn max_filter_forgets_a_sample_after_its_window() {
+        // BBR's bandwidth filter: 10 round trips.
+        let mut f: MaxFilter<u64> = MaxFilter::new(10);
+        f.update(0, 100);
+        for round in 1..=10 {
+            assert_eq!(f.update(round, 50), 100, "round {round} still inside the window");
+        }
+        assert_eq!(f.update(11, 50), 50, "the peak from round 0 is forgotten at round 11");
+    }
+
+    #[test]
+    fn min_filter_keeps_the_smallest_in_window() {
+        let mut f: MinFilter<u64> = MinFilter::new(1_000);
+        f.update(0, 40);
+        assert_eq!(f.update(100, 60), 40);
+        assert_eq!(f.update(200, 30), 30);
+        assert_eq!(f.update(900, 50), 30);
+        assert_eq!(f.update(1_300, 70), 50, "30 expired; 50 (t=900) is the best left");
+    }
+
+    #[test]
+    fn runner_up_takes_over_when_best_expires() {
+        let mut f: MaxFilter<u64> = MaxFilter::new(10);
+        f.update(0, 100);
+        f.update(4, 80);
+        f.update(8, 60);
+        assert_eq!(f.update(11, 10), 80);
+        assert_eq!(f.update(15, 10), 60);
+    }
+}

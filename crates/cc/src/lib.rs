@@ -1,0 +1,40 @@
+//! Congestion controllers for bbrlab, and what they stand on.
+//!
+//! - [`units`]: typed units ([`Bytes`], [`Bandwidth`], [`Instant`]).
+//! - [`filter`]: windowed min/max filters.
+//! - [`rate`]: the delivery-rate estimator a transport runs for its controller.
+//! - [`controller`]: the [`CongestionControl`] trait and its events.
+//! - [`spec`]: spec strings (`"bbr"`, `"cubic:beta=0.7"`) and the registry.
+//! - one module per algorithm: [`reno`], [`cubic`], [`bbr`].
+//!
+//! The crate does no I/O and has no clock: every event carries its time, so
+//! the same controller runs in the simulator and in a real QUIC stack.
+//!
+//! ```
+//! use cc::{AlgorithmSpec, ControllerConfig, Instant};
+//! let spec = AlgorithmSpec::parse("bbr").unwrap();
+//! let bbr = spec.build(&ControllerConfig::new(1, Instant::ZERO));
+//! assert_eq!(bbr.snapshot().mode, "startup");
+//! ```
+
+pub mod bbr;
+pub mod controller;
+pub mod cubic;
+pub mod filter;
+pub mod rate;
+pub mod reno;
+pub mod spec;
+pub mod units;
+
+pub use controller::{
+    AckEvent, CongestionControl, ControllerConfig, LossEvent, RttEstimate, SentEvent, Snapshot,
+};
+pub use rate::{DeliveryRateEstimator, DeliveryState, RateSample};
+pub use spec::{AlgorithmInfo, AlgorithmSpec, ParamKind, ParamSpec, SpecError};
+pub use units::{Bandwidth, Bytes, Instant};
+
+/// Every algorithm bbrlab knows, in the order `bbrlab list` shows them.
+pub fn algorithms() -> &'static [AlgorithmInfo] {
+    static ALGORITHMS: &[AlgorithmInfo] = &[reno::INFO, cubic::INFO, bbr::INFO];
+    ALGORITHMS
+}

@@ -1,0 +1,87 @@
+//! What a simulation run is made of: the link, the flows, the transport's
+//! knobs and the run's clock settings. The scenario layer builds these from
+//! TOML; tests and benchmarks may build them directly.
+
+use std::time::Duration;
+
+use cc::{AlgorithmSpec, Bytes};
+
+use crate::link::LinkConfig;
+
+/// A whole run.
+#[derive(Clone, Debug)]
+pub struct SimConfig {
+    /// The scenario's name (carried into results).
+    pub name: String,
+    /// Seed for every random process of the run.
+    pub seed: u64,
+    /// Simulated time limit.
+    pub duration: Duration,
+    /// Time excluded from summary metrics at the start.
+    pub warmup: Duration,
+    /// Period of the time-series recorder.
+    pub sample_interval: Duration,
+    /// The bottleneck.
+    pub link: LinkConfig,
+    /// The flows; `FlowConfig::count` copies of each.
+    pub flows: Vec<FlowConfig>,
+    /// Transport settings shared by every flow.
+    pub transport: TransportConfig,
+    /// Stop as soon as every sized flow has completed (and no flow is unlimited).
+    pub stop_when_done: bool,
+}
+
+/// One flow (or `count` identical flows).
+#[derive(Clone, Debug)]
+pub struct FlowConfig {
+    /// The congestion controller.
+    pub cc: AlgorithmSpec,
+    /// When the flow starts.
+    pub start: Duration,
+    /// Bytes to transfer; `None` = unlimited bulk.
+    pub size: Option<Bytes>,
+    /// Base (propagation) round-trip time of this flow.
+    pub rtt: Duration,
+    /// Extra one-way delay on this flow's ACK path.
+    pub ack_delay: Duration,
+    /// How many identical flows this entry stands for.
+    pub count: u32,
+}
+
+/// When the receiver sends ACKs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckPolicy {
+    /// RFC 9000 default: every 2nd ack-eliciting packet, or after `max_ack_delay`.
+    EverySecond,
+    /// Every packet is acknowledged at once.
+    EveryPacket,
+}
+
+/// Transport settings (RFC 9002 constants are fixed; these are the knobs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TransportConfig {
+    /// Datagram size on the wire, headers included.
+    pub max_datagram_size: Bytes,
+    /// Stream payload carried by a full datagram (the rest is header overhead).
+    pub max_payload: Bytes,
+    /// Initial congestion window in packets.
+    pub initial_window_packets: u64,
+    /// Receiver ACK policy.
+    pub ack_policy: AckPolicy,
+    /// The receiver's max_ack_delay.
+    pub max_ack_delay: Duration,
+}
+
+impl Default for TransportConfig {
+    fn default() -> Self {
+        TransportConfig {
+            // 1500-byte datagrams carrying 1448 bytes of payload, like a TCP
+            // segment with timestamps, so goodput compares with TCP testbeds.
+            max_datagram_size: Bytes(1500),
+            max_payload: Bytes(1448),
+            initial_window_packets: 10,
+            ack_policy: AckPolicy::EverySecond,
+            max_ack_delay: Duration::from_millis(25),
+        }
+    }
+}

@@ -1,0 +1,5 @@
+//! bbrlab's deterministic discrete-event simulator.
+pub mod config;
+pub mod link;
+
+pub use config::{AckPolicy, FlowConfig, SimConfig, TransportConfig};
