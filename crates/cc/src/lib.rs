@@ -25,6 +25,8 @@ pub mod rate;
 pub mod reno;
 pub mod spec;
 pub mod units;
+#[cfg(test)]
+pub(crate) mod testing;
 
 pub use controller::{
     AckEvent, CongestionControl, ControllerConfig, LossEvent, RttEstimate, SentEvent, Snapshot,

@@ -1,0 +1,208 @@
+//! The BBR core's extension points.
+//!
+//! Every variant in the papers changes one or two of these, and nothing
+//! else, so each variant is a small module that supplies its pieces to
+//! [`Bbr::with_extensions`](super::Bbr::with_extensions) instead of a copy
+//! of the core:
+//!
+//! | extension point | default (BBRv1) | replaced by |
+//! |---|---|---|
+//! | [`BandwidthFilter`] | windowed max over 10 rounds | BBR-S (85th percentile) |
+//! | [`CwndGainPolicy`] | fixed gain per mode | oBBR (adaptive g) |
+//! | [`ProbeGainPolicy`] | 1.25 / 0.75 / 1 x6 cycle | B3R (adaptive probe gain) |
+//! | [`LossReaction`] | packet conservation, restore on exit | BBR-CWS, Modest BBR |
+//! | [`BandwidthDropDetector`] | none | oBBR (timely bandwidth updates) |
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::controller::AckEvent;
+use crate::filter::MaxFilter;
+use crate::units::{Bandwidth, Bytes};
+
+use super::Mode;
+
+/// What the core knows when an ACK has been folded into its model; handed
+/// to every extension point.
+#[derive(Clone, Copy, Debug)]
+pub struct AckContext<'a> {
+    /// The ACK itself.
+    pub event: &'a AckEvent,
+    /// The core's mode after this ACK's model update.
+    pub mode: Mode,
+    /// ProbeBW gain-cycle phase index (0 = the probing phase), if in ProbeBW.
+    pub cycle_phase: Option<usize>,
+    /// The pacing gain in force.
+    pub pacing_gain: f64,
+    /// Whether this ACK started a new round trip.
+    pub round_start: bool,
+    /// Round trips so far.
+    pub round_count: u64,
+    /// The bandwidth estimate the core uses for the BDP.
+    pub bandwidth: Bandwidth,
+    /// min_rtt estimate, once there is one.
+    pub min_rtt: Option<Duration>,
+    /// `bandwidth x min_rtt`, once min_rtt is known.
+    pub bdp: Option<Bytes>,
+    /// The congestion window before this ACK's update.
+    pub cwnd: Bytes,
+    /// Whether Startup has filled the pipe.
+    pub full_pipe: bool,
+    /// Whether this ACK entered a loss recovery period.
+    pub recovery_entered: bool,
+    /// Maximum datagram size.
+    pub mss: Bytes,
+}
+
+/// Estimates the bottleneck bandwidth from delivery-rate samples.
+pub trait BandwidthFilter: Send + fmt::Debug {
+    /// A valid delivery-rate sample arrived in round `round`.
+    fn update(&mut self, round: u64, sample: Bandwidth, app_limited: bool);
+    /// The estimate that sizes the congestion window (and the BDP).
+    fn max_bw(&self) -> Bandwidth;
+    /// The estimate that sets the pacing rate (defaults to [`max_bw`](Self::max_bw)).
+    fn pacing_bw(&self) -> Bandwidth {
+        self.max_bw()
+    }
+    /// Replaces the estimate (a bandwidth-drop detector's verdict).
+    fn set(&mut self, round: u64, bw: Bandwidth);
+    /// Algorithm-specific fields for tracing.
+    fn trace(&self, _out: &mut Vec<(&'static str, f64)>) {}
+}
+
+/// Chooses the cwnd gain.
+pub trait CwndGainPolicy: Send + fmt::Debug {
+    /// Observes an ACK (before the cwnd is computed).
+    fn on_ack(&mut self, _ctx: &AckContext) {}
+    /// The gain to apply now; `base` is the core's gain for its mode.
+    fn cwnd_gain(&self, _ctx: &AckContext, base: f64) -> f64 {
+        base
+    }
+    /// A hard upper bound on cwnd, if the policy imposes one.
+    fn cwnd_cap(&self, _ctx: &AckContext) -> Option<Bytes> {
+        None
+    }
+    /// Algorithm-specific fields for tracing.
+    fn trace(&self, _out: &mut Vec<(&'static str, f64)>) {}
+}
+
+/// Chooses the ProbeBW pacing gain of each cycle phase.
+pub trait ProbeGainPolicy: Send + fmt::Debug {
+    /// Observes an ACK.
+    fn on_ack(&mut self, _ctx: &AckContext) {}
+    /// The pacing gain of `phase`; `base` is Linux's gain for that phase.
+    fn pacing_gain(&self, _phase: usize, base: f64) -> f64 {
+        base
+    }
+    /// Whether `phase`, running for `elapsed`, should end on this ACK;
+    /// `default` is the core's (Linux's) verdict.
+    fn phase_done(&self, _event: &AckEvent, _phase: usize, _elapsed: Duration, default: bool) -> bool {
+        default
+    }
+    /// Algorithm-specific fields for tracing.
+    fn trace(&self, _out: &mut Vec<(&'static str, f64)>) {}
+}
+
+/// How the window reacts to loss and what caps it.
+pub trait LossReaction: Send + fmt::Debug {
+    /// Observes an ACK (before the cwnd is computed).
+    fn on_ack(&mut self, _ctx: &AckContext) {}
+    /// The window on entering recovery; `conservative` is Linux's choice,
+    /// bytes in flight plus bytes just acked.
+    fn recovery_cwnd(&mut self, _ctx: &AckContext, conservative: Bytes) -> Bytes {
+        conservative
+    }
+    /// Limits the target window computed from the model.
+    fn limit_target(&self, _ctx: &AckContext, target: Bytes) -> Bytes {
+        target
+    }
+    /// Whether leaving recovery restores the window saved before it (Linux: yes).
+    fn restores_cwnd_after_recovery(&self) -> bool {
+        true
+    }
+    /// Algorithm-specific fields for tracing.
+    fn trace(&self, _out: &mut Vec<(&'static str, f64)>) {}
+}
+
+/// Detects a drop of the bottleneck bandwidth sooner than the max filter's
+/// window would, and replaces the estimate.
+pub trait BandwidthDropDetector: Send + fmt::Debug {
+    /// Observes an ACK; returns a new estimate to install, if any.
+    fn on_ack(&mut self, ctx: &AckContext, sample: Option<Bandwidth>) -> Option<Bandwidth>;
+    /// Algorithm-specific fields for tracing.
+    fn trace(&self, _out: &mut Vec<(&'static str, f64)>) {}
+}
+
+/// BBRv1's bandwidth filter: the max over the last 10 rounds (`CYCLE_LEN + 2`).
+/// App-limited samples count only when they exceed the current max, since an
+/// app-limited rate is a lower bound on the path's.
+#[derive(Clone, Debug)]
+pub struct WindowedMaxBandwidth {
+    filter: MaxFilter<Bandwidth>,
+}
+
+/// BBRv1's bandwidth filter window in round trips.
+pub const BW_FILTER_ROUNDS: u64 = 10;
+
+impl Default for WindowedMaxBandwidth {
+    fn default() -> Self {
+        WindowedMaxBandwidth { filter: MaxFilter::new(BW_FILTER_ROUNDS) }
+    }
+}
+
+impl BandwidthFilter for WindowedMaxBandwidth {
+    fn update(&mut self, round: u64, sample: Bandwidth, app_limited: bool) {
+        if !app_limited || sample >= self.max_bw() {
+            self.filter.update(round, sample);
+        }
+    }
+    fn max_bw(&self) -> Bandwidth {
+        self.filter.get().unwrap_or(Bandwidth::ZERO)
+    }
+    fn set(&mut self, round: u64, bw: Bandwidth) {
+        self.filter.reset(round, bw);
+    }
+}
+
+/// The fixed gains of BBRv1.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FixedCwndGain;
+impl CwndGainPolicy for FixedCwndGain {}
+
+/// The Linux ProbeBW gain cycle.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LinuxGainCycle;
+impl ProbeGainPolicy for LinuxGainCycle {}
+
+/// Linux's packet conservation on entering recovery, restore on exit.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PacketConservation;
+impl LossReaction for PacketConservation {}
+
+/// The set of extension points a [`Bbr`](super::Bbr) core runs with.
+#[derive(Debug)]
+pub struct Extensions {
+    /// Bandwidth estimation.
+    pub bandwidth_filter: Box<dyn BandwidthFilter>,
+    /// cwnd gain.
+    pub cwnd_gain: Box<dyn CwndGainPolicy>,
+    /// ProbeBW pacing gains.
+    pub probe_gain: Box<dyn ProbeGainPolicy>,
+    /// Loss reaction.
+    pub loss_reaction: Box<dyn LossReaction>,
+    /// Bandwidth-drop detection, if any.
+    pub drop_detector: Option<Box<dyn BandwidthDropDetector>>,
+}
+
+impl Default for Extensions {
+    /// BBRv1 as in Linux.
+    fn default() -> Self {
+        Extensions {
+            bandwidth_filter: Box::new(WindowedMaxBandwidth::default()),
+            cwnd_gain: Box::new(FixedCwndGain),
+            probe_gain: Box::new(LinuxGainCycle),
+            loss_reaction: Box::new(PacketConservation),
+            drop_detector: None,
+        }
+    }
+}

@@ -1,0 +1,733 @@
+//! BBR (v1), faithful to Linux `net/ipv4/tcp_bbr.c`, and the core every
+//! BBR variant of bbrlab extends.
+//!
+//! # The model
+//!
+//! BBR ("Bottleneck Bandwidth and Round-trip propagation time") models the
+//! path by two numbers it measures continuously:
+//!
+//! - **BtlBw**, the bottleneck bandwidth: the windowed *maximum* of the
+//!   delivery-rate samples over the last 10 round trips. A delivery rate can
+//!   never exceed the bottleneck's, so the max is the least-biased estimate;
+//!   the window lets the estimate fall when capacity does (slowly: that lag
+//!   is what oBBR attacks).
+//! - **RTprop**, the round-trip propagation time: the windowed *minimum* RTT
+//!   over 10 s. Any queue adds to the RTT, so the min is the propagation part.
+//!
+//! Their product is the BDP, the data the path holds without a queue. BBR
+//! paces at `pacing_gain x BtlBw` and caps inflight at `cwnd_gain x BDP`
+//! (plus allowances for ACK aggregation and send quanta). It ignores loss
+//! as a congestion signal except for packet conservation during the first
+//! round of recovery and the long-term (policer) mode: the root of the high
+//! retransmission rates in shallow buffers that the papers fix.
+//!
+//! # The state machine
+//!
+//! ```text
+//!            full pipe                inflight <= BDP
+//!  Startup ------------> Drain ----------------------> ProbeBW
+//!  (2.885/2.885)         (1/2.885, cwnd 2.885)        (cycle 1.25,0.75,1x6 / cwnd 2)
+//!     ^                                                 |   ^
+//!     | min_rtt 10 s old, pipe not yet full             |   | 200 ms and a round at
+//!     +----------------------- ProbeRTT <---------------+   | 4 packets, then restore
+//!                              (cwnd 4 packets) ------------+
+//! ```
+//!
+//! - *Startup* doubles the sending rate each round (gain 2/ln 2) until the
+//!   max bandwidth grew less than 25% for three rounds ([`full_pipe`]).
+//! - *Drain* paces at the inverse gain until inflight falls to one BDP.
+//! - *ProbeBW* cycles eight phases of at least one min_rtt each: 1.25 probes
+//!   for more bandwidth (ending early only on loss or once inflight reaches
+//!   1.25 BDP, and never before min_rtt), 0.75 drains what the probe queued
+//!   (ending early when inflight <= BDP), and six cruise phases at 1. The
+//!   cycle starts at a random phase other than 0.75, so flows desynchronise.
+//! - *ProbeRTT* is entered when the min-RTT estimate is 10 s old: cwnd drops
+//!   to 4 packets for max(200 ms, one round) to let the queue drain and
+//!   re-measure RTprop; then the saved cwnd is restored.
+//!
+//! Also as in Linux: packet conservation for the first round of recovery
+//! and restoring the pre-recovery cwnd on exit ([`extension::PacketConservation`]),
+//! the extra-acked aggregation allowance ([`ack_aggregation`]), the
+//! long-term bandwidth policer mode ([`long_term`]), and send quanta by rate.
+//!
+//! # Extension points
+//!
+//! Variants (oBBR, BBR-CWS, Modest BBR, BBR-S, B3R) replace pieces listed in
+//! [`extension`]: the bandwidth filter, the cwnd-gain policy, the probe-gain
+//! policy, the loss reaction and a bandwidth-drop detector.
+//!
+//! # Deviations from Linux, and why
+//!
+//! - Windows are in bytes, not packets; "one packet" is the max datagram size.
+//! - Linux marks packets app-limited during ProbeRTT through the transport's
+//!   `tp->app_limited`; here the controller keeps that mark itself (it never
+//!   writes to the transport) and treats samples of packets sent under the
+//!   mark as app-limited, which is equivalent.
+//! - Inflight "at EDT" (Linux accounts for a packet already scheduled by
+//!   the pacer) is approximated by the ACK's prior inflight plus one send
+//!   quantum while probing.
+//! - An RTO has no QUIC equivalent; persistent congestion plays its role.
+
+pub mod ack_aggregation;
+pub mod extension;
+pub mod full_pipe;
+pub mod long_term;
+mod probe_rtt;
+pub mod round;
+#[cfg(test)]
+mod tests;
+
+use std::time::Duration;
+
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+use crate::controller::{AckEvent, CongestionControl, ControllerConfig, LossEvent, SentEvent, Snapshot};
+use crate::spec::{AlgorithmInfo, AlgorithmSpec, ParamKind, ParamSpec};
+use crate::units::{Bandwidth, Bytes, Instant};
+
+use ack_aggregation::AckAggregation;
+pub use extension::{AckContext, Extensions};
+use full_pipe::FullPipe;
+use long_term::{LongTermBandwidth, LongTermInput, LongTermVerdict};
+use probe_rtt::SelfAppLimited;
+use round::RoundCounter;
+
+/// Startup's pacing and cwnd gain, 2/ln 2: the smallest gain that doubles
+/// the delivery rate each round.
+pub const HIGH_GAIN: f64 = 2.885;
+/// Drain's pacing gain: the inverse of Startup's, to empty its queue in a round.
+pub const DRAIN_GAIN: f64 = 1.0 / HIGH_GAIN;
+/// ProbeBW's cwnd gain.
+pub const CWND_GAIN: f64 = 2.0;
+/// ProbeBW's pacing-gain cycle.
+pub const GAIN_CYCLE: [f64; 8] = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
+/// The min-RTT filter window; also how often ProbeRTT runs.
+pub const MIN_RTT_WINDOW: Duration = Duration::from_secs(10);
+/// How long ProbeRTT holds the window at its minimum.
+pub const PROBE_RTT_DURATION: Duration = Duration::from_millis(200);
+/// The smallest cwnd, in packets (enough for delayed ACKs to keep flowing).
+pub const MIN_CWND_PACKETS: u64 = 4;
+/// Pacing is 1% below the estimate, so a standing queue cannot build.
+pub const PACING_MARGIN: f64 = 0.01;
+
+/// BBR's modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Exponential search for the bottleneck bandwidth.
+    Startup,
+    /// Drain the queue Startup built.
+    Drain,
+    /// Steady state: cycle the pacing gain around the estimate.
+    ProbeBw,
+    /// Cut inflight to re-measure the propagation RTT.
+    ProbeRtt,
+}
+
+impl Mode {
+    /// The mode's name in traces.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Startup => "startup",
+            Mode::Drain => "drain",
+            Mode::ProbeBw => "probe_bw",
+            Mode::ProbeRtt => "probe_rtt",
+        }
+    }
+}
+
+/// Tunables of the BBRv1 core (the spec parameters of `bbr`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BbrParams {
+    /// ProbeBW cwnd gain (Linux: 2; the oBBR paper's Fig. 3 varies it).
+    pub cwnd_gain: f64,
+    /// Enable the long-term bandwidth (policer) mode.
+    pub long_term_bw: bool,
+    /// Enable the extra-acked aggregation allowance.
+    pub extra_acked: bool,
+}
+
+impl Default for BbrParams {
+    fn default() -> Self {
+        BbrParams { cwnd_gain: CWND_GAIN, long_term_bw: true, extra_acked: true }
+    }
+}
+
+impl BbrParams {
+    /// Reads the parameters from a spec declaring [`BBR_PARAMS`].
+    pub fn from_spec(spec: &AlgorithmSpec) -> Self {
+        BbrParams {
+            cwnd_gain: spec.float("cwnd_gain"),
+            long_term_bw: spec.flag("lt_bw"),
+            extra_acked: spec.flag("extra_acked"),
+        }
+    }
+}
+
+/// The parameters of `bbr`; variants built on the core may declare them too.
+pub const BBR_PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "cwnd_gain",
+        kind: ParamKind::Float { min: 1.0, max: 4.0 },
+        default: "2",
+        doc: "ProbeBW cwnd gain g: inflight cap = g x BDP",
+    },
+    ParamSpec {
+        name: "lt_bw",
+        kind: ParamKind::Bool,
+        default: "true",
+        doc: "long-term bandwidth (policer detection) mode",
+    },
+    ParamSpec {
+        name: "extra_acked",
+        kind: ParamKind::Bool,
+        default: "true",
+        doc: "cwnd allowance for ACK aggregation",
+    },
+];
+
+/// Registry entry for `bbr`.
+pub const INFO: AlgorithmInfo = AlgorithmInfo {
+    name: "bbr",
+    summary: "BBRv1 as in Linux tcp_bbr.c: max-filtered bandwidth, min RTT, 8-phase gain cycle, ProbeRTT",
+    params: BBR_PARAMS,
+    build: |spec, config| Box::new(Bbr::new(spec.as_str(), BbrParams::from_spec(spec), config)),
+};
+
+/// Recovery bookkeeping (`bbr_set_cwnd_to_recover_or_restore`).
+#[derive(Clone, Debug, Default)]
+struct Recovery {
+    was_in_recovery: bool,
+    packet_conservation: bool,
+    prior_cwnd: Bytes,
+}
+
+/// The BBR core.
+#[derive(Debug)]
+pub struct Bbr {
+    spec: String,
+    params: BbrParams,
+    mss: Bytes,
+    initial_cwnd: Bytes,
+    ext: Extensions,
+    mode: Mode,
+    rounds: RoundCounter,
+    full_pipe: FullPipe,
+    min_rtt: Option<Duration>,
+    min_rtt_stamp: Instant,
+    probe_rtt_done: Option<Instant>,
+    probe_rtt_round_done: bool,
+    self_app_limited: SelfAppLimited,
+    cycle_phase: usize,
+    cycle_stamp: Instant,
+    aggregation: AckAggregation,
+    long_term: LongTermBandwidth,
+    recovery: Recovery,
+    pacing_gain: f64,
+    cwnd_gain: f64,
+    cwnd: Bytes,
+    pacing_rate: Bandwidth,
+    has_seen_rtt: bool,
+    delivered_time: Instant,
+    idle_restart: bool,
+    rng: Pcg64Mcg,
+}
+
+impl Bbr {
+    /// BBRv1 with the Linux defaults for every extension point.
+    pub fn new(spec: &str, params: BbrParams, config: &ControllerConfig) -> Self {
+        Self::with_extensions(spec, params, config, Extensions::default())
+    }
+
+    /// The core with a variant's extension points.
+    pub fn with_extensions(spec: &str, params: BbrParams, config: &ControllerConfig, ext: Extensions) -> Self {
+        let initial_cwnd = config.packets(config.initial_window_packets);
+        let mut bbr = Bbr {
+            spec: spec.to_string(),
+            params,
+            mss: config.max_datagram_size,
+            initial_cwnd,
+            ext,
+            mode: Mode::Startup,
+            rounds: RoundCounter::default(),
+            full_pipe: FullPipe::default(),
+            min_rtt: None,
+            min_rtt_stamp: config.now,
+            probe_rtt_done: None,
+            probe_rtt_round_done: false,
+            self_app_limited: SelfAppLimited::default(),
+            cycle_phase: 0,
+            cycle_stamp: config.now,
+            aggregation: AckAggregation::default(),
+            long_term: LongTermBandwidth::default(),
+            recovery: Recovery::default(),
+            pacing_gain: HIGH_GAIN,
+            cwnd_gain: HIGH_GAIN,
+            cwnd: initial_cwnd,
+            pacing_rate: Bandwidth::ZERO,
+            has_seen_rtt: false,
+            delivered_time: config.now,
+            idle_restart: false,
+            rng: Pcg64Mcg::seed_from_u64(config.seed),
+        };
+        bbr.init_pacing_rate(None);
+        bbr
+    }
+
+    /// The current mode.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// The ProbeBW gain-cycle phase (0 = probing at 1.25).
+    pub fn cycle_phase(&self) -> usize {
+        self.cycle_phase
+    }
+
+    /// The min-RTT estimate.
+    pub fn min_rtt(&self) -> Option<Duration> {
+        self.min_rtt
+    }
+
+    /// The bandwidth estimate in use: the policed rate in long-term mode,
+    /// else the bandwidth filter's.
+    pub fn bandwidth(&self) -> Bandwidth {
+        self.long_term.bandwidth_in_use().unwrap_or_else(|| self.ext.bandwidth_filter.max_bw())
+    }
+
+    /// Round trips counted so far.
+    pub fn round_count(&self) -> u64 {
+        self.rounds.count()
+    }
+
+    /// Whether Startup has filled the pipe.
+    pub fn is_full_pipe(&self) -> bool {
+        self.full_pipe.is_reached()
+    }
+
+    /// The extension points in use.
+    pub fn extensions(&self) -> &Extensions {
+        &self.ext
+    }
+
+    fn pacing_bandwidth(&self) -> Bandwidth {
+        self.long_term.bandwidth_in_use().unwrap_or_else(|| self.ext.bandwidth_filter.pacing_bw())
+    }
+
+    fn min_cwnd(&self) -> Bytes {
+        self.mss * MIN_CWND_PACKETS
+    }
+
+    /// `gain x bw x min_rtt`; the initial window until min_rtt is known.
+    fn bdp(&self, bw: Bandwidth, gain: f64) -> Bytes {
+        match self.min_rtt {
+            Some(rtt) => bw.bytes_in(rtt).mul_f64(gain),
+            None => self.initial_cwnd,
+        }
+    }
+
+    /// Headroom for send quanta in flight at both ends of the path, and two
+    /// extra packets while probing (`bbr_quantization_budget`).
+    fn quantization_budget(&self, cwnd: Bytes) -> Bytes {
+        let mut cwnd = cwnd + self.send_quantum() * 3;
+        if self.mode == Mode::ProbeBw && self.cycle_phase == 0 {
+            cwnd += self.mss * 2;
+        }
+        cwnd
+    }
+
+    /// The inflight BBR aims for at `gain` (`bbr_inflight`).
+    fn target_inflight(&self, bw: Bandwidth, gain: f64) -> Bytes {
+        self.quantization_budget(self.bdp(bw, gain))
+    }
+
+    /// Inflight as it will be once the pacer releases the next quantum.
+    fn inflight_at_edt(&self, inflight: Bytes) -> Bytes {
+        if self.pacing_gain > 1.0 {
+            inflight + self.send_quantum()
+        } else {
+            inflight
+        }
+    }
+
+    fn init_pacing_rate(&mut self, srtt: Option<Duration>) {
+        let rtt = srtt.filter(|r| !r.is_zero()).unwrap_or(Duration::from_millis(1));
+        let bw = self.cwnd.per(rtt).unwrap_or(Bandwidth::MAX);
+        self.pacing_rate = bw.mul_f64(HIGH_GAIN * (1.0 - PACING_MARGIN));
+    }
+
+    fn set_pacing_rate(&mut self, bw: Bandwidth, gain: f64, srtt: Duration) {
+        if !self.has_seen_rtt && !srtt.is_zero() {
+            self.has_seen_rtt = true;
+            self.init_pacing_rate(Some(srtt));
+        }
+        let rate = bw.mul_f64(gain * (1.0 - PACING_MARGIN));
+        // Until the pipe is full, never slow down: early samples undershoot.
+        if rate > Bandwidth::ZERO && (self.full_pipe.is_reached() || rate > self.pacing_rate) {
+            self.pacing_rate = rate;
+        }
+    }
+
+    fn reset_startup_or_probe_bw(&mut self) {
+        if self.full_pipe.is_reached() {
+            self.enter_probe_bw();
+        } else {
+            self.mode = Mode::Startup;
+        }
+    }
+
+    /// Enters ProbeBW at a random phase other than the draining one.
+    fn enter_probe_bw(&mut self) {
+        self.mode = Mode::ProbeBw;
+        // Linux: cycle_idx = CYCLE_LEN - 1 - rand(7), then advance: 2..7 or 0.
+        let start = GAIN_CYCLE.len() - 1 - self.rng.gen_range(0..GAIN_CYCLE.len() - 1);
+        self.cycle_phase = start;
+        self.advance_cycle_phase();
+    }
+
+    fn advance_cycle_phase(&mut self) {
+        self.cycle_phase = (self.cycle_phase + 1) % GAIN_CYCLE.len();
+        self.cycle_stamp = self.delivered_time;
+    }
+
+    /// `bbr_is_next_cycle_phase`.
+    fn cycle_phase_done(&self, event: &AckEvent) -> bool {
+        let elapsed = self.delivered_time - self.cycle_stamp;
+        let full_length = self.min_rtt.is_some_and(|m| elapsed > m);
+        let inflight = self.inflight_at_edt(event.prior_in_flight);
+        let bw = self.ext.bandwidth_filter.max_bw();
+        let default = if self.pacing_gain == 1.0 {
+            full_length
+        } else if self.pacing_gain > 1.0 {
+            // Probe for at least min_rtt, then until loss or the probe's
+            // inflight is reached.
+            full_length
+                && (event.newly_lost > Bytes::ZERO || inflight >= self.target_inflight(bw, self.pacing_gain))
+        } else {
+            // Drain until the queue is likely gone, at most one min_rtt.
+            full_length || inflight <= self.target_inflight(bw, 1.0)
+        };
+        self.ext.probe_gain.phase_done(event, self.cycle_phase, elapsed, default)
+    }
+
+    fn save_cwnd(&mut self) {
+        if !self.recovery.was_in_recovery && self.mode != Mode::ProbeRtt {
+            self.recovery.prior_cwnd = self.cwnd;
+        } else {
+            self.recovery.prior_cwnd = self.recovery.prior_cwnd.max(self.cwnd);
+        }
+    }
+
+    fn update_gains(&mut self) {
+        let (pacing, cwnd) = match self.mode {
+            Mode::Startup => (HIGH_GAIN, HIGH_GAIN),
+            // Linux keeps Startup's cwnd gain while draining.
+            Mode::Drain => (DRAIN_GAIN, HIGH_GAIN),
+            Mode::ProbeBw => {
+                let pacing = if self.long_term.bandwidth_in_use().is_some() {
+                    1.0
+                } else {
+                    self.ext.probe_gain.pacing_gain(self.cycle_phase, GAIN_CYCLE[self.cycle_phase])
+                };
+                (pacing, self.params.cwnd_gain)
+            }
+            Mode::ProbeRtt => (1.0, 1.0),
+        };
+        self.pacing_gain = pacing;
+        self.cwnd_gain = cwnd;
+    }
+
+    /// Updates bandwidth, rounds, aggregation, cycle phase, Startup/Drain
+    /// exits and min_rtt (`bbr_update_model`). Returns whether this ACK
+    /// started a round and whether its sample was app-limited.
+    fn update_model(&mut self, event: &AckEvent) -> (bool, bool) {
+        let sample = &event.rate;
+        let valid = sample.delivery_rate.is_some();
+        // Linux counts rounds only on valid samples.
+        let round_start = if valid { self.rounds.on_ack(sample) } else { self.rounds.skip_ack() };
+        if round_start {
+            self.recovery.packet_conservation = false;
+        }
+        self.self_app_limited.on_ack(event.now, sample.total_delivered);
+        let app_limited = sample.is_app_limited || self.self_app_limited.covers(sample.newest_sent_time);
+
+        if self.params.long_term_bw && valid {
+            let verdict = self.long_term.on_ack(&LongTermInput {
+                now: self.delivered_time,
+                round_start,
+                has_losses: event.newly_lost > Bytes::ZERO,
+                app_limited,
+                in_probe_bw: self.mode == Mode::ProbeBw,
+                total_delivered: sample.total_delivered,
+                total_lost: sample.total_lost,
+            });
+            if verdict == LongTermVerdict::StopUsing {
+                self.enter_probe_bw();
+            }
+        }
+        if let Some(rate) = sample.delivery_rate {
+            self.ext.bandwidth_filter.update(self.rounds.count(), rate, app_limited);
+        }
+        if self.params.extra_acked && valid {
+            self.aggregation.on_ack(
+                self.delivered_time,
+                round_start,
+                event.newly_acked,
+                self.bandwidth(),
+                self.cwnd,
+                self.mss,
+            );
+        }
+        if self.mode == Mode::ProbeBw && self.cycle_phase_done(event) {
+            self.advance_cycle_phase();
+        }
+        self.full_pipe.on_round(round_start, app_limited, self.ext.bandwidth_filter.max_bw());
+        if self.mode == Mode::Startup && self.full_pipe.is_reached() {
+            self.mode = Mode::Drain;
+        }
+        if self.mode == Mode::Drain
+            && self.inflight_at_edt(event.bytes_in_flight)
+                <= self.target_inflight(self.ext.bandwidth_filter.max_bw(), 1.0)
+        {
+            self.enter_probe_bw();
+        }
+        self.update_min_rtt(event, round_start);
+        (round_start, app_limited)
+    }
+
+    /// The min-RTT filter and ProbeRTT (`bbr_update_min_rtt`).
+    fn update_min_rtt(&mut self, event: &AckEvent, round_start: bool) {
+        let now = event.now;
+        let expired = now > self.min_rtt_stamp + MIN_RTT_WINDOW;
+        if let Some(rtt) = event.rtt.latest {
+            if self.min_rtt.is_none_or(|m| rtt < m) || expired {
+                self.min_rtt = Some(rtt);
+                self.min_rtt_stamp = now;
+            }
+        }
+        if expired && !self.idle_restart && self.mode != Mode::ProbeRtt {
+            self.mode = Mode::ProbeRtt;
+            self.save_cwnd();
+            self.probe_rtt_done = None;
+        }
+        if self.mode == Mode::ProbeRtt {
+            // Samples taken at 4 packets say nothing about the bandwidth.
+            self.self_app_limited.mark(now, event.rate.total_delivered + event.bytes_in_flight);
+            match self.probe_rtt_done {
+                None if event.bytes_in_flight <= self.min_cwnd() => {
+                    self.probe_rtt_done = Some(now + PROBE_RTT_DURATION);
+                    self.probe_rtt_round_done = false;
+                    self.rounds.start_round_now(event.rate.total_delivered);
+                }
+                Some(_) => {
+                    if round_start {
+                        self.probe_rtt_round_done = true;
+                    }
+                    if self.probe_rtt_round_done {
+                        self.check_probe_rtt_done(now);
+                    }
+                }
+                None => {}
+            }
+        }
+        if event.rate.delivered > Bytes::ZERO {
+            self.idle_restart = false;
+        }
+    }
+
+    fn check_probe_rtt_done(&mut self, now: Instant) {
+        if self.probe_rtt_done.is_some_and(|done| now > done) {
+            // Schedule the next ProbeRTT a full window from now.
+            self.min_rtt_stamp = now;
+            self.cwnd = self.cwnd.max(self.recovery.prior_cwnd);
+            self.reset_startup_or_probe_bw();
+        }
+    }
+
+    fn context<'a>(&self, event: &'a AckEvent, round_start: bool, recovery_entered: bool) -> AckContext<'a> {
+        let bandwidth = self.bandwidth();
+        AckContext {
+            event,
+            mode: self.mode,
+            cycle_phase: (self.mode == Mode::ProbeBw).then_some(self.cycle_phase),
+            pacing_gain: self.pacing_gain,
+            round_start,
+            round_count: self.rounds.count(),
+            bandwidth,
+            min_rtt: self.min_rtt,
+            bdp: self.min_rtt.map(|rtt| bandwidth.bytes_in(rtt)),
+            cwnd: self.cwnd,
+            full_pipe: self.full_pipe.is_reached(),
+            recovery_entered,
+            mss: self.mss,
+        }
+    }
+
+    /// `bbr_set_cwnd`, with the recovery logic of
+    /// `bbr_set_cwnd_to_recover_or_restore`.
+    fn set_cwnd(&mut self, ctx: &AckContext, bw: Bandwidth, gain: f64) {
+        let event = ctx.event;
+        let acked = event.newly_acked;
+        let mut cwnd = self.cwnd;
+        if acked > Bytes::ZERO {
+            let conserving = self.recover_or_restore(ctx, &mut cwnd);
+            if !conserving {
+                let mut target = self.bdp(bw, gain);
+                if self.params.extra_acked && self.full_pipe.is_reached() {
+                    target += self.aggregation.allowance(bw, 1.0);
+                }
+                let target = self.ext.loss_reaction.limit_target(ctx, self.quantization_budget(target));
+                if self.full_pipe.is_reached() {
+                    cwnd = (cwnd + acked).min(target);
+                } else if cwnd < target || event.rate.total_delivered < self.initial_cwnd {
+                    // Slow-start toward the target; never cut before the pipe is full.
+                    cwnd += acked;
+                }
+                cwnd = cwnd.max(self.min_cwnd());
+            }
+        }
+        if let Some(cap) = self.ext.cwnd_gain.cwnd_cap(ctx) {
+            cwnd = cwnd.min(cap.max(self.min_cwnd()));
+        }
+        if self.mode == Mode::ProbeRtt {
+            cwnd = cwnd.min(self.min_cwnd());
+        }
+        self.cwnd = cwnd;
+    }
+
+    /// Deducts losses, starts packet conservation on entering recovery and
+    /// restores the saved cwnd on leaving it. Returns whether packet
+    /// conservation decided the window.
+    fn recover_or_restore(&mut self, ctx: &AckContext, cwnd: &mut Bytes) -> bool {
+        let event = ctx.event;
+        let acked = event.newly_acked;
+        // An ACK for P packets releases at most 2P: first take back the losses.
+        if event.newly_lost > Bytes::ZERO {
+            *cwnd = (*cwnd - event.newly_lost).max(self.mss);
+        }
+        let inflight_plus_acked = event.bytes_in_flight + acked;
+        if ctx.recovery_entered {
+            self.recovery.packet_conservation = true;
+            self.rounds.start_round_now(event.rate.total_delivered);
+            *cwnd = self.ext.loss_reaction.recovery_cwnd(ctx, inflight_plus_acked);
+        } else if self.recovery.was_in_recovery && !event.in_recovery {
+            if self.ext.loss_reaction.restores_cwnd_after_recovery() {
+                *cwnd = (*cwnd).max(self.recovery.prior_cwnd);
+            }
+            self.recovery.packet_conservation = false;
+        }
+        self.recovery.was_in_recovery = event.in_recovery;
+        if self.recovery.packet_conservation {
+            *cwnd = (*cwnd).max(inflight_plus_acked);
+            return true;
+        }
+        false
+    }
+}
+
+impl CongestionControl for Bbr {
+    fn spec(&self) -> &str {
+        &self.spec
+    }
+
+    fn on_packet_sent(&mut self, event: &SentEvent) {
+        // Restarting from idle: don't let an old aggregation epoch or a
+        // probing gain burst the new flight out.
+        if event.app_limited && event.bytes_in_flight == event.bytes {
+            self.idle_restart = true;
+            self.aggregation = AckAggregation::default();
+            match self.mode {
+                Mode::ProbeBw => self.pacing_rate = self.pacing_bandwidth().mul_f64(1.0 - PACING_MARGIN),
+                Mode::ProbeRtt => self.check_probe_rtt_done(event.now),
+                _ => {}
+            }
+        }
+    }
+
+    fn on_ack(&mut self, event: &AckEvent) {
+        if event.newly_acked > Bytes::ZERO {
+            self.delivered_time = event.now;
+        }
+        let recovery_entered = event.in_recovery && !self.recovery.was_in_recovery;
+        if recovery_entered {
+            self.save_cwnd();
+        }
+        let (round_start, _app_limited) = self.update_model(event);
+        if let Some(mut detector) = self.ext.drop_detector.take() {
+            let ctx = self.context(event, round_start, recovery_entered);
+            if let Some(bw) = detector.on_ack(&ctx, event.rate.delivery_rate) {
+                self.ext.bandwidth_filter.set(self.rounds.count(), bw);
+            }
+            self.ext.drop_detector = Some(detector);
+        }
+        self.update_gains();
+        let ctx = self.context(event, round_start, recovery_entered);
+        self.ext.cwnd_gain.on_ack(&ctx);
+        self.ext.probe_gain.on_ack(&ctx);
+        self.ext.loss_reaction.on_ack(&ctx);
+        // Probe gains may have changed with the policy's state.
+        self.update_gains();
+        self.cwnd_gain = self.ext.cwnd_gain.cwnd_gain(&ctx, self.cwnd_gain);
+        self.set_pacing_rate(self.pacing_bandwidth(), self.pacing_gain, event.rtt.smoothed);
+        let ctx = self.context(event, round_start, recovery_entered);
+        self.set_cwnd(&ctx, self.bandwidth(), self.cwnd_gain);
+    }
+
+    fn on_packet_lost(&mut self, event: &LossEvent) {
+        if event.persistent_congestion {
+            // The QUIC analogue of an RTO (Linux `bbr_set_state(TCP_CA_Loss)`):
+            // restart the plateau search and fall back to what is in flight.
+            self.save_cwnd();
+            self.recovery.was_in_recovery = true;
+            self.full_pipe.reset_plateau();
+            self.rounds.force_round_start();
+            self.cwnd = (event.bytes_in_flight + self.mss).max(self.min_cwnd());
+        }
+    }
+
+    fn cwnd(&self) -> Bytes {
+        self.cwnd
+    }
+
+    fn pacing_rate(&self) -> Bandwidth {
+        self.pacing_rate
+    }
+
+    /// Linux `bbr_tso_segs_goal`: about 1 ms of data at the pacing rate, at
+    /// most 64 KB, at least 2 packets (1 below 1.2 Mbit/s).
+    fn send_quantum(&self) -> Bytes {
+        let min_packets = if self.pacing_rate < Bandwidth::from_kbps(1_200) { 1 } else { 2 };
+        let bytes = self.pacing_rate.bytes_in(Duration::from_millis(1)).min(Bytes(64 * 1024));
+        let packets = (bytes.get() / self.mss.get().max(1)).max(min_packets).min(127);
+        self.mss * packets
+    }
+
+    fn snapshot(&self) -> Snapshot {
+        let mut extra = vec![
+            ("round_count", self.rounds.count() as f64),
+            ("cycle_phase", self.cycle_phase as f64),
+            ("extra_acked", self.aggregation.extra_acked().as_f64()),
+            ("prior_cwnd", self.recovery.prior_cwnd.as_f64()),
+            (
+                "lt_bw",
+                self.long_term.bandwidth_in_use().map_or(0.0, |b| b.as_bps_f64()),
+            ),
+        ];
+        self.ext.bandwidth_filter.trace(&mut extra);
+        self.ext.cwnd_gain.trace(&mut extra);
+        self.ext.probe_gain.trace(&mut extra);
+        self.ext.loss_reaction.trace(&mut extra);
+        if let Some(d) = &self.ext.drop_detector {
+            d.trace(&mut extra);
+        }
+        Snapshot {
+            mode: self.mode.name(),
+            bandwidth_estimate: Some(self.bandwidth()),
+            min_rtt_estimate: self.min_rtt,
+            pacing_gain: self.pacing_gain,
+            cwnd_gain: self.cwnd_gain,
+            extra,
+        }
+    }
+}
+
