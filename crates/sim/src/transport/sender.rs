@@ -1,0 +1,414 @@
+//! The sending side of a connection: RFC 9002 loss recovery around a
+//! [`CongestionControl`] and its delivery-rate estimator.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use cc::{
+    AckEvent, Bandwidth, Bytes, CongestionControl, DeliveryRateEstimator, DeliveryState, Instant, LossEvent,
+    RateSample, SentEvent,
+};
+
+use super::pacer::Pacer;
+use super::receiver::AckFrame;
+use super::rtt::RttEstimator;
+use super::stream::{Chunk, SendStream};
+use crate::config::TransportConfig;
+use crate::link::LinkPacket;
+
+/// RFC 9002 kPacketThreshold.
+const PACKET_THRESHOLD: u64 = 3;
+/// RFC 9002 kPersistentCongestionThreshold.
+const PERSISTENT_CONGESTION_THRESHOLD: u32 = 3;
+/// Probe packets sent when a PTO fires.
+const PTO_PROBES: u32 = 2;
+
+/// A data packet on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DataPacket {
+    /// The flow it belongs to.
+    pub flow: usize,
+    /// Packet number.
+    pub pn: u64,
+    /// Size on the wire.
+    pub size: Bytes,
+    /// The stream data it carries.
+    pub chunk: Chunk,
+}
+
+impl LinkPacket for DataPacket {
+    fn size(&self) -> Bytes {
+        self.size
+    }
+}
+
+/// A packet the sender is still tracking.
+#[derive(Clone, Copy, Debug)]
+struct SentPacket {
+    state: DeliveryState,
+    chunk: Chunk,
+}
+
+/// Counters of a sender, cumulative since the connection started.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SenderStats {
+    /// Packets sent, probes and resends included.
+    pub packets_sent: u64,
+    /// Bytes sent on the wire.
+    pub bytes_sent: u64,
+    /// Stream bytes sent again (after a loss or as a PTO probe).
+    pub bytes_retransmitted: u64,
+    /// Packets declared lost.
+    pub packets_lost: u64,
+    /// Wire bytes declared lost.
+    pub bytes_lost: u64,
+    /// Congestion events (recovery periods entered).
+    pub congestion_events: u64,
+    /// PTOs that fired.
+    pub ptos: u64,
+    /// Times persistent congestion was declared.
+    pub persistent_congestions: u64,
+}
+
+/// What [`Sender::poll_send`] decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SendOutcome {
+    /// This packet leaves now.
+    Sent(DataPacket),
+    /// The pacer allows the next packet at this time.
+    WaitUntil(Instant),
+    /// Nothing can be sent until an ACK or a timer: cwnd is full or there is no data.
+    Blocked,
+}
+
+/// The sending half of a connection.
+#[derive(Debug)]
+pub struct Sender {
+    flow: usize,
+    config: TransportConfig,
+    cc: Box<dyn CongestionControl>,
+    estimator: DeliveryRateEstimator,
+    rtt: RttEstimator,
+    stream: SendStream,
+    /// Packets from `base_pn` on; `None` once acked or declared lost.
+    sent: VecDeque<Option<SentPacket>>,
+    base_pn: u64,
+    next_pn: u64,
+    bytes_in_flight: Bytes,
+    largest_acked: Option<u64>,
+    loss_time: Option<Instant>,
+    last_ack_eliciting: Option<Instant>,
+    pto_count: u32,
+    probes_pending: u32,
+    recovery_start: Option<Instant>,
+    in_recovery: bool,
+    first_rtt_sample: Option<Instant>,
+    pacer: Pacer,
+    stats: SenderStats,
+    last_sample: RateSample,
+}
+
+impl Sender {
+    /// A sender of `size` bytes (or unlimited) driven by `cc`.
+    pub fn new(
+        flow: usize,
+        now: Instant,
+        config: TransportConfig,
+        cc: Box<dyn CongestionControl>,
+        size: Option<Bytes>,
+    ) -> Self {
+        let quantum = cc.send_quantum();
+        Sender {
+            flow,
+            config,
+            cc,
+            estimator: DeliveryRateEstimator::new(),
+            rtt: RttEstimator::default(),
+            stream: SendStream::new(size.map(Bytes::get)),
+            sent: VecDeque::new(),
+            base_pn: 0,
+            next_pn: 0,
+            bytes_in_flight: Bytes::ZERO,
+            largest_acked: None,
+            loss_time: None,
+            last_ack_eliciting: None,
+            pto_count: 0,
+            probes_pending: 0,
+            recovery_start: None,
+            in_recovery: false,
+            first_rtt_sample: None,
+            pacer: Pacer::new(now, quantum),
+            stats: SenderStats::default(),
+            last_sample: RateSample::default(),
+        }
+    }
+
+    /// The congestion controller.
+    pub fn controller(&self) -> &dyn CongestionControl {
+        self.cc.as_ref()
+    }
+    /// Bytes in flight.
+    pub fn bytes_in_flight(&self) -> Bytes {
+        self.bytes_in_flight
+    }
+    /// The RTT estimator.
+    pub fn rtt(&self) -> &RttEstimator {
+        &self.rtt
+    }
+    /// Cumulative counters.
+    pub fn stats(&self) -> &SenderStats {
+        &self.stats
+    }
+    /// The most recent rate sample.
+    pub fn last_rate_sample(&self) -> &RateSample {
+        &self.last_sample
+    }
+    /// Whether the sender is in a recovery period.
+    pub fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+
+    /// Decides whether a packet leaves now.
+    pub fn poll_send(&mut self, now: Instant) -> SendOutcome {
+        let probing = self.probes_pending > 0;
+        let payload_room = self.config.max_payload.get() as u32;
+        let overhead = self.config.max_datagram_size - self.config.max_payload;
+        let full = self.config.max_datagram_size;
+        if !probing {
+            if !self.stream.has_data() {
+                if self.bytes_in_flight + full <= self.cc.cwnd() {
+                    self.estimator.on_app_limited(self.bytes_in_flight);
+                }
+                return SendOutcome::Blocked;
+            }
+            if self.bytes_in_flight + full > self.cc.cwnd() {
+                return SendOutcome::Blocked;
+            }
+            let at = self.pacer.earliest_send(now, full, self.cc.pacing_rate(), self.cc.send_quantum());
+            if at > now {
+                return SendOutcome::WaitUntil(at);
+            }
+        }
+        let (chunk, is_resend) = match self.stream.next_chunk(payload_room) {
+            Some(c) => c,
+            // A probe with nothing new to say repeats the oldest data in flight.
+            None => match self.sent.iter().flatten().next() {
+                Some(p) => (p.chunk, true),
+                None => {
+                    self.probes_pending = 0;
+                    return SendOutcome::Blocked;
+                }
+            },
+        };
+        if probing {
+            self.probes_pending -= 1;
+        }
+        let size = Bytes(chunk.len as u64) + overhead;
+        let packet = self.send_packet(now, chunk, size, is_resend);
+        SendOutcome::Sent(packet)
+    }
+
+    fn send_packet(&mut self, now: Instant, chunk: Chunk, size: Bytes, is_resend: bool) -> DataPacket {
+        let app_limited = self.estimator.is_app_limited();
+        let state = self.estimator.on_packet_sent(now, self.bytes_in_flight, size);
+        let pn = self.next_pn;
+        self.next_pn += 1;
+        self.sent.push_back(Some(SentPacket { state, chunk }));
+        self.bytes_in_flight += size;
+        self.last_ack_eliciting = Some(now);
+        self.pacer.on_send(size);
+        self.stats.packets_sent += 1;
+        self.stats.bytes_sent += size.get();
+        if is_resend {
+            self.stats.bytes_retransmitted += chunk.len as u64;
+        }
+        self.cc.on_packet_sent(&SentEvent {
+            now,
+            bytes: size,
+            bytes_in_flight: self.bytes_in_flight,
+            app_limited,
+            is_retransmission: is_resend,
+        });
+        DataPacket { flow: self.flow, pn, size, chunk }
+    }
+
+    fn slot(&mut self, pn: u64) -> Option<&mut Option<SentPacket>> {
+        let idx = pn.checked_sub(self.base_pn)?;
+        self.sent.get_mut(idx as usize)
+    }
+
+    fn trim_front(&mut self) {
+        while let Some(None) = self.sent.front() {
+            self.sent.pop_front();
+            self.base_pn += 1;
+        }
+    }
+
+    /// Processes an ACK frame (RFC 9002 `OnAckReceived`).
+    pub fn on_ack(&mut self, now: Instant, frame: &AckFrame) {
+        if frame.largest >= self.next_pn {
+            // An ACK for a packet never sent: a peer bug; ignore the frame.
+            return;
+        }
+        self.largest_acked = Some(self.largest_acked.map_or(frame.largest, |l| l.max(frame.largest)));
+        let prior_in_flight = self.bytes_in_flight;
+        let mut newly_acked = Bytes::ZERO;
+        let mut largest_newly_acked: Option<(u64, Instant)> = None;
+        for &pn in &frame.newly_received {
+            let Some(slot) = self.slot(pn) else { continue };
+            let Some(packet) = slot.take() else { continue };
+            newly_acked += packet.state.size;
+            self.bytes_in_flight -= packet.state.size;
+            self.estimator.on_packet_acked(now, &packet.state);
+            if largest_newly_acked.is_none_or(|(l, _)| pn > l) {
+                largest_newly_acked = Some((pn, packet.state.sent_time));
+            }
+        }
+        let Some((largest_pn, largest_sent)) = largest_newly_acked else {
+            return;
+        };
+        let mut rtt_sample = None;
+        if largest_pn == frame.largest {
+            let latest = now - largest_sent;
+            let ack_delay = frame.ack_delay.min(self.config.max_ack_delay);
+            self.rtt.update(latest, ack_delay);
+            self.first_rtt_sample.get_or_insert(now);
+            rtt_sample = Some(latest);
+        }
+        let newly_lost = self.detect_lost(now);
+        let min_rtt = self.rtt.has_sample().then(|| self.rtt.min());
+        let sample = self.estimator.generate_sample(now, min_rtt);
+        self.last_sample = sample;
+        let was_in_recovery = self.in_recovery;
+        self.in_recovery = self.recovery_start.is_some_and(|start| largest_sent <= start);
+        self.cc.on_ack(&AckEvent {
+            now,
+            rate: sample,
+            rtt: self.rtt.estimate(rtt_sample),
+            newly_acked,
+            newly_lost,
+            prior_in_flight,
+            bytes_in_flight: self.bytes_in_flight,
+            in_recovery: self.in_recovery,
+            recovery_exited: was_in_recovery && !self.in_recovery,
+        });
+        self.pto_count = 0;
+        self.trim_front();
+    }
+
+    /// Declares lost every tracked packet below the largest acked that is
+    /// 3 packets or 9/8 RTT behind it; arms `loss_time` for the others.
+    /// Returns the bytes declared lost.
+    fn detect_lost(&mut self, now: Instant) -> Bytes {
+        self.loss_time = None;
+        let Some(largest) = self.largest_acked else {
+            return Bytes::ZERO;
+        };
+        let loss_delay = self.rtt.loss_delay();
+        let lost_send_time = now - loss_delay;
+        let mut lost: Vec<(u64, SentPacket)> = Vec::new();
+        let end = largest.saturating_sub(self.base_pn).saturating_add(1).min(self.sent.len() as u64) as usize;
+        for idx in 0..end {
+            let pn = self.base_pn + idx as u64;
+            let Some(packet) = self.sent[idx] else { continue };
+            if pn + PACKET_THRESHOLD <= largest || packet.state.sent_time <= lost_send_time {
+                self.sent[idx] = None;
+                lost.push((pn, packet));
+            } else {
+                let at = packet.state.sent_time + loss_delay;
+                self.loss_time = Some(self.loss_time.map_or(at, |t| t.min(at)));
+            }
+        }
+        self.on_packets_lost(now, &lost)
+    }
+
+    fn on_packets_lost(&mut self, now: Instant, lost: &[(u64, SentPacket)]) -> Bytes {
+        let mut total = Bytes::ZERO;
+        let persistent = self.is_persistent_congestion(lost);
+        for (i, (_, packet)) in lost.iter().enumerate() {
+            let size = packet.state.size;
+            total += size;
+            self.bytes_in_flight -= size;
+            self.estimator.on_packet_lost(size);
+            self.stream.resend(packet.chunk);
+            self.stats.packets_lost += 1;
+            self.stats.bytes_lost += size.get();
+            // A loss of a packet sent after the current recovery began starts a new one.
+            let new_event = self.recovery_start.is_none_or(|start| packet.state.sent_time > start);
+            if new_event {
+                self.recovery_start = Some(now);
+                self.in_recovery = true;
+                self.stats.congestion_events += 1;
+            }
+            let persistent_now = persistent && i + 1 == lost.len();
+            if persistent_now {
+                self.stats.persistent_congestions += 1;
+            }
+            self.cc.on_packet_lost(&LossEvent {
+                now,
+                packet: packet.state,
+                bytes_in_flight: self.bytes_in_flight,
+                new_congestion_event: new_event,
+                persistent_congestion: persistent_now,
+            });
+        }
+        total
+    }
+
+    /// RFC 9002 §7.6: every packet over more than 3 PTOs lost, none acked
+    /// in between, all sent after the first RTT sample.
+    fn is_persistent_congestion(&self, lost: &[(u64, SentPacket)]) -> bool {
+        let (Some((first_pn, first)), Some((last_pn, last))) = (lost.first(), lost.last()) else {
+            return false;
+        };
+        let Some(first_sample) = self.first_rtt_sample else {
+            return false;
+        };
+        if first.state.sent_time <= first_sample {
+            return false;
+        }
+        let contiguous = (last_pn - first_pn + 1) as usize == lost.len();
+        let period = (self.rtt.pto(self.config.max_ack_delay)) * PERSISTENT_CONGESTION_THRESHOLD;
+        contiguous && last.state.sent_time - first.state.sent_time > period
+    }
+
+    /// When the loss-detection timer should fire (RFC 9002 `SetLossDetectionTimer`).
+    pub fn loss_timer(&self) -> Option<Instant> {
+        if let Some(t) = self.loss_time {
+            return Some(t);
+        }
+        if self.bytes_in_flight == Bytes::ZERO {
+            return None;
+        }
+        let pto = self.rtt.pto(self.config.max_ack_delay) * 2u32.saturating_pow(self.pto_count.min(16));
+        self.last_ack_eliciting.map(|t| t + pto)
+    }
+
+    /// The loss-detection timer fired.
+    pub fn on_loss_timer(&mut self, now: Instant) {
+        if self.loss_time.is_some() {
+            self.detect_lost(now);
+            self.trim_front();
+            return;
+        }
+        // PTO: probe with new data (or a repeat) regardless of cwnd.
+        self.stats.ptos += 1;
+        self.pto_count += 1;
+        self.probes_pending = PTO_PROBES;
+    }
+
+    /// Whether every byte of a sized transfer has been acknowledged.
+    pub fn is_done(&self) -> bool {
+        self.stream.all_sent_once() && !self.stream.has_data() && self.bytes_in_flight == Bytes::ZERO
+    }
+
+    /// The controller's pacing rate.
+    pub fn pacing_rate(&self) -> Bandwidth {
+        self.cc.pacing_rate()
+    }
+
+    /// How long since the last ack-eliciting packet (for idle detection).
+    pub fn idle_for(&self, now: Instant) -> Option<Duration> {
+        self.last_ack_eliciting.map(|t| now - t)
+    }
+}
