@@ -1,5 +1,26 @@
 //! bbrlab's deterministic discrete-event simulator.
-pub mod config;
-pub mod link;
+//!
+//! A run is a pure function of its [`SimConfig`]: a dumbbell of flows, each
+//! a QUIC-like connection ([`transport`]) driven by a congestion controller
+//! from the `cc` crate, through one bottleneck ([`link`]). Time is integer
+//! nanoseconds; ties between events break by insertion order.
+//!
+//! ```no_run
+//! # fn config() -> sim::SimConfig { unimplemented!() }
+//! let result = sim::Simulation::new(config()).run();
+//! println!("goodput {:.1} Mbit/s", result.flows[0].goodput_bps / 1e6);
+//! ```
 
+mod builder;
+pub mod config;
+pub mod event;
+pub mod link;
+mod recorder;
+pub mod results;
+mod simulation;
+pub mod transport;
+
+pub use builder::Dumbbell;
 pub use config::{AckPolicy, FlowConfig, SimConfig, TransportConfig};
+pub use results::{FlowSample, FlowSummary, LinkSample, LinkSummary, Percentiles, RunResult, Series};
+pub use simulation::{derive_seed, Simulation};

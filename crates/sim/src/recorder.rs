@@ -1,0 +1,103 @@
+//! Metric recorders: counters at the start of the measurement window,
+//! RTT and queueing-delay histograms, and the periodic time series.
+//!
+//! Memory is flat in the number of packets: histograms have fixed size and
+//! the time series grows with simulated time / sample interval only.
+
+use std::time::Duration;
+
+use hdrhistogram::Histogram;
+
+use crate::results::{FlowSample, LinkSample, Percentiles};
+use crate::transport::{Sender, SenderStats};
+
+/// Microsecond histogram: 1 us .. 1 hour at 2 significant digits.
+pub(crate) fn new_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, 3_600_000_000, 2).expect("static histogram bounds are valid")
+}
+
+/// Percentiles of a microsecond histogram, in milliseconds.
+pub(crate) fn percentiles(h: &Histogram<u64>) -> Percentiles {
+    if h.is_empty() {
+        return Percentiles::default();
+    }
+    let ms = |us: u64| us as f64 / 1000.0;
+    Percentiles {
+        p50: ms(h.value_at_quantile(0.50)),
+        p95: ms(h.value_at_quantile(0.95)),
+        p99: ms(h.value_at_quantile(0.99)),
+        mean: h.mean() / 1000.0,
+        min: ms(h.min()),
+        max: ms(h.max()),
+    }
+}
+
+/// Records `d` (saturating into the histogram's range).
+pub(crate) fn record(h: &mut Histogram<u64>, d: Duration) {
+    let us = (d.as_micros() as u64).clamp(1, 3_600_000_000);
+    h.saturating_record(us);
+}
+
+/// Per-flow recorder state.
+#[derive(Debug)]
+pub(crate) struct FlowRecorder {
+    pub rtt: Histogram<u64>,
+    /// Counters when the measurement window opened.
+    pub base_stats: SenderStats,
+    pub base_delivered: u64,
+    pub base_dropped: u64,
+    pub base_dropped_random: u64,
+    pub measuring: bool,
+    /// When the measurement window opened: max(warmup, flow start).
+    pub opened_at: cc::Instant,
+    pub cwnd_sum: f64,
+    pub cwnd_samples: u64,
+}
+
+impl FlowRecorder {
+    pub fn new() -> Self {
+        FlowRecorder {
+            rtt: new_histogram(),
+            base_stats: SenderStats::default(),
+            base_delivered: 0,
+            base_dropped: 0,
+            base_dropped_random: 0,
+            measuring: false,
+            opened_at: cc::Instant::ZERO,
+            cwnd_sum: 0.0,
+            cwnd_samples: 0,
+        }
+    }
+}
+
+/// Builds a time-series sample of a flow.
+pub(crate) fn flow_sample(t_s: f64, flow: usize, sender: &Sender, delivered: u64) -> FlowSample {
+    let cc = sender.controller();
+    let snap = cc.snapshot();
+    let pacing = cc.pacing_rate();
+    let rate = sender.last_rate_sample();
+    let stats = sender.stats();
+    FlowSample {
+        t_s,
+        flow,
+        cwnd: cc.cwnd().get(),
+        inflight: sender.bytes_in_flight().get(),
+        pacing_rate_bps: if pacing == cc::Bandwidth::MAX { 0.0 } else { pacing.as_bps_f64() },
+        delivery_rate_bps: rate.delivery_rate.map_or(0.0, |r| r.as_bps_f64()),
+        bw_estimate_bps: snap.bandwidth_estimate.map_or(0.0, |b| b.as_bps_f64()),
+        min_rtt_ms: snap.min_rtt_estimate.map_or(0.0, |d| d.as_secs_f64() * 1e3),
+        srtt_ms: sender.rtt().smoothed().as_secs_f64() * 1e3,
+        latest_rtt_ms: sender.rtt().latest().as_secs_f64() * 1e3,
+        mode: snap.mode,
+        pacing_gain: snap.pacing_gain,
+        cwnd_gain: snap.cwnd_gain,
+        delivered,
+        retransmitted: stats.bytes_retransmitted,
+        lost: stats.bytes_lost,
+    }
+}
+
+/// Builds a time-series sample of the link.
+pub(crate) fn link_sample(t_s: f64, queue_bytes: u64, capacity_bps: f64, forwarded: u64) -> LinkSample {
+    LinkSample { t_s, queue_bytes, capacity_bps, forwarded }
+}

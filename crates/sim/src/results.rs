@@ -1,0 +1,194 @@
+//! What a run produces: summary metrics and time series.
+//!
+//! Definitions (as DESIGN.md fixes them):
+//! - goodput: application bytes delivered in order to the receiver over the
+//!   flow's measurement window (from max(warmup, start) to its completion
+//!   or the end of the run);
+//! - retransmission ratio: retransmitted stream bytes / delivered stream bytes;
+//! - loss ratio: bytes dropped at the bottleneck (buffer or random loss) /
+//!   bytes sent;
+//! - Jain's index: (sum x)^2 / (n sum x^2) over per-flow goodputs;
+//! - link utilization: bytes the bottleneck forwarded / bytes it could have
+//!   forwarded, over the measurement window.
+
+use serde::Serialize;
+
+/// RTT or delay percentiles in milliseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Percentiles {
+    /// Median.
+    pub p50: f64,
+    /// 95th percentile.
+    pub p95: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// Mean.
+    pub mean: f64,
+    /// Minimum.
+    pub min: f64,
+    /// Maximum.
+    pub max: f64,
+}
+
+/// Per-flow summary over the measurement window.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FlowSummary {
+    /// Flow index (0-based, in scenario order with `count` expanded).
+    pub id: usize,
+    /// The controller's spec string.
+    pub cc: String,
+    /// Start time, seconds.
+    pub start_s: f64,
+    /// Base RTT, milliseconds.
+    pub base_rtt_ms: f64,
+    /// Goodput, bits per second.
+    pub goodput_bps: f64,
+    /// Retransmitted / delivered stream bytes.
+    pub retransmission_ratio: f64,
+    /// Dropped / sent bytes.
+    pub loss_ratio: f64,
+    /// Wire bytes sent.
+    pub bytes_sent: u64,
+    /// Stream bytes delivered in order.
+    pub bytes_delivered: u64,
+    /// Stream bytes sent again.
+    pub bytes_retransmitted: u64,
+    /// Wire bytes the sender declared lost.
+    pub bytes_lost: u64,
+    /// Wire bytes dropped at the bottleneck (buffer overflow and random loss).
+    pub bytes_dropped: u64,
+    /// Of `bytes_dropped`, those dropped by the random-loss process.
+    pub bytes_dropped_random: u64,
+    /// RTT samples, milliseconds.
+    pub rtt_ms: Percentiles,
+    /// Time-averaged congestion window, bytes (from the time series).
+    pub mean_cwnd_bytes: f64,
+    /// Recovery periods entered.
+    pub congestion_events: u64,
+    /// PTOs fired.
+    pub ptos: u64,
+    /// Transfer completion time from the flow's start, seconds (sized flows).
+    pub completion_time_s: Option<f64>,
+}
+
+/// Bottleneck summary over the measurement window.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LinkSummary {
+    /// Mean capacity, bits per second.
+    pub capacity_bps: f64,
+    /// Forwarded / offered capacity.
+    pub utilization: f64,
+    /// Wire bytes forwarded.
+    pub bytes_forwarded: u64,
+    /// Wire bytes dropped.
+    pub bytes_dropped: u64,
+    /// Queueing delay (enqueue to departure), milliseconds.
+    pub queue_delay_ms: Percentiles,
+}
+
+/// A flow's state at one sampling instant.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FlowSample {
+    /// Time, seconds.
+    pub t_s: f64,
+    /// Flow index.
+    pub flow: usize,
+    /// Congestion window, bytes.
+    pub cwnd: u64,
+    /// Bytes in flight.
+    pub inflight: u64,
+    /// Pacing rate, bits per second (0 when unpaced).
+    pub pacing_rate_bps: f64,
+    /// Latest delivery-rate sample, bits per second (0 when none).
+    pub delivery_rate_bps: f64,
+    /// The controller's bandwidth estimate, bits per second (0 when none).
+    pub bw_estimate_bps: f64,
+    /// The controller's min-RTT estimate, milliseconds (0 when none).
+    pub min_rtt_ms: f64,
+    /// Smoothed RTT, milliseconds.
+    pub srtt_ms: f64,
+    /// Latest RTT sample, milliseconds.
+    pub latest_rtt_ms: f64,
+    /// Controller mode.
+    pub mode: &'static str,
+    /// Pacing gain.
+    pub pacing_gain: f64,
+    /// cwnd gain.
+    pub cwnd_gain: f64,
+    /// Stream bytes delivered in order so far.
+    pub delivered: u64,
+    /// Stream bytes retransmitted so far.
+    pub retransmitted: u64,
+    /// Wire bytes declared lost so far.
+    pub lost: u64,
+}
+
+/// The bottleneck at one sampling instant.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LinkSample {
+    /// Time, seconds.
+    pub t_s: f64,
+    /// Bytes queued.
+    pub queue_bytes: u64,
+    /// Instantaneous capacity, bits per second.
+    pub capacity_bps: f64,
+    /// Wire bytes forwarded so far.
+    pub forwarded: u64,
+}
+
+/// Time series of a run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Series {
+    /// Flow samples, in time then flow order.
+    pub flows: Vec<FlowSample>,
+    /// Link samples.
+    pub link: Vec<LinkSample>,
+}
+
+/// Everything a run produced.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunResult {
+    /// Scenario name.
+    pub scenario: String,
+    /// Seed.
+    pub seed: u64,
+    /// Simulated time at the end of the run, seconds.
+    pub sim_time_s: f64,
+    /// Wall-clock time the run took, seconds.
+    pub wall_time_s: f64,
+    /// Events processed.
+    pub events: u64,
+    /// Packets sent by all flows.
+    pub packets_sent: u64,
+    /// Bottleneck summary.
+    pub link: LinkSummary,
+    /// Jain's fairness index over flow goodputs.
+    pub jain_index: f64,
+    /// Per-flow summaries.
+    pub flows: Vec<FlowSummary>,
+    /// Time series (not part of the summary).
+    #[serde(skip)]
+    pub series: Series,
+}
+
+/// Jain's fairness index of `values`; 1 for an empty or all-zero set.
+pub fn jain_index(values: &[f64]) -> f64 {
+    let sum: f64 = values.iter().sum();
+    let sum_sq: f64 = values.iter().map(|v| v * v).sum();
+    if values.is_empty() || sum_sq == 0.0 {
+        return 1.0;
+    }
+    sum * sum / (values.len() as f64 * sum_sq)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jain_index_bounds() {
+        assert_eq!(jain_index(&[5.0, 5.0, 5.0]), 1.0);
+        assert!((jain_index(&[1.0, 0.0]) - 0.5).abs() < 1e-12);
+        assert!((jain_index(&[3.0, 1.0]) - 0.8).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,442 @@
+//! The event loop: flows, one bottleneck, and the clock.
+//!
+//! Topology (a dumbbell): every sender enqueues straight into the shared
+//! bottleneck; a packet that leaves it reaches its receiver after half the
+//! flow's base RTT; the ACK returns after the other half plus the flow's
+//! extra ACK delay. The ACK path never congests or loses.
+
+use std::time::Duration;
+
+use cc::{Bytes, ControllerConfig, Instant};
+use hdrhistogram::Histogram;
+
+use crate::config::{FlowConfig, SimConfig};
+use crate::event::EventQueue;
+use crate::link::{Bottleneck, DropReason};
+use crate::recorder::{self, FlowRecorder};
+use crate::results::{jain_index, FlowSummary, LinkSummary, RunResult, Series};
+use crate::transport::{AckDecision, AckFrame, DataPacket, Receiver, SendOutcome, Sender};
+
+#[derive(Debug)]
+enum Event {
+    FlowStart(usize),
+    SenderWake(usize),
+    LossTimer(usize),
+    LinkDeparture,
+    Deliver(DataPacket),
+    Ack(usize, AckFrame),
+    AckTimer(usize, Instant),
+    Sample,
+    WarmupEnd,
+}
+
+#[derive(Debug)]
+struct Flow {
+    config: FlowConfig,
+    start: Instant,
+    forward_delay: Duration,
+    return_delay: Duration,
+    sender: Option<Sender>,
+    receiver: Receiver,
+    wake_at: Option<Instant>,
+    loss_event_at: Option<Instant>,
+    ack_timer_at: Option<Instant>,
+    completed_at: Option<Instant>,
+    dropped: u64,
+    dropped_random: u64,
+    recorder: FlowRecorder,
+}
+
+impl Flow {
+    fn is_finished(&self) -> bool {
+        self.completed_at.is_some()
+    }
+}
+
+/// Mixes the run seed with a stream id so every random process of a run
+/// gets an independent, reproducible seed (SplitMix64 finaliser).
+pub fn derive_seed(seed: u64, stream: u64) -> u64 {
+    let mut z = seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// One simulation run.
+pub struct Simulation {
+    config: SimConfig,
+    now: Instant,
+    end: Instant,
+    warmup: Instant,
+    queue: EventQueue<Event>,
+    link: Bottleneck<DataPacket>,
+    departure_at: Option<Instant>,
+    flows: Vec<Flow>,
+    series: Series,
+    queue_delay: Histogram<u64>,
+    forwarded: u64,
+    forwarded_base: u64,
+    dropped: u64,
+    events: u64,
+}
+
+impl Simulation {
+    /// Prepares a run (nothing is simulated until [`Simulation::run`]).
+    pub fn new(config: SimConfig) -> Self {
+        let link = Bottleneck::new(&config.link, derive_seed(config.seed, 0x4c49_4e4b));
+        let mut queue = EventQueue::default();
+        let mut flows = Vec::new();
+        for flow_config in &config.flows {
+            for _ in 0..flow_config.count {
+                let id = flows.len();
+                let start = Instant::ZERO + flow_config.start;
+                queue.push(start, Event::FlowStart(id));
+                flows.push(Flow {
+                    config: flow_config.clone(),
+                    start,
+                    forward_delay: flow_config.rtt / 2,
+                    return_delay: flow_config.rtt - flow_config.rtt / 2 + flow_config.ack_delay,
+                    sender: None,
+                    receiver: Receiver::new(config.transport.ack_policy, config.transport.max_ack_delay),
+                    wake_at: None,
+                    loss_event_at: None,
+                    ack_timer_at: None,
+                    completed_at: None,
+                    dropped: 0,
+                    dropped_random: 0,
+                    recorder: FlowRecorder::new(),
+                });
+            }
+        }
+        queue.push(Instant::ZERO, Event::Sample);
+        let warmup = Instant::ZERO + config.warmup;
+        queue.push(warmup, Event::WarmupEnd);
+        Simulation {
+            now: Instant::ZERO,
+            end: Instant::ZERO + config.duration,
+            warmup,
+            queue,
+            link,
+            departure_at: None,
+            flows,
+            series: Series::default(),
+            queue_delay: recorder::new_histogram(),
+            forwarded: 0,
+            forwarded_base: 0,
+            dropped: 0,
+            events: 0,
+            config,
+        }
+    }
+
+    /// Runs to the end and returns the results.
+    pub fn run(mut self) -> RunResult {
+        let wall = std::time::Instant::now();
+        while let Some(at) = self.queue.peek_time() {
+            if at > self.end || self.all_done() {
+                break;
+            }
+            let (at, event) = self.queue.pop().expect("peeked");
+            self.now = at;
+            self.events += 1;
+            self.handle(event);
+        }
+        if !self.all_done() {
+            self.now = self.end;
+        }
+        self.finish(wall.elapsed())
+    }
+
+    fn all_done(&self) -> bool {
+        self.config.stop_when_done
+            && self.flows.iter().all(|f| f.config.size.is_some() && f.is_finished())
+    }
+
+    fn handle(&mut self, event: Event) {
+        match event {
+            Event::FlowStart(id) => self.start_flow(id),
+            Event::SenderWake(id) => {
+                if self.flows[id].wake_at == Some(self.now) {
+                    self.flows[id].wake_at = None;
+                    self.pump(id);
+                }
+            }
+            Event::LossTimer(id) => self.on_loss_timer(id),
+            Event::LinkDeparture => self.on_departure(),
+            Event::Deliver(packet) => self.on_deliver(packet),
+            Event::Ack(id, frame) => {
+                if let Some(sender) = self.flows[id].sender.as_mut() {
+                    sender.on_ack(self.now, &frame);
+                    if self.now >= self.warmup {
+                        if let Some(rtt) = sender.rtt().has_sample().then(|| sender.rtt().latest()) {
+                            recorder::record(&mut self.flows[id].recorder.rtt, rtt);
+                        }
+                    }
+                }
+                self.pump(id);
+            }
+            Event::AckTimer(id, at) => {
+                if let Some(frame) = self.flows[id].receiver.on_timer(self.now, at) {
+                    self.flows[id].ack_timer_at = None;
+                    let back = self.now + self.flows[id].return_delay;
+                    self.queue.push(back, Event::Ack(id, frame));
+                }
+            }
+            Event::Sample => self.sample(),
+            Event::WarmupEnd => {
+                for id in 0..self.flows.len() {
+                    if self.flows[id].sender.is_some() {
+                        self.open_measurement(id);
+                    }
+                }
+                self.forwarded_base = self.forwarded;
+                self.queue_delay.reset();
+            }
+        }
+    }
+
+    fn start_flow(&mut self, id: usize) {
+        let seed = derive_seed(self.config.seed, 1 + id as u64);
+        let transport = self.config.transport;
+        let cc_config = ControllerConfig {
+            max_datagram_size: transport.max_datagram_size,
+            initial_window_packets: transport.initial_window_packets,
+            seed,
+            now: self.now,
+        };
+        let flow = &mut self.flows[id];
+        let cc = flow.config.cc.build(&cc_config);
+        flow.sender = Some(Sender::new(id, self.now, transport, cc, flow.config.size));
+        if self.now >= self.warmup {
+            self.open_measurement(id);
+        }
+        self.pump(id);
+    }
+
+    fn open_measurement(&mut self, id: usize) {
+        let flow = &mut self.flows[id];
+        let Some(sender) = flow.sender.as_ref() else { return };
+        let rec = &mut flow.recorder;
+        rec.measuring = true;
+        rec.opened_at = self.now;
+        rec.base_stats = *sender.stats();
+        rec.base_delivered = flow.receiver.delivered_in_order();
+        rec.base_dropped = flow.dropped;
+        rec.base_dropped_random = flow.dropped_random;
+    }
+
+    /// Sends what the sender allows now, then re-arms its timers.
+    fn pump(&mut self, id: usize) {
+        let now = self.now;
+        loop {
+            let Some(sender) = self.flows[id].sender.as_mut() else { return };
+            match sender.poll_send(now) {
+                SendOutcome::Sent(packet) => self.enqueue(packet),
+                SendOutcome::WaitUntil(at) => {
+                    let flow = &mut self.flows[id];
+                    if flow.wake_at.is_none_or(|w| at < w) {
+                        flow.wake_at = Some(at);
+                        self.queue.push(at, Event::SenderWake(id));
+                    }
+                    break;
+                }
+                SendOutcome::Blocked => break,
+            }
+        }
+        self.arm_loss_timer(id);
+    }
+
+    fn enqueue(&mut self, packet: DataPacket) {
+        let flow = packet.flow;
+        match self.link.enqueue(self.now, packet) {
+            Ok(()) => self.schedule_departure(),
+            Err((dropped, reason)) => {
+                let f = &mut self.flows[flow];
+                f.dropped += dropped.size.get();
+                if reason == DropReason::RandomLoss {
+                    f.dropped_random += dropped.size.get();
+                }
+                if self.now >= self.warmup {
+                    self.dropped += dropped.size.get();
+                }
+            }
+        }
+    }
+
+    fn schedule_departure(&mut self) {
+        if let Some(at) = self.link.next_departure() {
+            if self.departure_at.is_none_or(|d| at < d) {
+                self.departure_at = Some(at);
+                self.queue.push(at, Event::LinkDeparture);
+            }
+        }
+    }
+
+    fn on_departure(&mut self) {
+        if self.departure_at != Some(self.now) {
+            return; // superseded by an earlier departure event
+        }
+        self.departure_at = None;
+        while let Some(packet) = self.link.dequeue(self.now) {
+            self.forwarded += packet.size.get();
+            if self.now >= self.warmup {
+                recorder::record(&mut self.queue_delay, self.now - packet.sent_time);
+            }
+            let at = self.now + self.flows[packet.flow].forward_delay;
+            self.queue.push(at, Event::Deliver(packet));
+        }
+        self.schedule_departure();
+    }
+
+    fn on_deliver(&mut self, packet: DataPacket) {
+        let id = packet.flow;
+        let now = self.now;
+        let flow = &mut self.flows[id];
+        let decision = flow.receiver.on_packet(now, packet.pn, packet.chunk);
+        if flow.completed_at.is_none() {
+            if let Some(size) = flow.config.size {
+                if flow.receiver.delivered_in_order() >= size.get() {
+                    flow.completed_at = Some(now);
+                }
+            }
+        }
+        match decision {
+            AckDecision::Send(frame) => {
+                flow.ack_timer_at = None;
+                self.queue.push(now + flow.return_delay, Event::Ack(id, frame));
+            }
+            AckDecision::Delay(at) => {
+                if flow.ack_timer_at != Some(at) {
+                    flow.ack_timer_at = Some(at);
+                    self.queue.push(at, Event::AckTimer(id, at));
+                }
+            }
+        }
+    }
+
+    /// Keeps at most one pending LossTimer event per flow at or before the
+    /// sender's deadline; a deadline that moved later is re-armed lazily.
+    fn arm_loss_timer(&mut self, id: usize) {
+        let flow = &mut self.flows[id];
+        let Some(deadline) = flow.sender.as_ref().and_then(|s| s.loss_timer()) else { return };
+        if flow.loss_event_at.is_none_or(|at| deadline < at) {
+            flow.loss_event_at = Some(deadline);
+            self.queue.push(deadline, Event::LossTimer(id));
+        }
+    }
+
+    fn on_loss_timer(&mut self, id: usize) {
+        let now = self.now;
+        let flow = &mut self.flows[id];
+        if flow.loss_event_at != Some(now) {
+            return;
+        }
+        flow.loss_event_at = None;
+        let Some(sender) = flow.sender.as_mut() else { return };
+        match sender.loss_timer() {
+            Some(deadline) if deadline <= now => {
+                sender.on_loss_timer(now);
+                self.pump(id);
+            }
+            _ => self.arm_loss_timer(id),
+        }
+    }
+
+    fn sample(&mut self) {
+        let t = self.now.as_secs_f64();
+        for (id, flow) in self.flows.iter_mut().enumerate() {
+            let Some(sender) = flow.sender.as_ref() else { continue };
+            if flow.completed_at.is_some() && flow.config.size.is_some() && sender.bytes_in_flight() == Bytes::ZERO
+            {
+                continue;
+            }
+            let s = recorder::flow_sample(t, id, sender, flow.receiver.delivered_in_order());
+            if flow.recorder.measuring {
+                flow.recorder.cwnd_sum += s.cwnd as f64;
+                flow.recorder.cwnd_samples += 1;
+            }
+            self.series.flows.push(s);
+        }
+        let capacity = self.link.capacity().rate_at(self.now).as_bps_f64();
+        self.series.link.push(recorder::link_sample(t, self.link.queue_bytes().get(), capacity, self.forwarded));
+        let next = self.now + self.config.sample_interval;
+        if next <= self.end {
+            self.queue.push(next, Event::Sample);
+        }
+    }
+
+    fn finish(mut self, wall: Duration) -> RunResult {
+        // A run that ends before its warmup measures nothing; say so with zeros.
+        let window_start = self.warmup.min(self.now);
+        let capacity_bytes = self.link.capacity().bytes_between(window_start, self.now).get();
+        let window = (self.now - window_start).as_secs_f64();
+        let link = LinkSummary {
+            capacity_bps: if window > 0.0 { capacity_bytes as f64 * 8.0 / window } else { 0.0 },
+            utilization: if capacity_bytes > 0 {
+                (self.forwarded - self.forwarded_base) as f64 / capacity_bytes as f64
+            } else {
+                0.0
+            },
+            bytes_forwarded: self.forwarded - self.forwarded_base,
+            bytes_dropped: self.dropped,
+            queue_delay_ms: recorder::percentiles(&self.queue_delay),
+        };
+        let end = self.now;
+        let flows: Vec<FlowSummary> = self.flows.iter_mut().enumerate().map(|(id, f)| summarize(id, f, end)).collect();
+        let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
+        RunResult {
+            scenario: self.config.name.clone(),
+            seed: self.config.seed,
+            sim_time_s: self.now.as_secs_f64(),
+            wall_time_s: wall.as_secs_f64(),
+            events: self.events,
+            packets_sent: self.flows.iter().filter_map(|f| f.sender.as_ref()).map(|s| s.stats().packets_sent).sum(),
+            link,
+            jain_index: jain_index(&goodputs),
+            flows,
+            series: std::mem::take(&mut self.series),
+        }
+    }
+}
+
+fn summarize(id: usize, flow: &mut Flow, end: Instant) -> FlowSummary {
+    let rec = &flow.recorder;
+    let stats = flow.sender.as_ref().map(|s| *s.stats()).unwrap_or_default();
+    let base = if rec.measuring { rec.base_stats } else { stats };
+    let delivered_now = flow.receiver.delivered_in_order();
+    let delivered = delivered_now - if rec.measuring { rec.base_delivered } else { delivered_now };
+    let sent = stats.bytes_sent - base.bytes_sent;
+    let retransmitted = stats.bytes_retransmitted - base.bytes_retransmitted;
+    let dropped = flow.dropped - if rec.measuring { rec.base_dropped } else { flow.dropped };
+    let dropped_random = flow.dropped_random - if rec.measuring { rec.base_dropped_random } else { flow.dropped_random };
+    let window_end = flow.completed_at.unwrap_or(end).min(end);
+    let seconds = if rec.measuring { (window_end - rec.opened_at).as_secs_f64() } else { 0.0 };
+    FlowSummary {
+        id,
+        cc: flow.config.cc.as_str().to_string(),
+        start_s: flow.start.as_secs_f64(),
+        base_rtt_ms: flow.config.rtt.as_secs_f64() * 1e3,
+        goodput_bps: if seconds > 0.0 { delivered as f64 * 8.0 / seconds } else { 0.0 },
+        retransmission_ratio: ratio(retransmitted, delivered),
+        loss_ratio: ratio(dropped, sent),
+        bytes_sent: sent,
+        bytes_delivered: delivered,
+        bytes_retransmitted: retransmitted,
+        bytes_lost: stats.bytes_lost - base.bytes_lost,
+        bytes_dropped: dropped,
+        bytes_dropped_random: dropped_random,
+        rtt_ms: recorder::percentiles(&rec.rtt),
+        mean_cwnd_bytes: if rec.cwnd_samples > 0 { rec.cwnd_sum / rec.cwnd_samples as f64 } else { 0.0 },
+        congestion_events: stats.congestion_events - base.congestion_events,
+        ptos: stats.ptos - base.ptos,
+        completion_time_s: flow.completed_at.map(|t| (t - flow.start).as_secs_f64()),
+    }
+}
+
+fn ratio(num: u64, den: u64) -> f64 {
+    if den == 0 {
+        0.0
+    } else {
+        num as f64 / den as f64
+    }
+}
