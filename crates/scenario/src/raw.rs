@@ -1,0 +1,60 @@
+//! The scenario document's structure, as serde sees it: every key known,
+//! every value still raw (a `toml::Value`), so unit parsing and range checks
+//! can say precisely what they expected.
+
+use serde::Deserialize;
+use toml::Value;
+
+/// The top level of a scenario file.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a scenario document")]
+pub(crate) struct RawScenario {
+    pub name: Option<Value>,
+    pub seed: Option<Value>,
+    pub duration: Option<Value>,
+    pub warmup: Option<Value>,
+    pub sample_interval: Option<Value>,
+    pub stop_when_done: Option<Value>,
+    pub link: Option<RawLink>,
+    pub transport: Option<RawTransport>,
+    pub flow: Option<Vec<RawFlow>>,
+}
+
+/// `[link]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table of link settings ([link])")]
+pub(crate) struct RawLink {
+    pub rate: Option<Value>,
+    pub schedule: Option<Value>,
+    pub trace: Option<Value>,
+    pub trace_format: Option<Value>,
+    pub rtt: Option<Value>,
+    pub buffer: Option<Value>,
+    pub burst: Option<Value>,
+    pub loss: Option<Value>,
+    pub line_rate: Option<Value>,
+    pub ack_delay: Option<Value>,
+}
+
+/// `[transport]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table of transport settings ([transport])"
+)]
+pub(crate) struct RawTransport {
+    pub ack_policy: Option<Value>,
+    pub max_ack_delay: Option<Value>,
+    pub datagram: Option<Value>,
+}
+
+/// One `[[flow]]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table of flow settings ([[flow]])")]
+pub(crate) struct RawFlow {
+    pub cc: Option<Value>,
+    pub start: Option<Value>,
+    pub size: Option<Value>,
+    pub count: Option<Value>,
+    pub rtt: Option<Value>,
+}
