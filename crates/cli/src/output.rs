@@ -1,0 +1,141 @@
+//! What `bbrlab run` writes and prints.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::Path;
+
+use anyhow::Context;
+use serde::Serialize;
+use sim::RunResult;
+
+/// The summary as written to summary.json: the run's results plus where
+/// they came from.
+#[derive(Serialize)]
+struct Summary<'a> {
+    #[serde(flatten)]
+    result: &'a RunResult,
+    scenario_file: String,
+    bbrlab_version: &'static str,
+}
+
+/// Writes summary.json, flows.csv, the time series and scenario.toml.
+pub fn write_all(dir: &Path, scenario: &scenario::Scenario, result: &RunResult, series: bool) -> anyhow::Result<()> {
+    let summary = Summary {
+        result,
+        scenario_file: scenario.source.display().to_string(),
+        bbrlab_version: env!("CARGO_PKG_VERSION"),
+    };
+    let json = serde_json::to_string_pretty(&summary).context("serialising summary")?;
+    write(dir, "summary.json", json + "\n")?;
+    write(dir, "scenario.toml", scenario.document.clone())?;
+    write_csv(dir, "flows.csv", result.flows.iter().map(FlowRow::from))?;
+    if series {
+        write_csv(dir, "series_flows.csv", result.series.flows.iter())?;
+        write_csv(dir, "series_link.csv", result.series.link.iter())?;
+    }
+    Ok(())
+}
+
+fn write(dir: &Path, name: &str, content: String) -> anyhow::Result<()> {
+    let path = dir.join(name);
+    fs::write(&path, content).with_context(|| format!("cannot write {}", path.display()))
+}
+
+fn write_csv<T: Serialize>(dir: &Path, name: &str, rows: impl Iterator<Item = T>) -> anyhow::Result<()> {
+    let path = dir.join(name);
+    let mut w = csv::Writer::from_path(&path).with_context(|| format!("cannot write {}", path.display()))?;
+    for row in rows {
+        w.serialize(row).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    w.flush().with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}
+
+/// One flows.csv row: the summary with the RTT percentiles flattened.
+#[derive(Serialize)]
+struct FlowRow<'a> {
+    id: usize,
+    cc: &'a str,
+    start_s: f64,
+    base_rtt_ms: f64,
+    goodput_bps: f64,
+    retransmission_ratio: f64,
+    loss_ratio: f64,
+    bytes_sent: u64,
+    bytes_delivered: u64,
+    bytes_retransmitted: u64,
+    bytes_lost: u64,
+    bytes_dropped: u64,
+    rtt_p50_ms: f64,
+    rtt_p95_ms: f64,
+    rtt_p99_ms: f64,
+    mean_cwnd_bytes: f64,
+    completion_time_s: Option<f64>,
+}
+
+impl<'a> From<&'a sim::FlowSummary> for FlowRow<'a> {
+    fn from(f: &'a sim::FlowSummary) -> Self {
+        FlowRow {
+            id: f.id,
+            cc: &f.cc,
+            start_s: f.start_s,
+            base_rtt_ms: f.base_rtt_ms,
+            goodput_bps: f.goodput_bps,
+            retransmission_ratio: f.retransmission_ratio,
+            loss_ratio: f.loss_ratio,
+            bytes_sent: f.bytes_sent,
+            bytes_delivered: f.bytes_delivered,
+            bytes_retransmitted: f.bytes_retransmitted,
+            bytes_lost: f.bytes_lost,
+            bytes_dropped: f.bytes_dropped,
+            rtt_p50_ms: f.rtt_ms.p50,
+            rtt_p95_ms: f.rtt_ms.p95,
+            rtt_p99_ms: f.rtt_ms.p99,
+            mean_cwnd_bytes: f.mean_cwnd_bytes,
+            completion_time_s: f.completion_time_s,
+        }
+    }
+}
+
+/// The human-readable table printed after a run.
+pub fn table(scenario: &scenario::Scenario, r: &RunResult) -> String {
+    let mut s = String::new();
+    let speed = if r.wall_time_s > 0.0 { r.sim_time_s / r.wall_time_s } else { f64::INFINITY };
+    let _ = writeln!(
+        s,
+        "{} (seed {}): {:.1} s simulated in {:.2} s ({:.0}x real time), {} events",
+        scenario.name, r.seed, r.sim_time_s, r.wall_time_s, speed, r.events
+    );
+    let _ = writeln!(
+        s,
+        "link: capacity {:.2} Mbit/s, utilization {:.1}%, queueing delay p50 {:.1} ms p95 {:.1} ms, Jain {:.3}",
+        r.link.capacity_bps / 1e6,
+        r.link.utilization * 100.0,
+        r.link.queue_delay_ms.p50,
+        r.link.queue_delay_ms.p95,
+        r.jain_index
+    );
+    let width = r.flows.iter().map(|f| f.cc.len()).max().unwrap_or(2).max(2);
+    let _ = writeln!(
+        s,
+        "{:>4}  {:width$}  {:>13}  {:>8}  {:>8}  {:>9}  {:>9}  {:>9}  {:>10}",
+        "flow", "cc", "goodput Mb/s", "retx %", "loss %", "rtt p50", "rtt p95", "rtt p99", "done (s)"
+    );
+    for f in &r.flows {
+        let done = f.completion_time_s.map_or("-".to_string(), |t| format!("{t:.2}"));
+        let _ = writeln!(
+            s,
+            "{:>4}  {:width$}  {:>13.2}  {:>8.3}  {:>8.3}  {:>9.1}  {:>9.1}  {:>9.1}  {:>10}",
+            f.id,
+            f.cc,
+            f.goodput_bps / 1e6,
+            f.retransmission_ratio * 100.0,
+            f.loss_ratio * 100.0,
+            f.rtt_ms.p50,
+            f.rtt_ms.p95,
+            f.rtt_ms.p99,
+            done
+        );
+    }
+    s
+}

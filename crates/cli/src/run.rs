@@ -1,0 +1,40 @@
+//! `bbrlab run`.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+
+use crate::output;
+use crate::RunArgs;
+
+pub fn run(args: RunArgs) -> anyhow::Result<()> {
+    let mut overrides = args.set.clone();
+    if let Some(seed) = args.seed {
+        overrides.push(scenario::Override::seed(seed));
+    }
+    let scenario = scenario::load(&args.scenario, &overrides)?;
+    let out = args.out.clone().unwrap_or_else(|| PathBuf::from("out").join(sanitize(&scenario.name)));
+    std::fs::create_dir_all(&out).with_context(|| format!("cannot create output directory {}", out.display()))?;
+    let result = sim::Simulation::new(scenario.config.clone()).run();
+    output::write_all(&out, &scenario, &result, !args.no_series)?;
+    if args.quiet {
+        println!("{}", out.join("summary.json").display());
+    } else {
+        print!("{}", output::table(&scenario, &result));
+        println!("results in {}", out.display());
+    }
+    Ok(())
+}
+
+/// A scenario name as a directory name.
+fn sanitize(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '_' })
+        .collect();
+    if s.is_empty() || s.starts_with('.') {
+        format!("run{s}")
+    } else {
+        s
+    }
+}
