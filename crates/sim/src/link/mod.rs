@@ -86,7 +86,12 @@ impl LossModel {
         match *self {
             LossModel::None => 0.0,
             LossModel::Bernoulli { p } => p,
-            LossModel::GilbertElliott { p, r, loss_good, loss_bad } => {
+            LossModel::GilbertElliott {
+                p,
+                r,
+                loss_good,
+                loss_bad,
+            } => {
                 if p + r == 0.0 {
                     loss_good
                 } else {
