@@ -67,6 +67,8 @@
 //!   the pacer) is approximated by the ACK's prior inflight plus one send
 //!   quantum while probing.
 //! - An RTO has no QUIC equivalent; persistent congestion plays its role.
+//! - cwnd never falls below 4 packets, not even during packet conservation
+//!   (where Linux may go down to 1 when almost nothing is in flight).
 
 pub mod ack_aggregation;
 pub mod extension;
@@ -82,7 +84,9 @@ use std::time::Duration;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use crate::controller::{AckEvent, CongestionControl, ControllerConfig, LossEvent, SentEvent, Snapshot};
+use crate::controller::{
+    AckEvent, CongestionControl, ControllerConfig, LossEvent, SentEvent, Snapshot,
+};
 use crate::spec::{AlgorithmInfo, AlgorithmSpec, ParamKind, ParamSpec};
 use crate::units::{Bandwidth, Bytes, Instant};
 
@@ -149,7 +153,11 @@ pub struct BbrParams {
 
 impl Default for BbrParams {
     fn default() -> Self {
-        BbrParams { cwnd_gain: CWND_GAIN, long_term_bw: true, extra_acked: true }
+        BbrParams {
+            cwnd_gain: CWND_GAIN,
+            long_term_bw: true,
+            extra_acked: true,
+        }
     }
 }
 
@@ -189,7 +197,8 @@ pub const BBR_PARAMS: &[ParamSpec] = &[
 /// Registry entry for `bbr`.
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     name: "bbr",
-    summary: "BBRv1 as in Linux tcp_bbr.c: max-filtered bandwidth, min RTT, 8-phase gain cycle, ProbeRTT",
+    summary:
+        "BBRv1 as in Linux tcp_bbr.c: max-filtered bandwidth, min RTT, 8-phase gain cycle, ProbeRTT",
     params: BBR_PARAMS,
     build: |spec, config| Box::new(Bbr::new(spec.as_str(), BbrParams::from_spec(spec), config)),
 };
@@ -240,7 +249,12 @@ impl Bbr {
     }
 
     /// The core with a variant's extension points.
-    pub fn with_extensions(spec: &str, params: BbrParams, config: &ControllerConfig, ext: Extensions) -> Self {
+    pub fn with_extensions(
+        spec: &str,
+        params: BbrParams,
+        config: &ControllerConfig,
+        ext: Extensions,
+    ) -> Self {
         let initial_cwnd = config.packets(config.initial_window_packets);
         let mut bbr = Bbr {
             spec: spec.to_string(),
@@ -292,7 +306,9 @@ impl Bbr {
     /// The bandwidth estimate in use: the policed rate in long-term mode,
     /// else the bandwidth filter's.
     pub fn bandwidth(&self) -> Bandwidth {
-        self.long_term.bandwidth_in_use().unwrap_or_else(|| self.ext.bandwidth_filter.max_bw())
+        self.long_term
+            .bandwidth_in_use()
+            .unwrap_or_else(|| self.ext.bandwidth_filter.max_bw())
     }
 
     /// Round trips counted so far.
@@ -311,7 +327,9 @@ impl Bbr {
     }
 
     fn pacing_bandwidth(&self) -> Bandwidth {
-        self.long_term.bandwidth_in_use().unwrap_or_else(|| self.ext.bandwidth_filter.pacing_bw())
+        self.long_term
+            .bandwidth_in_use()
+            .unwrap_or_else(|| self.ext.bandwidth_filter.pacing_bw())
     }
 
     fn min_cwnd(&self) -> Bytes {
@@ -351,7 +369,9 @@ impl Bbr {
     }
 
     fn init_pacing_rate(&mut self, srtt: Option<Duration>) {
-        let rtt = srtt.filter(|r| !r.is_zero()).unwrap_or(Duration::from_millis(1));
+        let rtt = srtt
+            .filter(|r| !r.is_zero())
+            .unwrap_or(Duration::from_millis(1));
         let bw = self.cwnd.per(rtt).unwrap_or(Bandwidth::MAX);
         self.pacing_rate = bw.mul_f64(HIGH_GAIN * (1.0 - PACING_MARGIN));
     }
@@ -402,12 +422,15 @@ impl Bbr {
             // Probe for at least min_rtt, then until loss or the probe's
             // inflight is reached.
             full_length
-                && (event.newly_lost > Bytes::ZERO || inflight >= self.target_inflight(bw, self.pacing_gain))
+                && (event.newly_lost > Bytes::ZERO
+                    || inflight >= self.target_inflight(bw, self.pacing_gain))
         } else {
             // Drain until the queue is likely gone, at most one min_rtt.
             full_length || inflight <= self.target_inflight(bw, 1.0)
         };
-        self.ext.probe_gain.phase_done(event, self.cycle_phase, elapsed, default)
+        self.ext
+            .probe_gain
+            .phase_done(event, self.cycle_phase, elapsed, default)
     }
 
     fn save_cwnd(&mut self) {
@@ -427,7 +450,9 @@ impl Bbr {
                 let pacing = if self.long_term.bandwidth_in_use().is_some() {
                     1.0
                 } else {
-                    self.ext.probe_gain.pacing_gain(self.cycle_phase, GAIN_CYCLE[self.cycle_phase])
+                    self.ext
+                        .probe_gain
+                        .pacing_gain(self.cycle_phase, GAIN_CYCLE[self.cycle_phase])
                 };
                 (pacing, self.params.cwnd_gain)
             }
@@ -444,12 +469,18 @@ impl Bbr {
         let sample = &event.rate;
         let valid = sample.delivery_rate.is_some();
         // Linux counts rounds only on valid samples.
-        let round_start = if valid { self.rounds.on_ack(sample) } else { self.rounds.skip_ack() };
+        let round_start = if valid {
+            self.rounds.on_ack(sample)
+        } else {
+            self.rounds.skip_ack()
+        };
         if round_start {
             self.recovery.packet_conservation = false;
         }
-        self.self_app_limited.on_ack(event.now, sample.total_delivered);
-        let app_limited = sample.is_app_limited || self.self_app_limited.covers(sample.newest_sent_time);
+        self.self_app_limited
+            .on_ack(event.now, sample.total_delivered);
+        let app_limited =
+            sample.is_app_limited || self.self_app_limited.covers(sample.newest_sent_time);
 
         if self.params.long_term_bw && valid {
             let verdict = self.long_term.on_ack(&LongTermInput {
@@ -466,7 +497,9 @@ impl Bbr {
             }
         }
         if let Some(rate) = sample.delivery_rate {
-            self.ext.bandwidth_filter.update(self.rounds.count(), rate, app_limited);
+            self.ext
+                .bandwidth_filter
+                .update(self.rounds.count(), rate, app_limited);
         }
         if self.params.extra_acked && valid {
             self.aggregation.on_ack(
@@ -481,7 +514,8 @@ impl Bbr {
         if self.mode == Mode::ProbeBw && self.cycle_phase_done(event) {
             self.advance_cycle_phase();
         }
-        self.full_pipe.on_round(round_start, app_limited, self.ext.bandwidth_filter.max_bw());
+        self.full_pipe
+            .on_round(round_start, app_limited, self.ext.bandwidth_filter.max_bw());
         if self.mode == Mode::Startup && self.full_pipe.is_reached() {
             self.mode = Mode::Drain;
         }
@@ -512,7 +546,8 @@ impl Bbr {
         }
         if self.mode == Mode::ProbeRtt {
             // Samples taken at 4 packets say nothing about the bandwidth.
-            self.self_app_limited.mark(now, event.rate.total_delivered + event.bytes_in_flight);
+            self.self_app_limited
+                .mark(now, event.rate.total_delivered + event.bytes_in_flight);
             match self.probe_rtt_done {
                 None if event.bytes_in_flight <= self.min_cwnd() => {
                     self.probe_rtt_done = Some(now + PROBE_RTT_DURATION);
@@ -544,7 +579,12 @@ impl Bbr {
         }
     }
 
-    fn context<'a>(&self, event: &'a AckEvent, round_start: bool, recovery_entered: bool) -> AckContext<'a> {
+    fn context<'a>(
+        &self,
+        event: &'a AckEvent,
+        round_start: bool,
+        recovery_entered: bool,
+    ) -> AckContext<'a> {
         let bandwidth = self.bandwidth();
         AckContext {
             event,
@@ -576,7 +616,10 @@ impl Bbr {
                 if self.params.extra_acked && self.full_pipe.is_reached() {
                     target += self.aggregation.allowance(bw, 1.0);
                 }
-                let target = self.ext.loss_reaction.limit_target(ctx, self.quantization_budget(target));
+                let target = self
+                    .ext
+                    .loss_reaction
+                    .limit_target(ctx, self.quantization_budget(target));
                 if self.full_pipe.is_reached() {
                     cwnd = (cwnd + acked).min(target);
                 } else if cwnd < target || event.rate.total_delivered < self.initial_cwnd {
@@ -587,8 +630,11 @@ impl Bbr {
             }
         }
         if let Some(cap) = self.ext.cwnd_gain.cwnd_cap(ctx) {
-            cwnd = cwnd.min(cap.max(self.min_cwnd()));
+            cwnd = cwnd.min(cap);
         }
+        // Linux lets packet conservation take cwnd below 4 packets when
+        // little is in flight; the floor holds here in every state.
+        cwnd = cwnd.max(self.min_cwnd());
         if self.mode == Mode::ProbeRtt {
             cwnd = cwnd.min(self.min_cwnd());
         }
@@ -609,7 +655,10 @@ impl Bbr {
         if ctx.recovery_entered {
             self.recovery.packet_conservation = true;
             self.rounds.start_round_now(event.rate.total_delivered);
-            *cwnd = self.ext.loss_reaction.recovery_cwnd(ctx, inflight_plus_acked);
+            *cwnd = self
+                .ext
+                .loss_reaction
+                .recovery_cwnd(ctx, inflight_plus_acked);
         } else if self.recovery.was_in_recovery && !event.in_recovery {
             if self.ext.loss_reaction.restores_cwnd_after_recovery() {
                 *cwnd = (*cwnd).max(self.recovery.prior_cwnd);
@@ -637,7 +686,9 @@ impl CongestionControl for Bbr {
             self.idle_restart = true;
             self.aggregation = AckAggregation::default();
             match self.mode {
-                Mode::ProbeBw => self.pacing_rate = self.pacing_bandwidth().mul_f64(1.0 - PACING_MARGIN),
+                Mode::ProbeBw => {
+                    self.pacing_rate = self.pacing_bandwidth().mul_f64(1.0 - PACING_MARGIN)
+                }
                 Mode::ProbeRtt => self.check_probe_rtt_done(event.now),
                 _ => {}
             }
@@ -668,7 +719,11 @@ impl CongestionControl for Bbr {
         // Probe gains may have changed with the policy's state.
         self.update_gains();
         self.cwnd_gain = self.ext.cwnd_gain.cwnd_gain(&ctx, self.cwnd_gain);
-        self.set_pacing_rate(self.pacing_bandwidth(), self.pacing_gain, event.rtt.smoothed);
+        self.set_pacing_rate(
+            self.pacing_bandwidth(),
+            self.pacing_gain,
+            event.rtt.smoothed,
+        );
         let ctx = self.context(event, round_start, recovery_entered);
         self.set_cwnd(&ctx, self.bandwidth(), self.cwnd_gain);
     }
@@ -696,9 +751,18 @@ impl CongestionControl for Bbr {
     /// Linux `bbr_tso_segs_goal`: about 1 ms of data at the pacing rate, at
     /// most 64 KB, at least 2 packets (1 below 1.2 Mbit/s).
     fn send_quantum(&self) -> Bytes {
-        let min_packets = if self.pacing_rate < Bandwidth::from_kbps(1_200) { 1 } else { 2 };
-        let bytes = self.pacing_rate.bytes_in(Duration::from_millis(1)).min(Bytes(64 * 1024));
-        let packets = (bytes.get() / self.mss.get().max(1)).max(min_packets).min(127);
+        let min_packets = if self.pacing_rate < Bandwidth::from_kbps(1_200) {
+            1
+        } else {
+            2
+        };
+        let bytes = self
+            .pacing_rate
+            .bytes_in(Duration::from_millis(1))
+            .min(Bytes(64 * 1024));
+        let packets = (bytes.get() / self.mss.get().max(1))
+            .max(min_packets)
+            .min(127);
         self.mss * packets
     }
 
@@ -710,7 +774,9 @@ impl CongestionControl for Bbr {
             ("prior_cwnd", self.recovery.prior_cwnd.as_f64()),
             (
                 "lt_bw",
-                self.long_term.bandwidth_in_use().map_or(0.0, |b| b.as_bps_f64()),
+                self.long_term
+                    .bandwidth_in_use()
+                    .map_or(0.0, |b| b.as_bps_f64()),
             ),
         ];
         self.ext.bandwidth_filter.trace(&mut extra);
@@ -730,4 +796,3 @@ impl CongestionControl for Bbr {
         }
     }
 }
-
