@@ -35,7 +35,12 @@ pub struct ControllerConfig {
 impl ControllerConfig {
     /// The usual configuration: 1500-byte datagrams, an initial window of 10 packets.
     pub fn new(seed: u64, now: Instant) -> Self {
-        ControllerConfig { max_datagram_size: Bytes(1500), initial_window_packets: 10, seed, now }
+        ControllerConfig {
+            max_datagram_size: Bytes(1500),
+            initial_window_packets: 10,
+            seed,
+            now,
+        }
     }
 
     /// `packets` full-sized datagrams.

@@ -54,7 +54,11 @@ pub type MinFilter<T> = WindowedFilter<T, Min>;
 impl<T: Copy + PartialOrd, E: Extreme<T>> WindowedFilter<T, E> {
     /// An empty filter over `window` time units.
     pub fn new(window: u64) -> Self {
-        WindowedFilter { window, entries: None, _extreme: std::marker::PhantomData }
+        WindowedFilter {
+            window,
+            entries: None,
+            _extreme: std::marker::PhantomData,
+        }
     }
 
     /// The window length.
@@ -136,9 +140,17 @@ mod tests {
         let mut f: MaxFilter<u64> = MaxFilter::new(10);
         f.update(0, 100);
         for round in 1..=10 {
-            assert_eq!(f.update(round, 50), 100, "round {round} still inside the window");
+            assert_eq!(
+                f.update(round, 50),
+                100,
+                "round {round} still inside the window"
+            );
         }
-        assert_eq!(f.update(11, 50), 50, "the peak from round 0 is forgotten at round 11");
+        assert_eq!(
+            f.update(11, 50),
+            50,
+            "the peak from round 0 is forgotten at round 11"
+        );
     }
 
     #[test]
@@ -148,7 +160,11 @@ mod tests {
         assert_eq!(f.update(100, 60), 40);
         assert_eq!(f.update(200, 30), 30);
         assert_eq!(f.update(900, 50), 30);
-        assert_eq!(f.update(1_300, 70), 50, "30 expired; 50 (t=900) is the best left");
+        assert_eq!(
+            f.update(1_300, 70),
+            50,
+            "30 expired; 50 (t=900) is the best left"
+        );
     }
 
     #[test]

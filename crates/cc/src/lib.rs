@@ -24,9 +24,9 @@ pub mod filter;
 pub mod rate;
 pub mod reno;
 pub mod spec;
-pub mod units;
 #[cfg(test)]
 pub(crate) mod testing;
+pub mod units;
 
 pub use controller::{
     AckEvent, CongestionControl, ControllerConfig, LossEvent, RttEstimate, SentEvent, Snapshot,

@@ -106,7 +106,12 @@ impl DeliveryRateEstimator {
     }
 
     /// Stamps a packet about to be sent. `bytes_in_flight` excludes the packet.
-    pub fn on_packet_sent(&mut self, now: Instant, bytes_in_flight: Bytes, size: Bytes) -> DeliveryState {
+    pub fn on_packet_sent(
+        &mut self,
+        now: Instant,
+        bytes_in_flight: Bytes,
+        size: Bytes,
+    ) -> DeliveryState {
         if bytes_in_flight == Bytes::ZERO {
             // A new flight: the interval starts now, not at the last ACK.
             self.first_send_time = now;
@@ -215,7 +220,10 @@ mod tests {
         // The last packet: 10 KB delivered over 109 ms.
         assert_eq!(last.delivered, Bytes(10_000));
         assert_eq!(last.interval, Duration::from_millis(109));
-        assert_eq!(last.delivery_rate, Bytes(10_000).per(Duration::from_millis(109)));
+        assert_eq!(
+            last.delivery_rate,
+            Bytes(10_000).per(Duration::from_millis(109))
+        );
     }
 
     #[test]
@@ -225,13 +233,23 @@ mod tests {
         est.on_packet_acked(ms(30), &s);
         let sample = est.generate_sample(ms(30), Some(Duration::from_millis(40)));
         assert_eq!(sample.interval, Duration::from_millis(30));
-        assert_eq!(sample.delivery_rate, None, "30 ms < min_rtt 40 ms: not a valid sample");
-        assert_eq!(sample.prior_delivered, Some(Bytes::ZERO), "round accounting still sees the ACK");
+        assert_eq!(
+            sample.delivery_rate, None,
+            "30 ms < min_rtt 40 ms: not a valid sample"
+        );
+        assert_eq!(
+            sample.prior_delivered,
+            Some(Bytes::ZERO),
+            "round accounting still sees the ACK"
+        );
 
         let s = est.on_packet_sent(ms(30), Bytes::ZERO, Bytes(1000));
         est.on_packet_acked(ms(80), &s);
         let sample = est.generate_sample(ms(80), Some(Duration::from_millis(40)));
-        assert!(sample.delivery_rate.is_some(), "50 ms >= min_rtt 40 ms is valid");
+        assert!(
+            sample.delivery_rate.is_some(),
+            "50 ms >= min_rtt 40 ms is valid"
+        );
     }
 
     #[test]
@@ -245,11 +263,17 @@ mod tests {
         est.on_packet_acked(ms(50), &a);
         let s = est.generate_sample(ms(50), None);
         assert!(!s.is_app_limited);
-        assert!(est.is_app_limited(), "bubble (1000 B) not yet passed: delivered == mark");
+        assert!(
+            est.is_app_limited(),
+            "bubble (1000 B) not yet passed: delivered == mark"
+        );
         est.on_packet_acked(ms(51), &b);
         let s = est.generate_sample(ms(51), None);
         assert!(s.is_app_limited, "b was sent inside the bubble");
-        assert!(!est.is_app_limited(), "delivered 2000 > mark 1000: bubble gone");
+        assert!(
+            !est.is_app_limited(),
+            "delivered 2000 > mark 1000: bubble gone"
+        );
     }
 
     #[test]

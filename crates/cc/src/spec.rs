@@ -53,7 +53,9 @@ pub struct AlgorithmInfo {
 
 impl fmt::Debug for AlgorithmInfo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("AlgorithmInfo").field("name", &self.name).finish_non_exhaustive()
+        f.debug_struct("AlgorithmInfo")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
     }
 }
 
@@ -70,13 +72,25 @@ enum Value {
 pub enum SpecError {
     /// The name is not a registered algorithm.
     #[error("unknown algorithm `{name}`; known algorithms: {}", known.join(", "))]
-    UnknownAlgorithm { name: String, known: Vec<&'static str> },
+    UnknownAlgorithm {
+        name: String,
+        known: Vec<&'static str>,
+    },
     /// The parameter is not declared by the algorithm.
     #[error("`{algorithm}` has no parameter `{param}`; valid parameters: {}", if valid.is_empty() { "none".to_string() } else { valid.join(", ") })]
-    UnknownParameter { algorithm: &'static str, param: String, valid: Vec<&'static str> },
+    UnknownParameter {
+        algorithm: &'static str,
+        param: String,
+        valid: Vec<&'static str>,
+    },
     /// The value does not parse or is out of range.
     #[error("`{algorithm}` parameter `{param}` = `{value}`: expected {expected}")]
-    BadValue { algorithm: &'static str, param: String, value: String, expected: String },
+    BadValue {
+        algorithm: &'static str,
+        param: String,
+        value: String,
+        expected: String,
+    },
     /// A `key=value` item is malformed.
     #[error("malformed parameter `{item}` in `{spec}`: expected key=value")]
     Malformed { spec: String, item: String },
@@ -107,26 +121,46 @@ impl AlgorithmSpec {
         })?;
         let mut values = BTreeMap::new();
         for p in info.params {
-            values.insert(p.name, parse_value(info, p, p.default).expect("declared defaults are valid"));
+            values.insert(
+                p.name,
+                parse_value(info, p, p.default).expect("declared defaults are valid"),
+            );
         }
         let mut given = Vec::new();
-        for item in rest.into_iter().flat_map(|r| r.split(',')).map(str::trim).filter(|i| !i.is_empty()) {
+        for item in rest
+            .into_iter()
+            .flat_map(|r| r.split(','))
+            .map(str::trim)
+            .filter(|i| !i.is_empty())
+        {
             let (key, value) = item
                 .split_once('=')
                 .map(|(k, v)| (k.trim(), v.trim()))
-                .ok_or_else(|| SpecError::Malformed { spec: spec.to_string(), item: item.to_string() })?;
-            let param = info.params.iter().find(|p| p.name == key).ok_or_else(|| SpecError::UnknownParameter {
-                algorithm: info.name,
-                param: key.to_string(),
-                valid: info.params.iter().map(|p| p.name).collect(),
+                .ok_or_else(|| SpecError::Malformed {
+                    spec: spec.to_string(),
+                    item: item.to_string(),
+                })?;
+            let param = info.params.iter().find(|p| p.name == key).ok_or_else(|| {
+                SpecError::UnknownParameter {
+                    algorithm: info.name,
+                    param: key.to_string(),
+                    valid: info.params.iter().map(|p| p.name).collect(),
+                }
             })?;
             if given.contains(&param.name) {
-                return Err(SpecError::Duplicate { spec: spec.to_string(), param: key.to_string() });
+                return Err(SpecError::Duplicate {
+                    spec: spec.to_string(),
+                    param: key.to_string(),
+                });
             }
             given.push(param.name);
             values.insert(param.name, parse_value(info, param, value)?);
         }
-        Ok(AlgorithmSpec { info, text: spec.to_string(), values })
+        Ok(AlgorithmSpec {
+            info,
+            text: spec.to_string(),
+            values,
+        })
     }
 
     /// The algorithm's registry entry.
@@ -154,7 +188,10 @@ impl AlgorithmSpec {
     pub fn float(&self, name: &str) -> f64 {
         match self.values.get(name) {
             Some(Value::Float(v)) => *v,
-            other => panic!("{}: `{name}` is not a declared float parameter ({other:?})", self.info.name),
+            other => panic!(
+                "{}: `{name}` is not a declared float parameter ({other:?})",
+                self.info.name
+            ),
         }
     }
 
@@ -162,7 +199,10 @@ impl AlgorithmSpec {
     pub fn int(&self, name: &str) -> u64 {
         match self.values.get(name) {
             Some(Value::Int(v)) => *v,
-            other => panic!("{}: `{name}` is not a declared integer parameter ({other:?})", self.info.name),
+            other => panic!(
+                "{}: `{name}` is not a declared integer parameter ({other:?})",
+                self.info.name
+            ),
         }
     }
 
@@ -170,7 +210,10 @@ impl AlgorithmSpec {
     pub fn flag(&self, name: &str) -> bool {
         match self.values.get(name) {
             Some(Value::Bool(v)) => *v,
-            other => panic!("{}: `{name}` is not a declared boolean parameter ({other:?})", self.info.name),
+            other => panic!(
+                "{}: `{name}` is not a declared boolean parameter ({other:?})",
+                self.info.name
+            ),
         }
     }
 }
@@ -194,14 +237,18 @@ fn parse_value(info: &AlgorithmInfo, param: &ParamSpec, text: &str) -> Result<Va
     };
     match param.kind {
         ParamKind::Float { min, max } => {
-            let v: f64 = text.parse().map_err(|_| bad(format!("a number in [{min}, {max}]")))?;
+            let v: f64 = text
+                .parse()
+                .map_err(|_| bad(format!("a number in [{min}, {max}]")))?;
             if !v.is_finite() || v < min || v > max {
                 return Err(bad(format!("a number in [{min}, {max}]")));
             }
             Ok(Value::Float(v))
         }
         ParamKind::Int { min, max } => {
-            let v: u64 = text.parse().map_err(|_| bad(format!("an integer in [{min}, {max}]")))?;
+            let v: u64 = text
+                .parse()
+                .map_err(|_| bad(format!("an integer in [{min}, {max}]")))?;
             if v < min || v > max {
                 return Err(bad(format!("an integer in [{min}, {max}]")));
             }
@@ -234,7 +281,10 @@ mod tests {
         let err = AlgorithmSpec::parse("vegas").unwrap_err();
         let msg = err.to_string();
         assert!(msg.contains("unknown algorithm `vegas`"), "{msg}");
-        assert!(msg.contains("bbr") && msg.contains("cubic") && msg.contains("reno"), "{msg}");
+        assert!(
+            msg.contains("bbr") && msg.contains("cubic") && msg.contains("reno"),
+            "{msg}"
+        );
     }
 
     #[test]
@@ -246,11 +296,18 @@ mod tests {
 
     #[test]
     fn out_of_range_and_malformed_values_are_rejected() {
-        let msg = AlgorithmSpec::parse("cubic:beta=1.5").unwrap_err().to_string();
+        let msg = AlgorithmSpec::parse("cubic:beta=1.5")
+            .unwrap_err()
+            .to_string();
         assert!(msg.contains("expected a number in"), "{msg}");
-        let msg = AlgorithmSpec::parse("bbr:lt_bw=maybe").unwrap_err().to_string();
+        let msg = AlgorithmSpec::parse("bbr:lt_bw=maybe")
+            .unwrap_err()
+            .to_string();
         assert!(msg.contains("true or false"), "{msg}");
-        assert!(matches!(AlgorithmSpec::parse("bbr:lt_bw"), Err(SpecError::Malformed { .. })));
+        assert!(matches!(
+            AlgorithmSpec::parse("bbr:lt_bw"),
+            Err(SpecError::Malformed { .. })
+        ));
         assert!(matches!(
             AlgorithmSpec::parse("bbr:lt_bw=true,lt_bw=false"),
             Err(SpecError::Duplicate { .. })

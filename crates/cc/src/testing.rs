@@ -56,12 +56,19 @@ impl Pipe {
     /// Runs until the next ACK has been processed and returns it.
     pub fn step(&mut self, cc: &mut dyn CongestionControl) -> Step {
         loop {
-            let next_ack = self.in_flight.front().map(|(_, at)| *at).unwrap_or(Instant::MAX);
+            let next_ack = self
+                .in_flight
+                .front()
+                .map(|(_, at)| *at)
+                .unwrap_or(Instant::MAX);
             if self.send_allowed(cc) && self.next_send.max(self.now) < next_ack {
                 self.now = self.next_send.max(self.now);
-                let state = self.estimator.on_packet_sent(self.now, self.bytes_in_flight, self.mss);
+                let state = self
+                    .estimator
+                    .on_packet_sent(self.now, self.bytes_in_flight, self.mss);
                 self.bytes_in_flight += self.mss;
-                let depart = self.link_free.max(self.now) + self.rate.time_to_send(self.mss).unwrap();
+                let depart =
+                    self.link_free.max(self.now) + self.rate.time_to_send(self.mss).unwrap();
                 self.link_free = depart;
                 self.in_flight.push_back((state, depart + self.rtt));
                 cc.on_packet_sent(&SentEvent {
@@ -71,11 +78,17 @@ impl Pipe {
                     app_limited: false,
                     is_retransmission: false,
                 });
-                let gap = cc.pacing_rate().time_to_send(self.mss).unwrap_or(Duration::ZERO);
+                let gap = cc
+                    .pacing_rate()
+                    .time_to_send(self.mss)
+                    .unwrap_or(Duration::ZERO);
                 self.next_send = self.now + gap;
                 continue;
             }
-            let (state, at) = self.in_flight.pop_front().expect("cwnd allows at least one packet");
+            let (state, at) = self
+                .in_flight
+                .pop_front()
+                .expect("cwnd allows at least one packet");
             self.now = at;
             let prior_in_flight = self.bytes_in_flight;
             self.bytes_in_flight -= state.size;
@@ -106,7 +119,12 @@ impl Pipe {
     }
 
     /// Steps until `until`, calling `f` after every ACK.
-    pub fn run_until(&mut self, cc: &mut dyn CongestionControl, until: Instant, mut f: impl FnMut(&Step, &dyn CongestionControl)) {
+    pub fn run_until(
+        &mut self,
+        cc: &mut dyn CongestionControl,
+        until: Instant,
+        mut f: impl FnMut(&Step, &dyn CongestionControl),
+    ) {
         while self.now < until {
             let step = self.step(cc);
             f(&step, cc);

@@ -296,16 +296,25 @@ mod tests {
         let bdp = rate.bytes_in(Duration::from_millis(100));
         assert_eq!(bdp, Bytes(500_000));
         assert_eq!(bdp.per(Duration::from_millis(100)), Some(rate));
-        assert_eq!(rate.time_to_send(Bytes(1500)), Some(Duration::from_micros(300)));
+        assert_eq!(
+            rate.time_to_send(Bytes(1500)),
+            Some(Duration::from_micros(300))
+        );
     }
 
     #[test]
     fn extreme_rates_do_not_overflow() {
         let fast = Bandwidth::from_mbps(100_000);
-        assert_eq!(fast.bytes_in(Duration::from_secs(3600)), Bytes(45_000_000_000_000));
+        assert_eq!(
+            fast.bytes_in(Duration::from_secs(3600)),
+            Bytes(45_000_000_000_000)
+        );
         let slow = Bandwidth::from_kbps(1);
         assert_eq!(slow.bytes_in(Duration::from_secs(10)), Bytes(1250));
-        assert_eq!(Bytes::MAX.per(Duration::from_nanos(1)), Some(Bandwidth::MAX));
+        assert_eq!(
+            Bytes::MAX.per(Duration::from_nanos(1)),
+            Some(Bandwidth::MAX)
+        );
         assert_eq!(Bandwidth::ZERO.time_to_send(Bytes(1)), None);
     }
 
@@ -315,6 +324,9 @@ mod tests {
         assert_eq!(Bytes::MAX + Bytes(1), Bytes::MAX);
         assert_eq!(Bytes(1000).mul_f64(-1.0), Bytes::ZERO);
         assert_eq!(Bytes(1000).mul_f64(f64::NAN), Bytes::ZERO);
-        assert_eq!(Instant::from_nanos(5) - Instant::from_nanos(9), Duration::ZERO);
+        assert_eq!(
+            Instant::from_nanos(5) - Instant::from_nanos(9),
+            Duration::ZERO
+        );
     }
 }

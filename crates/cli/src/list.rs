@@ -10,7 +10,11 @@ pub fn list(what: ListWhat) {
 }
 
 fn algorithms() {
-    let width = cc::algorithms().iter().map(|a| a.name.len()).max().unwrap_or(0);
+    let width = cc::algorithms()
+        .iter()
+        .map(|a| a.name.len())
+        .max()
+        .unwrap_or(0);
     for info in cc::algorithms() {
         println!("{:width$}  {}", info.name, info.summary);
         for p in info.params {
@@ -19,7 +23,10 @@ fn algorithms() {
                 cc::ParamKind::Int { min, max } => format!("integer in [{min}, {max}]"),
                 cc::ParamKind::Bool => "true|false".to_string(),
             };
-            println!("{:width$}    {}={} ({kind}): {}", "", p.name, p.default, p.doc);
+            println!(
+                "{:width$}    {}={} ({kind}): {}",
+                "", p.name, p.default, p.doc
+            );
         }
     }
     println!();

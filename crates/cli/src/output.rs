@@ -19,7 +19,12 @@ struct Summary<'a> {
 }
 
 /// Writes summary.json, flows.csv, the time series and scenario.toml.
-pub fn write_all(dir: &Path, scenario: &scenario::Scenario, result: &RunResult, series: bool) -> anyhow::Result<()> {
+pub fn write_all(
+    dir: &Path,
+    scenario: &scenario::Scenario,
+    result: &RunResult,
+    series: bool,
+) -> anyhow::Result<()> {
     let summary = Summary {
         result,
         scenario_file: scenario.source.display().to_string(),
@@ -41,13 +46,20 @@ fn write(dir: &Path, name: &str, content: String) -> anyhow::Result<()> {
     fs::write(&path, content).with_context(|| format!("cannot write {}", path.display()))
 }
 
-fn write_csv<T: Serialize>(dir: &Path, name: &str, rows: impl Iterator<Item = T>) -> anyhow::Result<()> {
+fn write_csv<T: Serialize>(
+    dir: &Path,
+    name: &str,
+    rows: impl Iterator<Item = T>,
+) -> anyhow::Result<()> {
     let path = dir.join(name);
-    let mut w = csv::Writer::from_path(&path).with_context(|| format!("cannot write {}", path.display()))?;
+    let mut w = csv::Writer::from_path(&path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
     for row in rows {
-        w.serialize(row).with_context(|| format!("cannot write {}", path.display()))?;
+        w.serialize(row)
+            .with_context(|| format!("cannot write {}", path.display()))?;
     }
-    w.flush().with_context(|| format!("cannot write {}", path.display()))?;
+    w.flush()
+        .with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())
 }
 
@@ -100,7 +112,11 @@ impl<'a> From<&'a sim::FlowSummary> for FlowRow<'a> {
 /// The human-readable table printed after a run.
 pub fn table(scenario: &scenario::Scenario, r: &RunResult) -> String {
     let mut s = String::new();
-    let speed = if r.wall_time_s > 0.0 { r.sim_time_s / r.wall_time_s } else { f64::INFINITY };
+    let speed = if r.wall_time_s > 0.0 {
+        r.sim_time_s / r.wall_time_s
+    } else {
+        f64::INFINITY
+    };
     let _ = writeln!(
         s,
         "{} (seed {}): {:.1} s simulated in {:.2} s ({:.0}x real time), {} events",
@@ -119,10 +135,20 @@ pub fn table(scenario: &scenario::Scenario, r: &RunResult) -> String {
     let _ = writeln!(
         s,
         "{:>4}  {:width$}  {:>13}  {:>8}  {:>8}  {:>9}  {:>9}  {:>9}  {:>10}",
-        "flow", "cc", "goodput Mb/s", "retx %", "loss %", "rtt p50", "rtt p95", "rtt p99", "done (s)"
+        "flow",
+        "cc",
+        "goodput Mb/s",
+        "retx %",
+        "loss %",
+        "rtt p50",
+        "rtt p95",
+        "rtt p99",
+        "done (s)"
     );
     for f in &r.flows {
-        let done = f.completion_time_s.map_or("-".to_string(), |t| format!("{t:.2}"));
+        let done = f
+            .completion_time_s
+            .map_or("-".to_string(), |t| format!("{t:.2}"));
         let _ = writeln!(
             s,
             "{:>4}  {:width$}  {:>13.2}  {:>8.3}  {:>8.3}  {:>9.1}  {:>9.1}  {:>9.1}  {:>10}",

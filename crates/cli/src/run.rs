@@ -13,8 +13,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         overrides.push(scenario::Override::seed(seed));
     }
     let scenario = scenario::load(&args.scenario, &overrides)?;
-    let out = args.out.clone().unwrap_or_else(|| PathBuf::from("out").join(sanitize(&scenario.name)));
-    std::fs::create_dir_all(&out).with_context(|| format!("cannot create output directory {}", out.display()))?;
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("out").join(sanitize(&scenario.name)));
+    std::fs::create_dir_all(&out)
+        .with_context(|| format!("cannot create output directory {}", out.display()))?;
     let result = sim::Simulation::new(scenario.config.clone()).run();
     output::write_all(&out, &scenario, &result, !args.no_series)?;
     if args.quiet {
@@ -30,7 +34,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
 fn sanitize(name: &str) -> String {
     let s: String = name
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     if s.is_empty() || s.starts_with('.') {
         format!("run{s}")

@@ -4,7 +4,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn bbrlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bbrlab")).args(args).output().expect("bbrlab runs")
+    Command::new(env!("CARGO_BIN_EXE_bbrlab"))
+        .args(args)
+        .output()
+        .expect("bbrlab runs")
 }
 
 fn repo() -> PathBuf {
@@ -12,7 +15,11 @@ fn repo() -> PathBuf {
 }
 
 fn example(name: &str) -> String {
-    repo().join("scenarios/examples").join(name).display().to_string()
+    repo()
+        .join("scenarios/examples")
+        .join(name)
+        .display()
+        .to_string()
 }
 
 fn tempdir(tag: &str) -> PathBuf {
@@ -33,12 +40,28 @@ fn summary(dir: &Path) -> serde_json::Value {
 #[test]
 fn run_writes_summary_csv_and_series() {
     let out = tempdir("run");
-    let o = bbrlab(&["run", &example("cubic-vs-bbr.toml"), "--out", out.to_str().unwrap(), "--set", "duration=20s"]);
+    let o = bbrlab(&[
+        "run",
+        &example("cubic-vs-bbr.toml"),
+        "--out",
+        out.to_str().unwrap(),
+        "--set",
+        "duration=20s",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let table = String::from_utf8_lossy(&o.stdout);
-    assert!(table.contains("goodput") && table.contains("cubic") && table.contains("bbr"), "{table}");
+    assert!(
+        table.contains("goodput") && table.contains("cubic") && table.contains("bbr"),
+        "{table}"
+    );
     let s = summary(&out);
-    for key in ["scenario", "seed", "sim_time_s", "wall_time_s", "jain_index"] {
+    for key in [
+        "scenario",
+        "seed",
+        "sim_time_s",
+        "wall_time_s",
+        "jain_index",
+    ] {
         assert!(s.get(key).is_some(), "summary.json lacks {key}");
     }
     assert!(s["link"]["utilization"].as_f64().unwrap() > 0.5);
@@ -61,22 +84,34 @@ fn run_writes_summary_csv_and_series() {
         for p in ["p50", "p95", "p99"] {
             assert!(f["rtt_ms"][p].as_f64().unwrap() >= 40.0);
         }
-        assert!(f["completion_time_s"].is_null(), "unlimited flows never complete");
+        assert!(
+            f["completion_time_s"].is_null(),
+            "unlimited flows never complete"
+        );
     }
     let csv = std::fs::read_to_string(out.join("flows.csv")).unwrap();
     assert_eq!(csv.lines().count(), 3, "header + 2 flows");
     let series = std::fs::read_to_string(out.join("series_flows.csv")).unwrap();
     assert!(series.lines().next().unwrap().contains("cwnd"));
-    assert!(series.lines().count() > 2 * 1900, "10 ms samples of 2 flows over 20 s");
+    assert!(
+        series.lines().count() > 2 * 1900,
+        "10 ms samples of 2 flows over 20 s"
+    );
     assert!(out.join("series_link.csv").exists());
     let effective = std::fs::read_to_string(out.join("scenario.toml")).unwrap();
-    assert!(effective.contains("duration = \"20s\""), "overrides recorded: {effective}");
+    assert!(
+        effective.contains("duration = \"20s\""),
+        "overrides recorded: {effective}"
+    );
     std::fs::remove_dir_all(&out).ok();
 }
 
 #[test]
 fn same_seed_same_summary_other_seed_differs() {
-    let dirs: Vec<PathBuf> = ["a", "b", "c"].iter().map(|t| tempdir(&format!("det-{t}"))).collect();
+    let dirs: Vec<PathBuf> = ["a", "b", "c"]
+        .iter()
+        .map(|t| tempdir(&format!("det-{t}")))
+        .collect();
     for (dir, seed) in dirs.iter().zip(["7", "7", "8"]) {
         let o = bbrlab(&[
             "run",
@@ -97,7 +132,11 @@ fn same_seed_same_summary_other_seed_differs() {
         v.as_object_mut().unwrap().remove("wall_time_s");
         v
     };
-    let (a, b, c) = (strip(summary(&dirs[0])), strip(summary(&dirs[1])), strip(summary(&dirs[2])));
+    let (a, b, c) = (
+        strip(summary(&dirs[0])),
+        strip(summary(&dirs[1])),
+        strip(summary(&dirs[2])),
+    );
     assert_eq!(a, b);
     assert_ne!(a["flows"], c["flows"]);
     for d in dirs {
@@ -110,24 +149,48 @@ fn missing_scenario_file_is_a_clear_error() {
     let o = bbrlab(&["run", "no/such/scenario.toml"]);
     assert_eq!(o.status.code(), Some(1));
     let e = stderr(&o);
-    assert!(e.contains("no/such/scenario.toml") && e.contains("cannot read"), "{e}");
+    assert!(
+        e.contains("no/such/scenario.toml") && e.contains("cannot read"),
+        "{e}"
+    );
     assert!(!e.contains("panicked"), "{e}");
 }
 
 #[test]
 fn bad_override_names_the_key_and_what_was_expected() {
-    let o = bbrlab(&["run", &example("bbr-shallow.toml"), "--set", "link.buffer=0"]);
+    let o = bbrlab(&[
+        "run",
+        &example("bbr-shallow.toml"),
+        "--set",
+        "link.buffer=0",
+    ]);
     assert_eq!(o.status.code(), Some(1));
     let e = stderr(&o);
     assert!(e.contains("link.buffer") && e.contains("expected"), "{e}");
 
-    let o = bbrlab(&["run", &example("bbr-shallow.toml"), "--set", "flow.0.cc=vegas"]);
+    let o = bbrlab(&[
+        "run",
+        &example("bbr-shallow.toml"),
+        "--set",
+        "flow.0.cc=vegas",
+    ]);
     let e = stderr(&o);
-    assert!(e.contains("unknown algorithm `vegas`") && e.contains("cubic"), "{e}");
+    assert!(
+        e.contains("unknown algorithm `vegas`") && e.contains("cubic"),
+        "{e}"
+    );
 
-    let o = bbrlab(&["run", &example("bbr-shallow.toml"), "--set", "flow.0.cc=bbr:gain=3"]);
+    let o = bbrlab(&[
+        "run",
+        &example("bbr-shallow.toml"),
+        "--set",
+        "flow.0.cc=bbr:gain=3",
+    ]);
     let e = stderr(&o);
-    assert!(e.contains("no parameter `gain`") && e.contains("cwnd_gain"), "{e}");
+    assert!(
+        e.contains("no parameter `gain`") && e.contains("cwnd_gain"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -148,9 +211,18 @@ fn malformed_flags_are_usage_errors() {
 fn unwritable_output_directory_is_reported() {
     let file = tempdir("blocker");
     std::fs::write(&file, "a file, not a directory").unwrap();
-    let o = bbrlab(&["run", &example("bbr-shallow.toml"), "--out", file.join("sub").to_str().unwrap()]);
+    let o = bbrlab(&[
+        "run",
+        &example("bbr-shallow.toml"),
+        "--out",
+        file.join("sub").to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("cannot create output directory"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("cannot create output directory"),
+        "{}",
+        stderr(&o)
+    );
     std::fs::remove_file(file).ok();
 }
 
@@ -160,15 +232,26 @@ fn list_names_every_algorithm() {
     assert!(o.status.success());
     let text = String::from_utf8_lossy(&o.stdout);
     for info in cc::algorithms() {
-        assert!(text.lines().any(|l| l.starts_with(info.name)), "{} missing from:\n{text}", info.name);
+        assert!(
+            text.lines().any(|l| l.starts_with(info.name)),
+            "{} missing from:\n{text}",
+            info.name
+        );
     }
 }
 
 #[test]
 fn every_command_has_help() {
-    for args in [vec!["--help"], vec!["run", "--help"], vec!["list", "--help"]] {
+    for args in [
+        vec!["--help"],
+        vec!["run", "--help"],
+        vec!["list", "--help"],
+    ] {
         let o = bbrlab(&args);
         assert!(o.status.success(), "{args:?}");
-        assert!(String::from_utf8_lossy(&o.stdout).contains("Usage"), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&o.stdout).contains("Usage"),
+            "{args:?}"
+        );
     }
 }

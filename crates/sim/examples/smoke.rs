@@ -30,9 +30,20 @@ fn main() {
             buffer: BufferLimit::Bytes(rate.bytes_in(rtt).mul_f64(bdps).max(Bytes(1500))),
             burst: Bytes(burst),
             line_rate: DEFAULT_LINE_RATE,
-            loss: if loss > 0.0 { LossModel::Bernoulli { p: loss } } else { LossModel::None },
+            loss: if loss > 0.0 {
+                LossModel::Bernoulli { p: loss }
+            } else {
+                LossModel::None
+            },
         },
-        flows: vec![FlowConfig { cc: spec, start: Duration::ZERO, size: None, rtt, ack_delay: Duration::ZERO, count: 1 }],
+        flows: vec![FlowConfig {
+            cc: spec,
+            start: Duration::ZERO,
+            size: None,
+            rtt,
+            ack_delay: Duration::ZERO,
+            count: 1,
+        }],
         transport: TransportConfig::default(),
         stop_when_done: false,
     };

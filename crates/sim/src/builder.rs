@@ -83,7 +83,11 @@ impl Dumbbell {
     }
     /// Buffer as a multiple of the BDP (of the rate given to [`Dumbbell::new`]).
     pub fn buffer_bdp(mut self, multiple: f64) -> Self {
-        let bytes = self.reference_rate.bytes_in(self.rtt).mul_f64(multiple).max(Bytes(1500));
+        let bytes = self
+            .reference_rate
+            .bytes_in(self.rtt)
+            .mul_f64(multiple)
+            .max(Bytes(1500));
         self.config.link.buffer = BufferLimit::Bytes(bytes);
         self
     }
@@ -123,7 +127,11 @@ impl Dumbbell {
         self.flow_with(spec, |f| f.rtt = rtt)
     }
     /// Adds a flow and lets `edit` adjust it (start, size, rtt, count).
-    pub fn flow_with(mut self, spec: &str, edit: impl FnOnce(&mut FlowConfig)) -> Result<Self, SpecError> {
+    pub fn flow_with(
+        mut self,
+        spec: &str,
+        edit: impl FnOnce(&mut FlowConfig),
+    ) -> Result<Self, SpecError> {
         let mut flow = FlowConfig {
             cc: AlgorithmSpec::parse(spec)?,
             start: Duration::ZERO,

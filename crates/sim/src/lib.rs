@@ -22,5 +22,7 @@ pub mod transport;
 
 pub use builder::Dumbbell;
 pub use config::{AckPolicy, FlowConfig, SimConfig, TransportConfig};
-pub use results::{FlowSample, FlowSummary, LinkSample, LinkSummary, Percentiles, RunResult, Series};
+pub use results::{
+    FlowSample, FlowSummary, LinkSample, LinkSummary, Percentiles, RunResult, Series,
+};
 pub use simulation::{derive_seed, Simulation};

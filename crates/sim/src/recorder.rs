@@ -82,7 +82,11 @@ pub(crate) fn flow_sample(t_s: f64, flow: usize, sender: &Sender, delivered: u64
         flow,
         cwnd: cc.cwnd().get(),
         inflight: sender.bytes_in_flight().get(),
-        pacing_rate_bps: if pacing == cc::Bandwidth::MAX { 0.0 } else { pacing.as_bps_f64() },
+        pacing_rate_bps: if pacing == cc::Bandwidth::MAX {
+            0.0
+        } else {
+            pacing.as_bps_f64()
+        },
         delivery_rate_bps: rate.delivery_rate.map_or(0.0, |r| r.as_bps_f64()),
         bw_estimate_bps: snap.bandwidth_estimate.map_or(0.0, |b| b.as_bps_f64()),
         min_rtt_ms: snap.min_rtt_estimate.map_or(0.0, |d| d.as_secs_f64() * 1e3),
@@ -98,6 +102,16 @@ pub(crate) fn flow_sample(t_s: f64, flow: usize, sender: &Sender, delivered: u64
 }
 
 /// Builds a time-series sample of the link.
-pub(crate) fn link_sample(t_s: f64, queue_bytes: u64, capacity_bps: f64, forwarded: u64) -> LinkSample {
-    LinkSample { t_s, queue_bytes, capacity_bps, forwarded }
+pub(crate) fn link_sample(
+    t_s: f64,
+    queue_bytes: u64,
+    capacity_bps: f64,
+    forwarded: u64,
+) -> LinkSample {
+    LinkSample {
+        t_s,
+        queue_bytes,
+        capacity_bps,
+        forwarded,
+    }
 }

@@ -97,7 +97,10 @@ impl Simulation {
                     forward_delay: flow_config.rtt / 2,
                     return_delay: flow_config.rtt - flow_config.rtt / 2 + flow_config.ack_delay,
                     sender: None,
-                    receiver: Receiver::new(config.transport.ack_policy, config.transport.max_ack_delay),
+                    receiver: Receiver::new(
+                        config.transport.ack_policy,
+                        config.transport.max_ack_delay,
+                    ),
                     wake_at: None,
                     loss_event_at: None,
                     ack_timer_at: None,
@@ -149,7 +152,10 @@ impl Simulation {
 
     fn all_done(&self) -> bool {
         self.config.stop_when_done
-            && self.flows.iter().all(|f| f.config.size.is_some() && f.is_finished())
+            && self
+                .flows
+                .iter()
+                .all(|f| f.config.size.is_some() && f.is_finished())
     }
 
     fn handle(&mut self, event: Event) {
@@ -168,7 +174,8 @@ impl Simulation {
                 if let Some(sender) = self.flows[id].sender.as_mut() {
                     sender.on_ack(self.now, &frame);
                     if self.now >= self.warmup {
-                        if let Some(rtt) = sender.rtt().has_sample().then(|| sender.rtt().latest()) {
+                        if let Some(rtt) = sender.rtt().has_sample().then(|| sender.rtt().latest())
+                        {
                             recorder::record(&mut self.flows[id].recorder.rtt, rtt);
                         }
                     }
@@ -215,7 +222,9 @@ impl Simulation {
 
     fn open_measurement(&mut self, id: usize) {
         let flow = &mut self.flows[id];
-        let Some(sender) = flow.sender.as_ref() else { return };
+        let Some(sender) = flow.sender.as_ref() else {
+            return;
+        };
         let rec = &mut flow.recorder;
         rec.measuring = true;
         rec.opened_at = self.now;
@@ -229,7 +238,9 @@ impl Simulation {
     fn pump(&mut self, id: usize) {
         let now = self.now;
         loop {
-            let Some(sender) = self.flows[id].sender.as_mut() else { return };
+            let Some(sender) = self.flows[id].sender.as_mut() else {
+                return;
+            };
             match sender.poll_send(now) {
                 SendOutcome::Sent(packet) => self.enqueue(packet),
                 SendOutcome::WaitUntil(at) => {
@@ -303,7 +314,8 @@ impl Simulation {
         match decision {
             AckDecision::Send(frame) => {
                 flow.ack_timer_at = None;
-                self.queue.push(now + flow.return_delay, Event::Ack(id, frame));
+                self.queue
+                    .push(now + flow.return_delay, Event::Ack(id, frame));
             }
             AckDecision::Delay(at) => {
                 if flow.ack_timer_at != Some(at) {
@@ -318,7 +330,9 @@ impl Simulation {
     /// sender's deadline; a deadline that moved later is re-armed lazily.
     fn arm_loss_timer(&mut self, id: usize) {
         let flow = &mut self.flows[id];
-        let Some(deadline) = flow.sender.as_ref().and_then(|s| s.loss_timer()) else { return };
+        let Some(deadline) = flow.sender.as_ref().and_then(|s| s.loss_timer()) else {
+            return;
+        };
         if flow.loss_event_at.is_none_or(|at| deadline < at) {
             flow.loss_event_at = Some(deadline);
             self.queue.push(deadline, Event::LossTimer(id));
@@ -332,7 +346,9 @@ impl Simulation {
             return;
         }
         flow.loss_event_at = None;
-        let Some(sender) = flow.sender.as_mut() else { return };
+        let Some(sender) = flow.sender.as_mut() else {
+            return;
+        };
         match sender.loss_timer() {
             Some(deadline) if deadline <= now => {
                 sender.on_loss_timer(now);
@@ -345,8 +361,12 @@ impl Simulation {
     fn sample(&mut self) {
         let t = self.now.as_secs_f64();
         for (id, flow) in self.flows.iter_mut().enumerate() {
-            let Some(sender) = flow.sender.as_ref() else { continue };
-            if flow.completed_at.is_some() && flow.config.size.is_some() && sender.bytes_in_flight() == Bytes::ZERO
+            let Some(sender) = flow.sender.as_ref() else {
+                continue;
+            };
+            if flow.completed_at.is_some()
+                && flow.config.size.is_some()
+                && sender.bytes_in_flight() == Bytes::ZERO
             {
                 continue;
             }
@@ -358,7 +378,12 @@ impl Simulation {
             self.series.flows.push(s);
         }
         let capacity = self.link.capacity().rate_at(self.now).as_bps_f64();
-        self.series.link.push(recorder::link_sample(t, self.link.queue_bytes().get(), capacity, self.forwarded));
+        self.series.link.push(recorder::link_sample(
+            t,
+            self.link.queue_bytes().get(),
+            capacity,
+            self.forwarded,
+        ));
         let next = self.now + self.config.sample_interval;
         if next <= self.end {
             self.queue.push(next, Event::Sample);
@@ -368,10 +393,18 @@ impl Simulation {
     fn finish(mut self, wall: Duration) -> RunResult {
         // A run that ends before its warmup measures nothing; say so with zeros.
         let window_start = self.warmup.min(self.now);
-        let capacity_bytes = self.link.capacity().bytes_between(window_start, self.now).get();
+        let capacity_bytes = self
+            .link
+            .capacity()
+            .bytes_between(window_start, self.now)
+            .get();
         let window = (self.now - window_start).as_secs_f64();
         let link = LinkSummary {
-            capacity_bps: if window > 0.0 { capacity_bytes as f64 * 8.0 / window } else { 0.0 },
+            capacity_bps: if window > 0.0 {
+                capacity_bytes as f64 * 8.0 / window
+            } else {
+                0.0
+            },
             utilization: if capacity_bytes > 0 {
                 (self.forwarded - self.forwarded_base) as f64 / capacity_bytes as f64
             } else {
@@ -382,7 +415,12 @@ impl Simulation {
             queue_delay_ms: recorder::percentiles(&self.queue_delay),
         };
         let end = self.now;
-        let flows: Vec<FlowSummary> = self.flows.iter_mut().enumerate().map(|(id, f)| summarize(id, f, end)).collect();
+        let flows: Vec<FlowSummary> = self
+            .flows
+            .iter_mut()
+            .enumerate()
+            .map(|(id, f)| summarize(id, f, end))
+            .collect();
         let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
         RunResult {
             scenario: self.config.name.clone(),
@@ -390,7 +428,12 @@ impl Simulation {
             sim_time_s: self.now.as_secs_f64(),
             wall_time_s: wall.as_secs_f64(),
             events: self.events,
-            packets_sent: self.flows.iter().filter_map(|f| f.sender.as_ref()).map(|s| s.stats().packets_sent).sum(),
+            packets_sent: self
+                .flows
+                .iter()
+                .filter_map(|f| f.sender.as_ref())
+                .map(|s| s.stats().packets_sent)
+                .sum(),
             link,
             jain_index: jain_index(&goodputs),
             flows,
@@ -404,19 +447,42 @@ fn summarize(id: usize, flow: &mut Flow, end: Instant) -> FlowSummary {
     let stats = flow.sender.as_ref().map(|s| *s.stats()).unwrap_or_default();
     let base = if rec.measuring { rec.base_stats } else { stats };
     let delivered_now = flow.receiver.delivered_in_order();
-    let delivered = delivered_now - if rec.measuring { rec.base_delivered } else { delivered_now };
+    let delivered = delivered_now
+        - if rec.measuring {
+            rec.base_delivered
+        } else {
+            delivered_now
+        };
     let sent = stats.bytes_sent - base.bytes_sent;
     let retransmitted = stats.bytes_retransmitted - base.bytes_retransmitted;
-    let dropped = flow.dropped - if rec.measuring { rec.base_dropped } else { flow.dropped };
-    let dropped_random = flow.dropped_random - if rec.measuring { rec.base_dropped_random } else { flow.dropped_random };
+    let dropped = flow.dropped
+        - if rec.measuring {
+            rec.base_dropped
+        } else {
+            flow.dropped
+        };
+    let dropped_random = flow.dropped_random
+        - if rec.measuring {
+            rec.base_dropped_random
+        } else {
+            flow.dropped_random
+        };
     let window_end = flow.completed_at.unwrap_or(end).min(end);
-    let seconds = if rec.measuring { (window_end - rec.opened_at).as_secs_f64() } else { 0.0 };
+    let seconds = if rec.measuring {
+        (window_end - rec.opened_at).as_secs_f64()
+    } else {
+        0.0
+    };
     FlowSummary {
         id,
         cc: flow.config.cc.as_str().to_string(),
         start_s: flow.start.as_secs_f64(),
         base_rtt_ms: flow.config.rtt.as_secs_f64() * 1e3,
-        goodput_bps: if seconds > 0.0 { delivered as f64 * 8.0 / seconds } else { 0.0 },
+        goodput_bps: if seconds > 0.0 {
+            delivered as f64 * 8.0 / seconds
+        } else {
+            0.0
+        },
         retransmission_ratio: ratio(retransmitted, delivered),
         loss_ratio: ratio(dropped, sent),
         bytes_sent: sent,
@@ -426,7 +492,11 @@ fn summarize(id: usize, flow: &mut Flow, end: Instant) -> FlowSummary {
         bytes_dropped: dropped,
         bytes_dropped_random: dropped_random,
         rtt_ms: recorder::percentiles(&rec.rtt),
-        mean_cwnd_bytes: if rec.cwnd_samples > 0 { rec.cwnd_sum / rec.cwnd_samples as f64 } else { 0.0 },
+        mean_cwnd_bytes: if rec.cwnd_samples > 0 {
+            rec.cwnd_sum / rec.cwnd_samples as f64
+        } else {
+            0.0
+        },
         congestion_events: stats.congestion_events - base.congestion_events,
         ptos: stats.ptos - base.ptos,
         completion_time_s: flow.completed_at.map(|t| (t - flow.start).as_secs_f64()),

@@ -23,26 +23,59 @@ fn run(d: Dumbbell) -> RunResult {
 
 #[test]
 fn bbr_fills_a_deep_pipe_without_a_standing_queue() {
-    let r = run(Dumbbell::new(mbps(20), ms(40)).buffer_bdp(2.0).duration(secs(30)).warmup(secs(2)).flow("bbr").unwrap());
+    let r = run(Dumbbell::new(mbps(20), ms(40))
+        .buffer_bdp(2.0)
+        .duration(secs(30))
+        .warmup(secs(2))
+        .flow("bbr")
+        .unwrap());
     let f = &r.flows[0];
-    assert!(r.link.utilization >= 0.95, "utilization {:.3}", r.link.utilization);
-    assert!(f.rtt_ms.p50 < 80.0, "median RTT {:.1} ms >= 2x base", f.rtt_ms.p50);
+    assert!(
+        r.link.utilization >= 0.95,
+        "utilization {:.3}",
+        r.link.utilization
+    );
+    assert!(
+        f.rtt_ms.p50 < 80.0,
+        "median RTT {:.1} ms >= 2x base",
+        f.rtt_ms.p50
+    );
 }
 
 #[test]
 fn cubic_fills_the_pipe_and_the_buffer() {
-    let r = run(Dumbbell::new(mbps(20), ms(40)).buffer_bdp(2.0).duration(secs(30)).warmup(secs(2)).flow("cubic").unwrap());
+    let r = run(Dumbbell::new(mbps(20), ms(40))
+        .buffer_bdp(2.0)
+        .duration(secs(30))
+        .warmup(secs(2))
+        .flow("cubic")
+        .unwrap());
     let f = &r.flows[0];
-    assert!(r.link.utilization >= 0.90, "utilization {:.3}", r.link.utilization);
-    assert!(f.rtt_ms.p95 >= 60.0, "RTT p95 {:.1} ms < 1.5x base: the buffer was not filled", f.rtt_ms.p95);
+    assert!(
+        r.link.utilization >= 0.90,
+        "utilization {:.3}",
+        r.link.utilization
+    );
+    assert!(
+        f.rtt_ms.p95 >= 60.0,
+        "RTT p95 {:.1} ms < 1.5x base: the buffer was not filled",
+        f.rtt_ms.p95
+    );
 }
 
 #[test]
 fn bbr_retransmits_heavily_in_a_shallow_buffer_where_cubic_does_not() {
-    let link = || Dumbbell::new(mbps(40), ms(100)).buffer_bdp(0.25).duration(secs(60));
+    let link = || {
+        Dumbbell::new(mbps(40), ms(100))
+            .buffer_bdp(0.25)
+            .duration(secs(60))
+    };
     let bbr = run(link().flow("bbr").unwrap());
     let cubic = run(link().flow("cubic").unwrap());
-    let (b, c) = (bbr.flows[0].retransmission_ratio, cubic.flows[0].retransmission_ratio);
+    let (b, c) = (
+        bbr.flows[0].retransmission_ratio,
+        cubic.flows[0].retransmission_ratio,
+    );
     assert!(b >= 0.005, "BBR retransmission ratio {b:.4} < 0.5%");
     assert!(b >= 5.0 * c, "BBR {b:.4} < 5x CUBIC {c:.4}");
 }
@@ -59,8 +92,16 @@ fn random_loss_cripples_cubic_but_not_bbr() {
     let cubic = run(link().flow("cubic").unwrap());
     let bbr = run(link().flow("bbr").unwrap());
     let capacity = 40e6;
-    assert!(cubic.flows[0].goodput_bps <= 0.25 * capacity, "CUBIC {:.2} Mbit/s", cubic.flows[0].goodput_bps / 1e6);
-    assert!(bbr.flows[0].goodput_bps >= 0.80 * capacity, "BBR {:.2} Mbit/s", bbr.flows[0].goodput_bps / 1e6);
+    assert!(
+        cubic.flows[0].goodput_bps <= 0.25 * capacity,
+        "CUBIC {:.2} Mbit/s",
+        cubic.flows[0].goodput_bps / 1e6
+    );
+    assert!(
+        bbr.flows[0].goodput_bps >= 0.80 * capacity,
+        "BBR {:.2} Mbit/s",
+        bbr.flows[0].goodput_bps / 1e6
+    );
 }
 
 fn bbr_share_against_cubic(buffer_bdp: f64) -> f64 {
@@ -84,15 +125,25 @@ fn bbr_starves_cubic_in_a_shallow_buffer() {
 #[test]
 fn cubic_holds_its_own_in_a_deep_buffer() {
     let share = bbr_share_against_cubic(8.0);
-    assert!(1.0 - share >= 0.40, "CUBIC share {:.3} at 8 BDP", 1.0 - share);
+    assert!(
+        1.0 - share >= 0.40,
+        "CUBIC share {:.3} at 8 BDP",
+        1.0 - share
+    );
 }
 
 #[test]
 fn bbr_queues_up_before_its_estimate_follows_a_bandwidth_drop() {
     // oBBR Fig. 4: 20 -> 5 Mbit/s at 10 s, 100 ms, 200 KB buffer.
     let schedule = RateModel::Schedule(vec![
-        RateStep { at: Duration::ZERO, rate: mbps(20) },
-        RateStep { at: secs(10), rate: mbps(5) },
+        RateStep {
+            at: Duration::ZERO,
+            rate: mbps(20),
+        },
+        RateStep {
+            at: secs(10),
+            rate: mbps(5),
+        },
     ]);
     let r = run(Dumbbell::new(mbps(20), ms(100))
         .rate_model(schedule)
@@ -101,9 +152,20 @@ fn bbr_queues_up_before_its_estimate_follows_a_bandwidth_drop() {
         .flow("bbr")
         .unwrap());
     let after: Vec<_> = r.series.flows.iter().filter(|s| s.t_s >= 10.0).collect();
-    let rtt_high = after.iter().find(|s| s.latest_rtt_ms > 300.0).expect("RTT exceeded 3x base").t_s;
-    let bw_fell = after.iter().find(|s| s.bw_estimate_bps < 10e6).expect("estimate fell").t_s;
-    assert!(rtt_high < bw_fell, "RTT > 3x base at {rtt_high:.2}s, estimate fell at {bw_fell:.2}s");
+    let rtt_high = after
+        .iter()
+        .find(|s| s.latest_rtt_ms > 300.0)
+        .expect("RTT exceeded 3x base")
+        .t_s;
+    let bw_fell = after
+        .iter()
+        .find(|s| s.bw_estimate_bps < 10e6)
+        .expect("estimate fell")
+        .t_s;
+    assert!(
+        rtt_high < bw_fell,
+        "RTT > 3x base at {rtt_high:.2}s, estimate fell at {bw_fell:.2}s"
+    );
 }
 
 fn shared_traces() -> PathBuf {
@@ -122,7 +184,11 @@ fn bbr_uses_a_cellular_trace() {
         .warmup(secs(5))
         .flow("bbr")
         .unwrap());
-    assert!(r.link.utilization >= 0.80, "BBR used {:.3} of the trace's capacity", r.link.utilization);
+    assert!(
+        r.link.utilization >= 0.80,
+        "BBR used {:.3} of the trace's capacity",
+        r.link.utilization
+    );
 }
 
 #[test]
@@ -130,7 +196,12 @@ fn same_scenario_and_seed_give_identical_results() {
     let scenario = || {
         Dumbbell::new(mbps(30), ms(60))
             .buffer_bdp(0.5)
-            .loss(LossModel::GilbertElliott { p: 0.01, r: 0.3, loss_good: 0.0, loss_bad: 0.5 })
+            .loss(LossModel::GilbertElliott {
+                p: 0.01,
+                r: 0.3,
+                loss_good: 0.0,
+                loss_bad: 0.5,
+            })
             .duration(secs(20))
             .seed(42)
             .flow("bbr")
@@ -161,5 +232,9 @@ fn a_sized_transfer_completes_and_stops_the_run() {
     assert_eq!(f.bytes_delivered, 10_000_000);
     // 10 MB at 20 Mbit/s is 4 s of serialisation, plus Startup.
     assert!(t > 4.0 && t < 6.0, "completion {t:.2}s");
-    assert!(r.sim_time_s < 7.0, "the run stopped at completion ({:.2}s)", r.sim_time_s);
+    assert!(
+        r.sim_time_s < 7.0,
+        "the run stopped at completion ({:.2}s)",
+        r.sim_time_s
+    );
 }

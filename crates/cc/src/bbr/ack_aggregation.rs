@@ -52,7 +52,9 @@ impl AckAggregation {
         }
         let mut expected = bw.bytes_in(now - self.epoch_start);
         // A slow ACK stream (or a very old epoch) starts a new epoch.
-        if self.epoch_acked <= expected || self.epoch_acked + newly_acked >= mss * EPOCH_RESET_PACKETS {
+        if self.epoch_acked <= expected
+            || self.epoch_acked + newly_acked >= mss * EPOCH_RESET_PACKETS
+        {
             self.epoch_acked = Bytes::ZERO;
             self.epoch_start = now;
             expected = Bytes::ZERO;
@@ -71,7 +73,9 @@ impl AckAggregation {
 
     /// The cwnd allowance: `gain x extra_acked`, capped at 100 ms of `bw`.
     pub fn allowance(&self, bw: Bandwidth, gain: f64) -> Bytes {
-        self.extra_acked().mul_f64(gain).min(bw.bytes_in(MAX_ALLOWANCE))
+        self.extra_acked()
+            .mul_f64(gain)
+            .min(bw.bytes_in(MAX_ALLOWANCE))
     }
 }
 
@@ -92,7 +96,11 @@ mod tests {
         for t in 0..20 {
             agg.on_ack(ms(t), false, mss, bw, Bytes(100_000), mss);
         }
-        assert!(agg.extra_acked() <= mss * 2, "smooth stream: {}", agg.extra_acked());
+        assert!(
+            agg.extra_acked() <= mss * 2,
+            "smooth stream: {}",
+            agg.extra_acked()
+        );
         // Silence for 10 ms, then 10 packets acked at once.
         agg.on_ack(ms(30), false, mss * 10, bw, Bytes(100_000), mss);
         assert!(agg.extra_acked() >= mss * 9, "burst: {}", agg.extra_acked());
@@ -115,6 +123,10 @@ mod tests {
             agg.on_ack(ms(t), true, mss, bw, Bytes(100_000), mss);
             t += 1;
         }
-        assert!(agg.extra_acked() <= mss * 2, "old burst forgotten: {}", agg.extra_acked());
+        assert!(
+            agg.extra_acked() <= mss * 2,
+            "old burst forgotten: {}",
+            agg.extra_acked()
+        );
     }
 }

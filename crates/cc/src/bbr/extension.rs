@@ -96,7 +96,13 @@ pub trait ProbeGainPolicy: Send + fmt::Debug {
     }
     /// Whether `phase`, running for `elapsed`, should end on this ACK;
     /// `default` is the core's (Linux's) verdict.
-    fn phase_done(&self, _event: &AckEvent, _phase: usize, _elapsed: Duration, default: bool) -> bool {
+    fn phase_done(
+        &self,
+        _event: &AckEvent,
+        _phase: usize,
+        _elapsed: Duration,
+        default: bool,
+    ) -> bool {
         default
     }
     /// Algorithm-specific fields for tracing.
@@ -146,7 +152,9 @@ pub const BW_FILTER_ROUNDS: u64 = 10;
 
 impl Default for WindowedMaxBandwidth {
     fn default() -> Self {
-        WindowedMaxBandwidth { filter: MaxFilter::new(BW_FILTER_ROUNDS) }
+        WindowedMaxBandwidth {
+            filter: MaxFilter::new(BW_FILTER_ROUNDS),
+        }
     }
 }
 

@@ -143,7 +143,9 @@ impl LongTermBandwidth {
         if let Some(prev) = self.bw {
             let diff = if bw > prev { bw - prev } else { prev - bw };
             if diff.as_bps_f64() <= RATIO_THRESH * prev.as_bps_f64() || diff <= DIFF_THRESH {
-                self.bw = Some(Bandwidth::from_bits_per_sec((bw.bits_per_sec() + prev.bits_per_sec()) / 2));
+                self.bw = Some(Bandwidth::from_bits_per_sec(
+                    (bw.bits_per_sec() + prev.bits_per_sec()) / 2,
+                ));
                 self.in_use = true;
                 self.rounds = 0;
                 return LongTermVerdict::StartUsing;

@@ -8,7 +8,11 @@ use crate::rate::RateSample;
 use crate::testing::Pipe;
 
 fn bbr(seed: u64) -> Bbr {
-    Bbr::new("bbr", BbrParams::default(), &ControllerConfig::new(seed, Instant::ZERO))
+    Bbr::new(
+        "bbr",
+        BbrParams::default(),
+        &ControllerConfig::new(seed, Instant::ZERO),
+    )
 }
 
 fn secs(s: f64) -> Instant {
@@ -50,10 +54,20 @@ fn startup_exits_after_three_flat_rounds() {
     let in_flight = Bytes(1_000_000); // large: Drain does not end at once
     let mut total = Bytes(15_000);
     for round in 1..=4 {
-        b.on_ack(&round_ack(secs(0.04 * round as f64), total, rate, in_flight));
+        b.on_ack(&round_ack(
+            secs(0.04 * round as f64),
+            total,
+            rate,
+            in_flight,
+        ));
         total += Bytes(15_000);
         if round < 4 {
-            assert_eq!(b.mode(), Mode::Startup, "round {round}: {} flat rounds so far", round - 1);
+            assert_eq!(
+                b.mode(),
+                Mode::Startup,
+                "round {round}: {} flat rounds so far",
+                round - 1
+            );
         }
     }
     assert_eq!(b.mode(), Mode::Drain, "third flat round ends Startup");
@@ -66,7 +80,12 @@ fn growing_bandwidth_keeps_startup_going() {
     let mut total = Bytes(15_000);
     let mut rate = Bandwidth::from_mbps(1);
     for round in 1..=10 {
-        b.on_ack(&round_ack(secs(0.04 * round as f64), total, rate, Bytes(1_000_000)));
+        b.on_ack(&round_ack(
+            secs(0.04 * round as f64),
+            total,
+            rate,
+            Bytes(1_000_000),
+        ));
         total += Bytes(15_000);
         rate = rate.mul_f64(1.3);
         assert_eq!(b.mode(), Mode::Startup);
@@ -79,7 +98,12 @@ fn drain_ends_when_inflight_falls_to_one_bdp() {
     let rate = Bandwidth::from_mbps(12); // BDP at 40 ms = 60 KB
     let mut total = Bytes(15_000);
     for round in 1..=4 {
-        b.on_ack(&round_ack(secs(0.04 * round as f64), total, rate, Bytes(500_000)));
+        b.on_ack(&round_ack(
+            secs(0.04 * round as f64),
+            total,
+            rate,
+            Bytes(500_000),
+        ));
         total += Bytes(15_000);
     }
     assert_eq!(b.mode(), Mode::Drain);
@@ -101,7 +125,11 @@ fn probe_bw_never_starts_in_the_draining_phase() {
             b.cycle_phase()
         })
         .collect();
-    assert_eq!(starts.len(), 7, "all seven other phases are used: {starts:?}");
+    assert_eq!(
+        starts.len(),
+        7,
+        "all seven other phases are used: {starts:?}"
+    );
 }
 
 #[test]
@@ -120,12 +148,20 @@ fn probe_bw_advances_a_phase_no_sooner_than_min_rtt() {
             last = None;
             return;
         }
-        let phase = snap.extra.iter().find(|(k, _)| *k == "cycle_phase").unwrap().1 as usize;
+        let phase = snap
+            .extra
+            .iter()
+            .find(|(k, _)| *k == "cycle_phase")
+            .unwrap()
+            .1 as usize;
         match last {
             Some((p, since, whole)) if p != phase => {
                 let lasted = step.now - since;
                 if whole {
-                    assert!(lasted > rtt, "phase {p} lasted {lasted:?} < min_rtt {rtt:?}");
+                    assert!(
+                        lasted > rtt,
+                        "phase {p} lasted {lasted:?} < min_rtt {rtt:?}"
+                    );
                     phases_seen += 1;
                 }
                 last = Some((phase, step.now, true));
@@ -134,7 +170,10 @@ fn probe_bw_advances_a_phase_no_sooner_than_min_rtt() {
             _ => {}
         }
     });
-    assert!(phases_seen >= 8, "a whole cycle was observed ({phases_seen} phase changes)");
+    assert!(
+        phases_seen >= 8,
+        "a whole cycle was observed ({phases_seen} phase changes)"
+    );
 }
 
 #[test]
@@ -173,11 +212,23 @@ fn probe_rtt_after_ten_seconds_for_200ms_and_a_round() {
     let left = left.expect("ProbeRTT left");
     // The estimate was last refreshed by the first (lowest) sample.
     let age = entered - min_rtt_stamp;
-    assert!(age >= MIN_RTT_WINDOW && age < MIN_RTT_WINDOW + rtt, "entered after {age:?}");
-    assert!(cwnd_in_probe_rtt <= Bytes(4 * 1500), "cwnd {cwnd_in_probe_rtt} in ProbeRTT");
+    assert!(
+        age >= MIN_RTT_WINDOW && age < MIN_RTT_WINDOW + rtt,
+        "entered after {age:?}"
+    );
+    assert!(
+        cwnd_in_probe_rtt <= Bytes(4 * 1500),
+        "cwnd {cwnd_in_probe_rtt} in ProbeRTT"
+    );
     let stay = left - entered;
-    assert!(stay >= PROBE_RTT_DURATION.max(rtt), "left after {stay:?}: needs 200 ms and a round");
-    assert!(stay < PROBE_RTT_DURATION + rtt * 3, "left after {stay:?}: too long");
+    assert!(
+        stay >= PROBE_RTT_DURATION.max(rtt),
+        "left after {stay:?}: needs 200 ms and a round"
+    );
+    assert!(
+        stay < PROBE_RTT_DURATION + rtt * 3,
+        "left after {stay:?}: too long"
+    );
 }
 
 #[test]
@@ -192,7 +243,10 @@ fn steady_state_pacing_is_gain_times_bandwidth_less_one_percent() {
     let expected = bw.mul_f64(snap.pacing_gain * 0.99);
     assert_eq!(b.pacing_rate(), expected);
     let min_rtt = b.min_rtt().unwrap();
-    assert!(min_rtt >= Duration::from_millis(40) && min_rtt < Duration::from_millis(42), "{min_rtt:?}");
+    assert!(
+        min_rtt >= Duration::from_millis(40) && min_rtt < Duration::from_millis(42),
+        "{min_rtt:?}"
+    );
 }
 
 #[test]
@@ -211,12 +265,23 @@ fn bandwidth_estimate_falls_ten_rounds_after_capacity_drops() {
         }
     });
     let fell_at = fell_at.expect("estimate fell");
-    assert!(fell_at >= drop_round + 9, "fell at round {fell_at}, drop at {drop_round}");
-    assert!(fell_at <= drop_round + 14, "fell at round {fell_at}, drop at {drop_round}");
+    assert!(
+        fell_at >= drop_round + 9,
+        "fell at round {fell_at}, drop at {drop_round}"
+    );
+    assert!(
+        fell_at <= drop_round + 14,
+        "fell at round {fell_at}, drop at {drop_round}"
+    );
 }
 
 fn b_round(cc: &dyn CongestionControl) -> u64 {
-    cc.snapshot().extra.iter().find(|(k, _)| *k == "round_count").unwrap().1 as u64
+    cc.snapshot()
+        .extra
+        .iter()
+        .find(|(k, _)| *k == "round_count")
+        .unwrap()
+        .1 as u64
 }
 
 #[test]
@@ -233,7 +298,11 @@ fn recovery_conserves_packets_then_restores_cwnd() {
     ack.bytes_in_flight = Bytes(30_000);
     ack.newly_acked = Bytes(1500);
     b.on_ack(&ack);
-    assert_eq!(b.cwnd(), Bytes(31_500), "entering recovery: cwnd = inflight + acked");
+    assert_eq!(
+        b.cwnd(),
+        Bytes(31_500),
+        "entering recovery: cwnd = inflight + acked"
+    );
     // Still in recovery, same round: cwnd never below inflight + acked.
     ack.newly_lost = Bytes::ZERO;
     ack.bytes_in_flight = Bytes(10_000);

@@ -15,7 +15,10 @@ pub struct Pacer {
 impl Pacer {
     /// A pacer with a full bucket of `initial` bytes.
     pub fn new(now: Instant, initial: Bytes) -> Self {
-        Pacer { tokens: initial.as_f64(), last: now }
+        Pacer {
+            tokens: initial.as_f64(),
+            last: now,
+        }
     }
 
     fn refill(&mut self, now: Instant, rate: Bandwidth, depth: Bytes) {
@@ -25,7 +28,13 @@ impl Pacer {
     }
 
     /// When a packet of `size` may leave: `now` or a later time.
-    pub fn earliest_send(&mut self, now: Instant, size: Bytes, rate: Bandwidth, quantum: Bytes) -> Instant {
+    pub fn earliest_send(
+        &mut self,
+        now: Instant,
+        size: Bytes,
+        rate: Bandwidth,
+        quantum: Bytes,
+    ) -> Instant {
         if rate == Bandwidth::MAX {
             return now;
         }

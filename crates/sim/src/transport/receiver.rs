@@ -155,7 +155,10 @@ mod tests {
     fn acks_every_second_packet_or_after_the_delay() {
         let mut r = Receiver::new(AckPolicy::EverySecond, Duration::from_millis(25));
         let t0 = Instant::ZERO;
-        assert_eq!(r.on_packet(t0, 0, c(0, 10)), AckDecision::Delay(t0 + Duration::from_millis(25)));
+        assert_eq!(
+            r.on_packet(t0, 0, c(0, 10)),
+            AckDecision::Delay(t0 + Duration::from_millis(25))
+        );
         match r.on_packet(t0 + Duration::from_millis(1), 1, c(10, 10)) {
             AckDecision::Send(f) => {
                 assert_eq!(f.newly_received, vec![0, 1]);
@@ -164,7 +167,10 @@ mod tests {
             other => panic!("expected an ACK, got {other:?}"),
         }
         let at = t0 + Duration::from_millis(27);
-        assert_eq!(r.on_packet(t0 + Duration::from_millis(2), 2, c(20, 10)), AckDecision::Delay(at));
+        assert_eq!(
+            r.on_packet(t0 + Duration::from_millis(2), 2, c(20, 10)),
+            AckDecision::Delay(at)
+        );
         let f = r.on_timer(at, at).expect("delayed ACK");
         assert_eq!(f.newly_received, vec![2]);
         assert_eq!(f.ack_delay, Duration::from_millis(25));
@@ -176,6 +182,9 @@ mod tests {
         let mut r = Receiver::new(AckPolicy::EverySecond, Duration::from_millis(25));
         r.on_packet(Instant::ZERO, 0, c(0, 10));
         r.on_packet(Instant::ZERO, 1, c(10, 10));
-        assert!(matches!(r.on_packet(Instant::ZERO, 3, c(30, 10)), AckDecision::Send(_)));
+        assert!(matches!(
+            r.on_packet(Instant::ZERO, 3, c(30, 10)),
+            AckDecision::Send(_)
+        ));
     }
 }

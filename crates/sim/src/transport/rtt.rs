@@ -45,7 +45,11 @@ impl RttEstimator {
         }
         self.min = self.min.min(latest);
         // Subtract the peer's delay only when that cannot go below min_rtt.
-        let adjusted = if latest >= self.min + ack_delay { latest - ack_delay } else { latest };
+        let adjusted = if latest >= self.min + ack_delay {
+            latest - ack_delay
+        } else {
+            latest
+        };
         let deviation = self.smoothed.abs_diff(adjusted);
         self.rttvar = (self.rttvar * 3 + deviation) / 4;
         self.smoothed = (self.smoothed * 7 + adjusted) / 8;
@@ -80,7 +84,12 @@ impl RttEstimator {
 
     /// The estimate as the controller sees it.
     pub fn estimate(&self, sample: Option<Duration>) -> RttEstimate {
-        RttEstimate { latest: sample, smoothed: self.smoothed, rttvar: self.rttvar, min: self.min }
+        RttEstimate {
+            latest: sample,
+            smoothed: self.smoothed,
+            rttvar: self.rttvar,
+            min: self.min,
+        }
     }
 }
 
@@ -94,7 +103,10 @@ mod tests {
         assert_eq!(r.smoothed(), INITIAL_RTT);
         r.update(Duration::from_millis(100), Duration::ZERO);
         assert_eq!(r.smoothed(), Duration::from_millis(100));
-        assert_eq!(r.pto(Duration::from_millis(25)), Duration::from_millis(100 + 200 + 25));
+        assert_eq!(
+            r.pto(Duration::from_millis(25)),
+            Duration::from_millis(100 + 200 + 25)
+        );
         r.update(Duration::from_millis(180), Duration::from_millis(20));
         // adjusted = 160; srtt = (700 + 160)/8 = 107.5
         assert_eq!(r.smoothed(), Duration::from_micros(107_500));

@@ -5,8 +5,8 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use cc::{
-    AckEvent, Bandwidth, Bytes, CongestionControl, DeliveryRateEstimator, DeliveryState, Instant, LossEvent,
-    RateSample, SentEvent,
+    AckEvent, Bandwidth, Bytes, CongestionControl, DeliveryRateEstimator, DeliveryState, Instant,
+    LossEvent, RateSample, SentEvent,
 };
 
 use super::pacer::Pacer;
@@ -34,6 +34,8 @@ pub struct DataPacket {
     pub size: Bytes,
     /// The stream data it carries.
     pub chunk: Chunk,
+    /// When it was sent (and entered the bottleneck).
+    pub sent_time: Instant,
 }
 
 impl LinkPacket for DataPacket {
@@ -184,7 +186,9 @@ impl Sender {
             if self.bytes_in_flight + full > self.cc.cwnd() {
                 return SendOutcome::Blocked;
             }
-            let at = self.pacer.earliest_send(now, full, self.cc.pacing_rate(), self.cc.send_quantum());
+            let at =
+                self.pacer
+                    .earliest_send(now, full, self.cc.pacing_rate(), self.cc.send_quantum());
             if at > now {
                 return SendOutcome::WaitUntil(at);
             }
@@ -208,9 +212,17 @@ impl Sender {
         SendOutcome::Sent(packet)
     }
 
-    fn send_packet(&mut self, now: Instant, chunk: Chunk, size: Bytes, is_resend: bool) -> DataPacket {
+    fn send_packet(
+        &mut self,
+        now: Instant,
+        chunk: Chunk,
+        size: Bytes,
+        is_resend: bool,
+    ) -> DataPacket {
         let app_limited = self.estimator.is_app_limited();
-        let state = self.estimator.on_packet_sent(now, self.bytes_in_flight, size);
+        let state = self
+            .estimator
+            .on_packet_sent(now, self.bytes_in_flight, size);
         let pn = self.next_pn;
         self.next_pn += 1;
         self.sent.push_back(Some(SentPacket { state, chunk }));
@@ -229,7 +241,13 @@ impl Sender {
             app_limited,
             is_retransmission: is_resend,
         });
-        DataPacket { flow: self.flow, pn, size, chunk }
+        DataPacket {
+            flow: self.flow,
+            pn,
+            size,
+            chunk,
+            sent_time: now,
+        }
     }
 
     fn slot(&mut self, pn: u64) -> Option<&mut Option<SentPacket>> {
@@ -250,7 +268,10 @@ impl Sender {
             // An ACK for a packet never sent: a peer bug; ignore the frame.
             return;
         }
-        self.largest_acked = Some(self.largest_acked.map_or(frame.largest, |l| l.max(frame.largest)));
+        self.largest_acked = Some(
+            self.largest_acked
+                .map_or(frame.largest, |l| l.max(frame.largest)),
+        );
         let prior_in_flight = self.bytes_in_flight;
         let mut newly_acked = Bytes::ZERO;
         let mut largest_newly_acked: Option<(u64, Instant)> = None;
@@ -280,7 +301,9 @@ impl Sender {
         let sample = self.estimator.generate_sample(now, min_rtt);
         self.last_sample = sample;
         let was_in_recovery = self.in_recovery;
-        self.in_recovery = self.recovery_start.is_some_and(|start| largest_sent <= start);
+        self.in_recovery = self
+            .recovery_start
+            .is_some_and(|start| largest_sent <= start);
         self.cc.on_ack(&AckEvent {
             now,
             rate: sample,
@@ -307,10 +330,15 @@ impl Sender {
         let loss_delay = self.rtt.loss_delay();
         let lost_send_time = now - loss_delay;
         let mut lost: Vec<(u64, SentPacket)> = Vec::new();
-        let end = largest.saturating_sub(self.base_pn).saturating_add(1).min(self.sent.len() as u64) as usize;
+        let end = largest
+            .saturating_sub(self.base_pn)
+            .saturating_add(1)
+            .min(self.sent.len() as u64) as usize;
         for idx in 0..end {
             let pn = self.base_pn + idx as u64;
-            let Some(packet) = self.sent[idx] else { continue };
+            let Some(packet) = self.sent[idx] else {
+                continue;
+            };
             if pn + PACKET_THRESHOLD <= largest || packet.state.sent_time <= lost_send_time {
                 self.sent[idx] = None;
                 lost.push((pn, packet));
@@ -334,7 +362,9 @@ impl Sender {
             self.stats.packets_lost += 1;
             self.stats.bytes_lost += size.get();
             // A loss of a packet sent after the current recovery began starts a new one.
-            let new_event = self.recovery_start.is_none_or(|start| packet.state.sent_time > start);
+            let new_event = self
+                .recovery_start
+                .is_none_or(|start| packet.state.sent_time > start);
             if new_event {
                 self.recovery_start = Some(now);
                 self.in_recovery = true;
@@ -380,7 +410,8 @@ impl Sender {
         if self.bytes_in_flight == Bytes::ZERO {
             return None;
         }
-        let pto = self.rtt.pto(self.config.max_ack_delay) * 2u32.saturating_pow(self.pto_count.min(16));
+        let pto =
+            self.rtt.pto(self.config.max_ack_delay) * 2u32.saturating_pow(self.pto_count.min(16));
         self.last_ack_eliciting.map(|t| t + pto)
     }
 
@@ -399,7 +430,9 @@ impl Sender {
 
     /// Whether every byte of a sized transfer has been acknowledged.
     pub fn is_done(&self) -> bool {
-        self.stream.all_sent_once() && !self.stream.has_data() && self.bytes_in_flight == Bytes::ZERO
+        self.stream.all_sent_once()
+            && !self.stream.has_data()
+            && self.bytes_in_flight == Bytes::ZERO
     }
 
     /// The controller's pacing rate.

@@ -23,7 +23,11 @@ pub struct SendStream {
 impl SendStream {
     /// A stream of `total` bytes, or unlimited.
     pub fn new(total: Option<u64>) -> Self {
-        SendStream { next_offset: 0, total, resend: VecDeque::new() }
+        SendStream {
+            next_offset: 0,
+            total,
+            resend: VecDeque::new(),
+        }
     }
 
     /// Whether anything is waiting to be sent.
@@ -44,7 +48,10 @@ impl SendStream {
                 self.resend.pop_front();
                 return Some((c, true));
             }
-            let c = Chunk { offset: front.offset, len: max_len };
+            let c = Chunk {
+                offset: front.offset,
+                len: max_len,
+            };
             front.offset += max_len as u64;
             front.len -= max_len;
             return Some((c, true));
@@ -57,7 +64,10 @@ impl SendStream {
             return None;
         }
         let len = (max_len as u64).min(remaining) as u32;
-        let c = Chunk { offset: self.next_offset, len };
+        let c = Chunk {
+            offset: self.next_offset,
+            len,
+        };
         self.next_offset += len as u64;
         Some((c, false))
     }
@@ -77,12 +87,60 @@ mod tests {
     #[test]
     fn resends_go_first_and_split() {
         let mut s = SendStream::new(Some(3000));
-        assert_eq!(s.next_chunk(1448), Some((Chunk { offset: 0, len: 1448 }, false)));
-        s.resend(Chunk { offset: 0, len: 1448 });
-        assert_eq!(s.next_chunk(1000), Some((Chunk { offset: 0, len: 1000 }, true)));
-        assert_eq!(s.next_chunk(1448), Some((Chunk { offset: 1000, len: 448 }, true)));
-        assert_eq!(s.next_chunk(1448), Some((Chunk { offset: 1448, len: 1448 }, false)));
-        assert_eq!(s.next_chunk(1448), Some((Chunk { offset: 2896, len: 104 }, false)));
+        assert_eq!(
+            s.next_chunk(1448),
+            Some((
+                Chunk {
+                    offset: 0,
+                    len: 1448
+                },
+                false
+            ))
+        );
+        s.resend(Chunk {
+            offset: 0,
+            len: 1448,
+        });
+        assert_eq!(
+            s.next_chunk(1000),
+            Some((
+                Chunk {
+                    offset: 0,
+                    len: 1000
+                },
+                true
+            ))
+        );
+        assert_eq!(
+            s.next_chunk(1448),
+            Some((
+                Chunk {
+                    offset: 1000,
+                    len: 448
+                },
+                true
+            ))
+        );
+        assert_eq!(
+            s.next_chunk(1448),
+            Some((
+                Chunk {
+                    offset: 1448,
+                    len: 1448
+                },
+                false
+            ))
+        );
+        assert_eq!(
+            s.next_chunk(1448),
+            Some((
+                Chunk {
+                    offset: 2896,
+                    len: 104
+                },
+                false
+            ))
+        );
         assert!(!s.has_data());
         assert_eq!(s.next_chunk(1448), None);
     }
