@@ -5,7 +5,9 @@
 //! - [`rate`]: the delivery-rate estimator a transport runs for its controller.
 //! - [`controller`]: the [`CongestionControl`] trait and its events.
 //! - [`spec`]: spec strings (`"bbr"`, `"cubic:beta=0.7"`) and the registry.
-//! - one module per algorithm: [`reno`], [`cubic`], [`bbr`].
+//! - one module per algorithm: [`reno`], [`cubic`], [`bbr`] (BBRv1 and the
+//!   core its variants extend: [`obbr`], [`cws`], [`modest`], [`bbr_s`],
+//!   [`b3r`]), and [`bbr2`] (BBRv2, BBRv3 and adaptive BBRv2).
 //!
 //! The crate does no I/O and has no clock: every event carries its time, so
 //! the same controller runs in the simulator and in a real QUIC stack.
@@ -17,10 +19,16 @@
 //! assert_eq!(bbr.snapshot().mode, "startup");
 //! ```
 
+pub mod b3r;
 pub mod bbr;
+pub mod bbr2;
+pub mod bbr_s;
 pub mod controller;
 pub mod cubic;
+pub mod cws;
 pub mod filter;
+pub mod modest;
+pub mod obbr;
 pub mod rate;
 pub mod reno;
 pub mod spec;

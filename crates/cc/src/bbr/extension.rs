@@ -118,6 +118,11 @@ pub trait LossReaction: Send + fmt::Debug {
     fn recovery_cwnd(&mut self, _ctx: &AckContext, conservative: Bytes) -> Bytes {
         conservative
     }
+    /// The window while packet conservation lasts (the first round of
+    /// recovery); Linux: never below inflight plus what was just acked.
+    fn conservation_cwnd(&self, _ctx: &AckContext, cwnd: Bytes, inflight_plus_acked: Bytes) -> Bytes {
+        cwnd.max(inflight_plus_acked)
+    }
     /// Limits the target window computed from the model.
     fn limit_target(&self, _ctx: &AckContext, target: Bytes) -> Bytes {
         target

@@ -667,7 +667,7 @@ impl Bbr {
         }
         self.recovery.was_in_recovery = event.in_recovery;
         if self.recovery.packet_conservation {
-            *cwnd = (*cwnd).max(inflight_plus_acked);
+            *cwnd = self.ext.loss_reaction.conservation_cwnd(ctx, *cwnd, inflight_plus_acked);
             return true;
         }
         false
