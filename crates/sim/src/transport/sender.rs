@@ -328,7 +328,12 @@ impl Sender {
             return Bytes::ZERO;
         };
         let loss_delay = self.rtt.loss_delay();
-        let lost_send_time = now - loss_delay;
+        // Nothing can be a loss_delay old before loss_delay has passed
+        // (a saturating subtraction would make t=0 packets look old).
+        let lost_send_time = now
+            .as_nanos()
+            .checked_sub(loss_delay.as_nanos() as u64)
+            .map(Instant::from_nanos);
         let mut lost: Vec<(u64, SentPacket)> = Vec::new();
         let end = largest
             .saturating_sub(self.base_pn)
@@ -339,7 +344,9 @@ impl Sender {
             let Some(packet) = self.sent[idx] else {
                 continue;
             };
-            if pn + PACKET_THRESHOLD <= largest || packet.state.sent_time <= lost_send_time {
+            if pn + PACKET_THRESHOLD <= largest
+                || lost_send_time.is_some_and(|t| packet.state.sent_time <= t)
+            {
                 self.sent[idx] = None;
                 lost.push((pn, packet));
             } else {
@@ -443,5 +450,179 @@ impl Sender {
     /// How long since the last ack-eliciting packet (for idle detection).
     pub fn idle_for(&self, now: Instant) -> Option<Duration> {
         self.last_ack_eliciting.map(|t| now - t)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cc::{AlgorithmSpec, ControllerConfig};
+
+    fn ms(v: u64) -> Instant {
+        Instant::from_nanos(v * 1_000_000)
+    }
+
+    fn sender() -> Sender {
+        let cc = AlgorithmSpec::parse("reno")
+            .unwrap()
+            .build(&ControllerConfig::new(1, Instant::ZERO));
+        Sender::new(0, Instant::ZERO, TransportConfig::default(), cc, None)
+    }
+
+    /// Sends `n` packets from `now` on, waiting for the pacer when it asks,
+    /// and returns their numbers.
+    fn send(s: &mut Sender, now: Instant, n: usize) -> Vec<u64> {
+        let mut now = now;
+        let mut pns = Vec::new();
+        while pns.len() < n {
+            match s.poll_send(now) {
+                SendOutcome::Sent(p) => pns.push(p.pn),
+                SendOutcome::WaitUntil(t) => now = t,
+                SendOutcome::Blocked => panic!("cwnd full after {} packets", pns.len()),
+            }
+        }
+        pns
+    }
+
+    fn ack(pns: &[u64]) -> AckFrame {
+        AckFrame {
+            largest: *pns.iter().max().unwrap(),
+            ack_delay: Duration::ZERO,
+            newly_received: pns.to_vec(),
+        }
+    }
+
+    #[test]
+    fn packet_threshold_declares_loss_three_behind() {
+        let mut s = sender();
+        send(&mut s, ms(0), 6);
+        s.on_ack(ms(100), &ack(&[4]));
+        // 0 and 1 are >= 3 behind 4; 2 and 3 wait for the time threshold.
+        assert_eq!(s.stats().packets_lost, 2);
+        assert!(s.in_recovery());
+        let timer = s.loss_timer().expect("time threshold armed");
+        assert_eq!(
+            timer,
+            ms(0) + Duration::from_micros(112_500),
+            "9/8 x 100 ms after the send"
+        );
+        s.on_loss_timer(timer);
+        assert_eq!(s.stats().packets_lost, 4);
+        assert_eq!(
+            s.stats().congestion_events,
+            1,
+            "one recovery period for the whole burst"
+        );
+        assert_eq!(
+            s.bytes_in_flight(),
+            Bytes(1500),
+            "only packet 5 still in flight"
+        );
+    }
+
+    #[test]
+    fn lost_data_is_resent_in_new_packets() {
+        let mut s = sender();
+        let sent = send(&mut s, ms(0), 5);
+        s.on_ack(ms(100), &ack(&[3, 4]));
+        assert_eq!(s.stats().packets_lost, 2);
+        // The next packets carry the lost chunks under new packet numbers.
+        let resent = send(&mut s, ms(100), 2);
+        assert!(resent.iter().all(|pn| !sent.contains(pn)));
+        assert_eq!(s.stats().bytes_retransmitted, 2 * 1448);
+    }
+
+    #[test]
+    fn recovery_ends_when_a_packet_sent_after_it_began_is_acked() {
+        let mut s = sender();
+        send(&mut s, ms(0), 5);
+        s.on_ack(ms(100), &ack(&[3, 4]));
+        assert!(s.in_recovery());
+        let later = send(&mut s, ms(101), 1);
+        s.on_ack(ms(150), &ack(&[2]));
+        assert!(
+            s.in_recovery(),
+            "packet 2 was sent before the recovery began"
+        );
+        s.on_ack(ms(201), &ack(&later));
+        assert!(!s.in_recovery());
+    }
+
+    #[test]
+    fn pto_fires_after_silence_and_probes_beyond_cwnd() {
+        let mut s = sender();
+        send(&mut s, ms(0), 2);
+        s.on_ack(ms(100), &ack(&[0, 1]));
+        send(&mut s, ms(100), 10);
+        let pto = s.loss_timer().expect("PTO armed");
+        let last_send = s.last_ack_eliciting.unwrap();
+        // srtt 100 + 4 x rttvar 50 + max_ack_delay 25 after the last send.
+        assert_eq!(pto, last_send + Duration::from_millis(325));
+        s.on_loss_timer(pto);
+        assert_eq!(s.stats().ptos, 1);
+        assert!(matches!(s.poll_send(pto), SendOutcome::Sent(_)));
+        assert!(matches!(s.poll_send(pto), SendOutcome::Sent(_)));
+        // The second PTO backs off exponentially from the probes.
+        let second = s.loss_timer().unwrap();
+        assert_eq!(second, pto + Duration::from_millis(650));
+        assert_eq!(
+            s.poll_send(pto),
+            SendOutcome::Blocked,
+            "two probes only, then cwnd rules again"
+        );
+    }
+
+    #[test]
+    fn persistent_congestion_after_three_ptos_of_losses() {
+        let mut s = sender();
+        send(&mut s, ms(0), 1);
+        s.on_ack(ms(100), &ack(&[0]));
+        // Packets spread over 2 s (> 3 x 325 ms), all lost, then one acked.
+        for t in 0..6 {
+            send(&mut s, ms(200 + t * 400), 1);
+        }
+        let last = send(&mut s, ms(2300), 4);
+        s.on_ack(ms(2400), &ack(&last[3..]));
+        assert!(s.stats().persistent_congestions >= 1);
+        assert_eq!(
+            s.controller().cwnd(),
+            Bytes(3000),
+            "reno collapses to the minimum window"
+        );
+    }
+
+    #[test]
+    fn acks_for_unsent_packets_are_ignored() {
+        let mut s = sender();
+        send(&mut s, ms(0), 2);
+        s.on_ack(
+            ms(50),
+            &AckFrame {
+                largest: 99,
+                ack_delay: Duration::ZERO,
+                newly_received: vec![0, 99],
+            },
+        );
+        assert_eq!(s.bytes_in_flight(), Bytes(3000));
+        assert_eq!(s.stats().packets_lost, 0);
+    }
+
+    #[test]
+    fn running_out_of_data_marks_the_flight_app_limited() {
+        let cc = AlgorithmSpec::parse("bbr")
+            .unwrap()
+            .build(&ControllerConfig::new(1, Instant::ZERO));
+        let mut s = Sender::new(
+            0,
+            Instant::ZERO,
+            TransportConfig::default(),
+            cc,
+            Some(Bytes(2 * 1448)),
+        );
+        send(&mut s, ms(0), 2);
+        assert_eq!(s.poll_send(ms(0)), SendOutcome::Blocked);
+        s.on_ack(ms(100), &ack(&[0, 1]));
+        assert!(s.last_rate_sample().is_app_limited || s.is_done());
+        assert!(s.is_done());
     }
 }
