@@ -8,6 +8,8 @@ use clap::{Parser, Subcommand};
 mod list;
 mod output;
 mod run;
+mod store;
+mod sweep;
 
 /// A laboratory for BBR-family congestion control.
 #[derive(Parser, Debug)]
@@ -25,6 +27,12 @@ enum Command {
     /// series_flows.csv, series_link.csv and the effective scenario.toml
     /// to the output directory.
     Run(RunArgs),
+    /// Run every point of a scenario's [sweep] table in parallel.
+    ///
+    /// Results go to a store in the output directory (runs/<id>.json per
+    /// run, results.csv over all runs). Runs already recorded are skipped,
+    /// so an interrupted sweep resumes where it stopped.
+    Sweep(SweepArgs),
     /// List what bbrlab knows.
     List {
         /// What to list.
@@ -61,10 +69,32 @@ struct RunArgs {
     quiet: bool,
 }
 
+#[derive(clap::Args, Debug)]
+struct SweepArgs {
+    /// The scenario file with a [sweep] table (see docs/SCENARIOS.md).
+    scenario: PathBuf,
+    /// Output directory [default: out/<scenario name>-sweep].
+    #[arg(long, short)]
+    out: Option<PathBuf>,
+    /// Parallel runs [default: all cores].
+    #[arg(long, short)]
+    jobs: Option<usize>,
+    /// Override a scenario value for every run (as for `run`). Repeatable.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<scenario::Override>,
+    /// Override the seed of every run (a `seed` sweep axis still wins).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Also keep each run's time series (runs/<id>/series_*.csv).
+    #[arg(long)]
+    series: bool,
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => run::run(args),
+        Command::Sweep(args) => sweep::sweep(args),
         Command::List { what } => {
             list::list(what);
             Ok(())

@@ -18,6 +18,15 @@ struct Summary<'a> {
     bbrlab_version: &'static str,
 }
 
+/// The summary.json contents of a run.
+pub fn summary<'a>(scenario: &scenario::Scenario, result: &'a RunResult) -> impl Serialize + 'a {
+    Summary {
+        result,
+        scenario_file: scenario.source.display().to_string(),
+        bbrlab_version: env!("CARGO_PKG_VERSION"),
+    }
+}
+
 /// Writes summary.json, flows.csv, the time series and scenario.toml.
 pub fn write_all(
     dir: &Path,
@@ -25,20 +34,21 @@ pub fn write_all(
     result: &RunResult,
     series: bool,
 ) -> anyhow::Result<()> {
-    let summary = Summary {
-        result,
-        scenario_file: scenario.source.display().to_string(),
-        bbrlab_version: env!("CARGO_PKG_VERSION"),
-    };
-    let json = serde_json::to_string_pretty(&summary).context("serialising summary")?;
+    let json =
+        serde_json::to_string_pretty(&summary(scenario, result)).context("serialising summary")?;
     write(dir, "summary.json", json + "\n")?;
     write(dir, "scenario.toml", scenario.document.clone())?;
     write_csv(dir, "flows.csv", result.flows.iter().map(FlowRow::from))?;
     if series {
-        write_csv(dir, "series_flows.csv", result.series.flows.iter())?;
-        write_csv(dir, "series_link.csv", result.series.link.iter())?;
+        write_series(dir, result)?;
     }
     Ok(())
+}
+
+/// Writes series_flows.csv and series_link.csv.
+pub fn write_series(dir: &Path, result: &RunResult) -> anyhow::Result<()> {
+    write_csv(dir, "series_flows.csv", result.series.flows.iter())?;
+    write_csv(dir, "series_link.csv", result.series.link.iter())
 }
 
 fn write(dir: &Path, name: &str, content: String) -> anyhow::Result<()> {

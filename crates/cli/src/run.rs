@@ -12,6 +12,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     if let Some(seed) = args.seed {
         overrides.push(scenario::Override::seed(seed));
     }
+    let sweep = scenario::load_sweep(&args.scenario, &overrides)?;
+    if !sweep.axes.is_empty() {
+        anyhow::bail!(
+            "{}: has a [sweep] table ({} runs); run it with `bbrlab sweep {}`",
+            args.scenario.display(),
+            sweep.points().len(),
+            args.scenario.display()
+        );
+    }
     let scenario = scenario::load(&args.scenario, &overrides)?;
     let out = args
         .out

@@ -255,3 +255,150 @@ fn every_command_has_help() {
         );
     }
 }
+
+fn sweep_file(dir: &Path) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let path = dir.join("sweep.toml");
+    std::fs::write(
+        &path,
+        r#"
+name = "tiny-sweep"
+duration = "3s"
+[link]
+rate = "10Mbit"
+rtt = "20ms"
+buffer = "1bdp"
+[[flow]]
+cc = "bbr"
+[sweep]
+"flow.0.cc" = ["bbr", "cubic"]
+seeds = [1, 2, 3]
+"#,
+    )
+    .unwrap();
+    path
+}
+
+fn csv_rows(path: &Path) -> Vec<String> {
+    let mut rows: Vec<String> = std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(String::from)
+        .collect();
+    // Drop the wall-time column's variation: compare everything else.
+    rows.iter_mut().for_each(|r| {
+        let cells: Vec<&str> = r.split(',').collect();
+        *r = cells[..cells.len() - 1].join(",");
+    });
+    rows.sort();
+    rows
+}
+
+#[test]
+fn sweep_runs_the_product_and_resumes_without_rerunning() {
+    let dir = tempdir("sweep");
+    let file = sweep_file(&dir);
+    let out = dir.join("out");
+    let o = bbrlab(&[
+        "sweep",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--jobs",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("6 runs (0 already recorded, 6 run now, 0 failed)"),
+        "{text}"
+    );
+    let header = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let header = header.lines().next().unwrap();
+    assert!(header.starts_with("run_id,flow.0.cc,"), "{header}");
+    assert_eq!(header.matches(",seed,").count(), 1, "{header}");
+    assert_eq!(csv_rows(&out.join("results.csv")).len(), 6);
+
+    // Lose one record as a kill would (no record written): only it reruns.
+    let runs: Vec<_> = std::fs::read_dir(out.join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    std::fs::remove_file(&runs[0]).unwrap();
+    let o = bbrlab(&[
+        "sweep",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("6 runs (5 already recorded, 1 run now, 0 failed)"),
+        "{text}"
+    );
+    assert_eq!(csv_rows(&out.join("results.csv")).len(), 6);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn sweep_results_do_not_depend_on_the_thread_count() {
+    let dir = tempdir("sweep-threads");
+    let file = sweep_file(&dir);
+    for jobs in ["1", "2"] {
+        let out = dir.join(format!("out{jobs}"));
+        let o = bbrlab(&[
+            "sweep",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--jobs",
+            jobs,
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    assert_eq!(
+        csv_rows(&dir.join("out1/results.csv")),
+        csv_rows(&dir.join("out2/results.csv"))
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn sweep_with_a_bad_point_fails_before_running() {
+    let dir = tempdir("sweep-bad");
+    let file = sweep_file(&dir);
+    let text = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("\"cubic\"]", "\"vegas\"]");
+    std::fs::write(&file, text).unwrap();
+    let out = dir.join("out");
+    let o = bbrlab(&[
+        "sweep",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("unknown algorithm `vegas`") && e.contains("flow.0.cc=vegas"),
+        "{e}"
+    );
+    assert!(!out.join("runs").exists(), "nothing ran");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn run_on_a_sweep_file_points_to_sweep() {
+    let dir = tempdir("run-sweep");
+    let file = sweep_file(&dir);
+    let o = bbrlab(&["run", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("has a [sweep] table (6 runs)"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -54,6 +54,7 @@ mod error;
 mod locate;
 mod overrides;
 mod raw;
+mod sweep;
 pub mod units;
 
 use std::path::{Path, PathBuf};
@@ -63,6 +64,7 @@ use toml_edit::{DocumentMut, ImDocument};
 
 pub use error::ScenarioError;
 pub use overrides::{Override, ParseOverrideError};
+pub use sweep::{load_sweep, sweep_from_str, Axis, Sweep, SweepPoint};
 
 use convert::Ctx;
 use error::{KeyPath, Seg};

@@ -1,0 +1,218 @@
+//! The results store of a sweep: one record per finished run, and one
+//! table over all of them.
+//!
+//! Layout of the output directory:
+//! - `runs/<id>.json`: the record of one run (its sweep point, the effective
+//!   scenario and the full summary), written to a temporary file and renamed
+//!   into place, so a record is either whole or absent whatever happens to
+//!   the process;
+//! - `runs/<id>/series_*.csv`: the run's time series, when asked for;
+//! - `results.csv`: one row per run (sweep parameters, then summary metrics,
+//!   flow `i`'s as `flow<i>_*`), rewritten (again via rename) after every run.
+//!
+//! `<id>` is a hash of the run's effective scenario document, so rerunning
+//! the same sweep finds the runs already done, and a changed scenario never
+//! reuses an old result.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use anyhow::Context;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// What the store keeps of one run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// Stable identity: a hash of the effective scenario.
+    pub id: String,
+    /// The sweep point, as `key=value` pairs in axis order.
+    pub params: Vec<(String, String)>,
+    /// The effective scenario document.
+    pub scenario: String,
+    /// The run's summary (the contents of a summary.json).
+    pub summary: Value,
+}
+
+/// A results store in a directory.
+pub struct Store {
+    dir: PathBuf,
+    rows: Mutex<Vec<RunRecord>>,
+}
+
+/// FNV-1a, 64 bit: a stable content hash (std's hasher may change between releases).
+pub fn content_id(text: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.as_bytes() {
+        h ^= *b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+impl Store {
+    /// Opens (creating if needed) the store in `dir` and loads what is recorded.
+    pub fn open(dir: &Path) -> anyhow::Result<Store> {
+        let runs = dir.join("runs");
+        fs::create_dir_all(&runs).with_context(|| format!("cannot create {}", runs.display()))?;
+        let mut rows = Vec::new();
+        for entry in
+            fs::read_dir(&runs).with_context(|| format!("cannot list {}", runs.display()))?
+        {
+            let path = entry?.path();
+            if path.extension().is_some_and(|e| e == "json") {
+                let text = fs::read_to_string(&path)
+                    .with_context(|| format!("cannot read {}", path.display()))?;
+                let record: RunRecord = serde_json::from_str(&text).with_context(|| {
+                    format!(
+                        "{}: not a run record (delete it to rerun that run)",
+                        path.display()
+                    )
+                })?;
+                rows.push(record);
+            }
+        }
+        rows.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok(Store {
+            dir: dir.to_path_buf(),
+            rows: Mutex::new(rows),
+        })
+    }
+
+    /// Whether a run with this id is recorded.
+    pub fn contains(&self, id: &str) -> bool {
+        self.rows
+            .lock()
+            .expect("store lock")
+            .iter()
+            .any(|r| r.id == id)
+    }
+
+    /// Where a run's extra files (time series) go.
+    pub fn run_dir(&self, id: &str) -> PathBuf {
+        self.dir.join("runs").join(id)
+    }
+
+    /// Records a finished run (atomically) and rewrites results.csv.
+    pub fn record(&self, record: RunRecord) -> anyhow::Result<()> {
+        let path = self.dir.join("runs").join(format!("{}.json", record.id));
+        write_atomically(&path, &serde_json::to_string_pretty(&record)?)?;
+        let mut rows = self.rows.lock().expect("store lock");
+        rows.retain(|r| r.id != record.id);
+        rows.push(record);
+        rows.sort_by(|a, b| a.id.cmp(&b.id));
+        write_atomically(&self.dir.join("results.csv"), &to_csv(&rows)?)
+    }
+
+    /// Rewrites results.csv from the records (e.g. after deleting some).
+    pub fn rewrite_table(&self) -> anyhow::Result<()> {
+        let rows = self.rows.lock().expect("store lock");
+        write_atomically(&self.dir.join("results.csv"), &to_csv(&rows)?)
+    }
+}
+
+fn write_atomically(path: &Path, content: &str) -> anyhow::Result<()> {
+    let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
+    fs::write(&tmp, content).with_context(|| format!("cannot write {}", tmp.display()))?;
+    fs::rename(&tmp, path).with_context(|| format!("cannot move {} into place", path.display()))
+}
+
+/// One record flattened to columns.
+fn flatten(record: &RunRecord) -> BTreeMap<String, String> {
+    let mut row = BTreeMap::new();
+    row.insert("run_id".to_string(), record.id.clone());
+    for (k, v) in &record.params {
+        // The seed is a summary column already.
+        if k != "seed" {
+            row.insert(format!("param:{k}"), v.clone());
+        }
+    }
+    let s = &record.summary;
+    let mut put = |name: String, v: &Value| {
+        let text = match v {
+            Value::Null => String::new(),
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        row.insert(name, text);
+    };
+    for key in [
+        "scenario",
+        "seed",
+        "sim_time_s",
+        "wall_time_s",
+        "jain_index",
+        "events",
+    ] {
+        put(key.to_string(), &s[key]);
+    }
+    for key in [
+        "utilization",
+        "capacity_bps",
+        "bytes_forwarded",
+        "bytes_dropped",
+    ] {
+        put(format!("link_{key}"), &s["link"][key]);
+    }
+    for p in ["p50", "p95", "p99"] {
+        put(
+            format!("link_queue_delay_{p}_ms"),
+            &s["link"]["queue_delay_ms"][p],
+        );
+    }
+    let flows = s["flows"].as_array().cloned().unwrap_or_default();
+    put("n_flows".to_string(), &Value::from(flows.len()));
+    for (i, f) in flows.iter().enumerate() {
+        for key in [
+            "cc",
+            "goodput_bps",
+            "retransmission_ratio",
+            "loss_ratio",
+            "bytes_sent",
+            "bytes_delivered",
+            "bytes_retransmitted",
+            "bytes_lost",
+            "bytes_dropped",
+            "mean_cwnd_bytes",
+            "completion_time_s",
+        ] {
+            put(format!("flow{i}_{key}"), &f[key]);
+        }
+        for p in ["p50", "p95", "p99"] {
+            put(format!("flow{i}_rtt_{p}_ms"), &f["rtt_ms"][p]);
+        }
+    }
+    row
+}
+
+/// The table: columns are the union over rows (parameters first).
+fn to_csv(rows: &[RunRecord]) -> anyhow::Result<String> {
+    let flat: Vec<_> = rows.iter().map(flatten).collect();
+    let mut params = BTreeSet::new();
+    let mut metrics = BTreeSet::new();
+    for row in &flat {
+        for k in row.keys() {
+            if k.starts_with("param:") {
+                params.insert(k.clone());
+            } else if k != "run_id" {
+                metrics.insert(k.clone());
+            }
+        }
+    }
+    let columns: Vec<String> = std::iter::once("run_id".to_string())
+        .chain(params)
+        .chain(metrics)
+        .collect();
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(columns.iter().map(|c| c.trim_start_matches("param:")))?;
+    for row in &flat {
+        w.write_record(
+            columns
+                .iter()
+                .map(|c| row.get(c).map(String::as_str).unwrap_or("")),
+        )?;
+    }
+    Ok(String::from_utf8(w.into_inner()?)?)
+}

@@ -1,0 +1,288 @@
+//! Sweeps: a scenario with a `[sweep]` table stands for the product of its
+//! axes.
+//!
+//! ```toml
+//! [sweep]
+//! "link.buffer" = ["0.25bdp", "1bdp"]
+//! "flow.0.cc" = ["bbr", "obbr:mu=0.5"]
+//! seeds = [1, 2, 3]
+//! ```
+//!
+//! Keys are the dotted paths of `--set` (quoted in TOML because they contain
+//! dots); `seed` and `seeds` both name the seed axis. Each run is the base
+//! scenario (the file without its `[sweep]` table) with one value of every
+//! axis applied as an override, validated exactly as a `--set` would be.
+//! The first axis varies slowest.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use toml_edit::{DocumentMut, Item, Value};
+
+use crate::{from_str, Override, Scenario, ScenarioError};
+
+/// One axis of a sweep: a key and the values it takes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Axis {
+    /// The dotted key (`seeds` is normalised to `seed`).
+    pub key: String,
+    /// The values, as override strings.
+    pub values: Vec<String>,
+}
+
+/// One run of a sweep: a value for every axis.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SweepPoint {
+    /// `(key, value)` per axis, in axis order.
+    pub params: Vec<(String, String)>,
+}
+
+impl SweepPoint {
+    /// The point as overrides.
+    pub fn overrides(&self) -> Vec<Override> {
+        self.params
+            .iter()
+            .map(|(k, v)| Override::new(k.clone(), v.clone()))
+            .collect()
+    }
+}
+
+impl fmt::Display for SweepPoint {
+    /// `key=value key=value`, the point's stable identity in results.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, (k, v)) in self.params.iter().enumerate() {
+            if i > 0 {
+                f.write_str(" ")?;
+            }
+            write!(f, "{k}={v}")?;
+        }
+        Ok(())
+    }
+}
+
+/// A scenario expanded into its runs.
+#[derive(Clone, Debug)]
+pub struct Sweep {
+    /// The scenario file.
+    pub source: PathBuf,
+    /// The scenario text without its `[sweep]` table.
+    pub base: String,
+    /// Overrides applied to every run (from the command line).
+    pub overrides: Vec<Override>,
+    /// The axes, in file order.
+    pub axes: Vec<Axis>,
+}
+
+impl Sweep {
+    /// Every point of the product, first axis slowest. A scenario without a
+    /// `[sweep]` table has one point with no parameters.
+    pub fn points(&self) -> Vec<SweepPoint> {
+        let mut points = vec![SweepPoint { params: Vec::new() }];
+        for axis in &self.axes {
+            let mut next = Vec::with_capacity(points.len() * axis.values.len());
+            for p in &points {
+                for v in &axis.values {
+                    let mut params = p.params.clone();
+                    params.push((axis.key.clone(), v.clone()));
+                    next.push(SweepPoint { params });
+                }
+            }
+            points = next;
+        }
+        points
+    }
+
+    /// The scenario of one point.
+    pub fn scenario(&self, point: &SweepPoint) -> Result<Scenario, ScenarioError> {
+        let mut overrides = self.overrides.clone();
+        overrides.extend(point.overrides());
+        from_str(&self.base, &self.source, &overrides)
+    }
+
+    /// Validates every point, so a bad value fails before anything runs.
+    pub fn scenarios(&self) -> Result<Vec<(SweepPoint, Scenario)>, ScenarioError> {
+        self.points()
+            .into_iter()
+            .map(|p| {
+                let s = self.scenario(&p).map_err(|mut e| {
+                    e.message = format!("{} (in sweep point {p})", e.message);
+                    e
+                })?;
+                Ok((p, s))
+            })
+            .collect()
+    }
+}
+
+/// Reads a scenario file with an optional `[sweep]` table.
+pub fn load_sweep(path: &Path, overrides: &[Override]) -> Result<Sweep, ScenarioError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ScenarioError::file_error(path, format!("cannot read scenario file: {e}")))?;
+    sweep_from_str(&text, path, overrides)
+}
+
+/// Parses a scenario text with an optional `[sweep]` table.
+pub fn sweep_from_str(
+    text: &str,
+    origin: &Path,
+    overrides: &[Override],
+) -> Result<Sweep, ScenarioError> {
+    let mut doc: DocumentMut = match text.parse() {
+        Ok(d) => d,
+        // Let the scenario parser produce its precise syntax error.
+        Err(_) => return Err(from_str(text, origin, overrides).expect_err("a TOML syntax error")),
+    };
+    let line_of = |key: &str| {
+        text.lines()
+            .position(|l| {
+                let l = l.trim_start();
+                l.starts_with(&format!("\"{key}\""))
+                    || l.starts_with(&format!("{key} "))
+                    || l.starts_with(&format!("{key}="))
+            })
+            .map(|i| i + 1)
+    };
+    let err = |key: String, message: String| ScenarioError {
+        file: origin.to_path_buf(),
+        line: line_of(key.trim_start_matches("sweep.").trim_matches('"')),
+        key: Some(key),
+        column: None,
+        message,
+    };
+    let mut axes = Vec::new();
+    if let Some(item) = doc.remove("sweep") {
+        let Item::Table(table) = item else {
+            return Err(err(
+                "sweep".into(),
+                "expected a [sweep] table of key = [values]".into(),
+            ));
+        };
+        for (key, value) in table.iter() {
+            let path = format!("sweep.\"{key}\"");
+            let Some(Value::Array(array)) = value.as_value() else {
+                return Err(err(
+                    path,
+                    format!("expected a list of values, e.g. \"{key}\" = [..., ...]"),
+                ));
+            };
+            if array.is_empty() {
+                return Err(err(path, "expected at least one value".into()));
+            }
+            let key = if key == "seeds" {
+                "seed".to_string()
+            } else {
+                key.to_string()
+            };
+            if axes.iter().any(|a: &Axis| a.key == key) {
+                return Err(err(path, format!("the axis `{key}` is given twice")));
+            }
+            let values = array.iter().map(override_text).collect();
+            axes.push(Axis { key, values });
+        }
+    }
+    let sweep = Sweep {
+        source: origin.to_path_buf(),
+        base: doc.to_string(),
+        overrides: overrides.to_vec(),
+        axes,
+    };
+    // The base itself must be valid (errors then carry file lines).
+    from_str(&sweep.base, origin, overrides)?;
+    Ok(sweep)
+}
+
+/// A TOML value as the text an override would carry.
+fn override_text(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.value().clone(),
+        other => other.to_string().trim().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = r#"
+name = "s"
+duration = "2s"
+[link]
+rate = "10Mbit"
+rtt = "20ms"
+buffer = "1bdp"
+[[flow]]
+cc = "bbr"
+"#;
+
+    #[test]
+    fn product_of_axes_first_axis_slowest() {
+        let text = format!(
+            "{BASE}\n[sweep]\n\"link.buffer\" = [\"0.5bdp\", \"2bdp\"]\nseeds = [1, 2, 3]\n"
+        );
+        let sweep = sweep_from_str(&text, Path::new("s.toml"), &[]).unwrap();
+        let points = sweep.points();
+        assert_eq!(points.len(), 6);
+        assert_eq!(points[0].to_string(), "link.buffer=0.5bdp seed=1");
+        assert_eq!(points[1].to_string(), "link.buffer=0.5bdp seed=2");
+        assert_eq!(points[5].to_string(), "link.buffer=2bdp seed=3");
+        let all = sweep.scenarios().unwrap();
+        assert_eq!(all[4].1.config.seed, 2);
+        assert_eq!(
+            all[4].1.config.link.buffer,
+            sim::link::BufferLimit::Bytes(cc::Bytes(50_000))
+        );
+    }
+
+    #[test]
+    fn no_sweep_table_is_one_run() {
+        let sweep = sweep_from_str(BASE, Path::new("s.toml"), &[]).unwrap();
+        assert_eq!(sweep.points().len(), 1);
+        assert!(sweep.scenarios().is_ok());
+    }
+
+    #[test]
+    fn a_bad_value_names_the_point() {
+        let text = format!("{BASE}\n[sweep]\n\"flow.0.cc\" = [\"bbr\", \"vegas\"]\n");
+        let sweep = sweep_from_str(&text, Path::new("s.toml"), &[]).unwrap();
+        let e = sweep.scenarios().unwrap_err().to_string();
+        assert!(
+            e.contains("unknown algorithm `vegas`") && e.contains("flow.0.cc=vegas"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn malformed_sweep_tables_are_rejected() {
+        let e = sweep_from_str(
+            &format!("{BASE}\n[sweep]\nseed = 3\n"),
+            Path::new("s.toml"),
+            &[],
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("expected a list of values"), "{e}");
+        assert_eq!(e.line, Some(12));
+        let e = sweep_from_str(
+            &format!("{BASE}\n[sweep]\nseed = []\n"),
+            Path::new("s.toml"),
+            &[],
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("at least one value"), "{e}");
+        let e = sweep_from_str(
+            &format!("{BASE}\n[sweep]\nseed = [1]\nseeds = [2]\n"),
+            Path::new("s.toml"),
+            &[],
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("given twice"), "{e}");
+        let e = sweep_from_str(
+            &format!("{BASE}\n[sweep]\n\"link.nosuch\" = [1]\n"),
+            Path::new("s.toml"),
+            &[],
+        )
+        .unwrap()
+        .scenarios()
+        .unwrap_err();
+        assert!(e.to_string().contains("link.nosuch"), "{e}");
+    }
+}
