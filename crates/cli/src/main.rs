@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod list;
+mod model;
 mod output;
 mod run;
 mod store;
@@ -33,6 +34,19 @@ enum Command {
     /// run, results.csv over all runs). Runs already recorded are skipped,
     /// so an interrupted sweep resumes where it stopped.
     Sweep(SweepArgs),
+    /// Print the oBBR paper's buffer-occupancy model (Eq. 1): Q_r curves and
+    /// converge points of a BBR flow sharing a buffer with loss-based flows.
+    Model {
+        /// cwnd gains g (comma-separated).
+        #[arg(long, value_delimiter = ',', default_values_t = [1.0, 2.0])]
+        g: Vec<f64>,
+        /// Buffer sizes R in BDP (comma-separated).
+        #[arg(long, value_delimiter = ',', default_values_t = [0.5, 1.0, 2.0, 4.0, 16.0])]
+        r: Vec<f64>,
+        /// Points of p in [0, 1] for the curves.
+        #[arg(long, default_value_t = 11)]
+        points: usize,
+    },
     /// List what bbrlab knows.
     List {
         /// What to list.
@@ -95,6 +109,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => run::run(args),
         Command::Sweep(args) => sweep::sweep(args),
+        Command::Model { g, r, points } => model::print(&g, &r, points),
         Command::List { what } => {
             list::list(what);
             Ok(())

@@ -402,3 +402,17 @@ fn run_on_a_sweep_file_points_to_sweep() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn model_prints_converge_points_and_rejects_bad_gains() {
+    let o = bbrlab(&["model", "--g", "2", "--r", "16"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    // p* = (16 - 2 + 1) / 32 = 0.469
+    assert!(text.contains("0.469") && text.contains("0.531"), "{text}");
+    let o = bbrlab(&["model", "--g", "0.5"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("expected gains >= 1"), "{}", stderr(&o));
+    let o = bbrlab(&["model", "--r", "zero"]);
+    assert_eq!(o.status.code(), Some(2));
+}
