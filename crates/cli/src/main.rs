@@ -105,6 +105,13 @@ struct SweepArgs {
 }
 
 fn main() -> ExitCode {
+    // Like any Unix tool, end quietly when the reader of stdout goes away
+    // (`bbrlab list | head`) instead of panicking on the broken pipe.
+    #[cfg(unix)]
+    // SAFETY: restoring the default disposition of SIGPIPE before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => run::run(args),

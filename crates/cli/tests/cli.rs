@@ -416,3 +416,17 @@ fn model_prints_converge_points_and_rejects_bad_gains() {
     let o = bbrlab(&["model", "--r", "zero"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn a_closed_stdout_ends_the_program_quietly() {
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bbrlab"))
+        .args(["model", "--points", "100000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // the reader goes away at once
+    let out = child.wait_with_output().unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"), "{}", stderr(&out));
+}
