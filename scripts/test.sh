@@ -7,5 +7,7 @@ if [ ! -d ../shared/traces ]; then
     echo "error: ../shared/traces not found: the shared/ data directory must sit beside this repository" >&2
     exit 1
 fi
+# The report's browser check needs Debian's Chromium and playwright-core.
+./scripts/setup-browser.sh
 cargo fmt --all -- --check
 cargo test --workspace --locked "$@"
