@@ -238,3 +238,25 @@ fn a_sized_transfer_completes_and_stops_the_run() {
         r.sim_time_s
     );
 }
+
+#[test]
+fn bbr_holds_its_rate_through_steady_random_loss() {
+    // BBR ignores loss below ~20% (Cardwell et al. 2016, Fig. 8); losses in
+    // every round must not turn into a round of packet conservation each.
+    for loss in [0.02, 0.05] {
+        let r = run(Dumbbell::new(mbps(100), ms(100))
+            .buffer(BufferLimit::Bytes(Bytes(2_000_000)))
+            .loss(LossModel::Bernoulli { p: loss })
+            .duration(secs(60))
+            .warmup(secs(5))
+            .flow("bbr")
+            .unwrap());
+        let goodput = r.flows[0].goodput_bps;
+        assert!(
+            goodput >= 0.85 * 100e6,
+            "{:.1}% loss: {:.2} Mbit/s",
+            loss * 100.0,
+            goodput / 1e6
+        );
+    }
+}

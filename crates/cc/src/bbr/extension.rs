@@ -82,6 +82,14 @@ pub trait CwndGainPolicy: Send + fmt::Debug {
     fn cwnd_cap(&self, _ctx: &AckContext) -> Option<Bytes> {
         None
     }
+    /// A hard upper bound on inflight (oBBR's `g x BDP`, without the core's
+    /// send-quantum and aggregation allowances): cwnd never exceeds it, and
+    /// a ProbeBW probe whose inflight target lies above it ends on reaching
+    /// the cap instead (a capped probe could otherwise only end on a loss).
+    /// Default: none.
+    fn inflight_cap(&self, _ctx: &AckContext) -> Option<Bytes> {
+        None
+    }
     /// Algorithm-specific fields for tracing.
     fn trace(&self, _out: &mut Vec<(&'static str, f64)>) {}
 }
@@ -105,8 +113,51 @@ pub trait ProbeGainPolicy: Send + fmt::Debug {
     ) -> bool {
         default
     }
+    /// Like [`phase_done`](Self::phase_done), with the core's inflight
+    /// targets at hand (B3R's phase rules compare inflight with targets at
+    /// gains the core does not use). The core calls this one; the default
+    /// defers to `phase_done`.
+    fn phase_done_with(&self, ctx: &PhaseContext, default: bool) -> bool {
+        self.phase_done(ctx.event, ctx.phase, ctx.elapsed, default)
+    }
     /// Algorithm-specific fields for tracing.
     fn trace(&self, _out: &mut Vec<(&'static str, f64)>) {}
+}
+
+/// What the core knows when it asks a [`ProbeGainPolicy`] whether a
+/// ProbeBW phase is over (`bbr_is_next_cycle_phase`).
+#[derive(Clone, Copy, Debug)]
+pub struct PhaseContext<'a> {
+    /// The ACK being processed.
+    pub event: &'a AckEvent,
+    /// The phase in force (0 = the probing phase).
+    pub phase: usize,
+    /// How long the phase has run, in delivery time.
+    pub elapsed: Duration,
+    /// The pacing gain in force.
+    pub pacing_gain: f64,
+    /// min_rtt estimate, once there is one.
+    pub min_rtt: Option<Duration>,
+    /// Inflight as the core compares it with its targets (Linux's
+    /// inflight at EDT: prior inflight, plus a send quantum while probing).
+    pub inflight: Bytes,
+    /// `max_bw x min_rtt`; the initial window until min_rtt is known.
+    pub bdp: Bytes,
+    /// What the core adds to `gain x BDP` for send quanta
+    /// (`bbr_quantization_budget`).
+    pub quantization_budget: Bytes,
+}
+
+impl PhaseContext<'_> {
+    /// The core's inflight target at `gain` (`bbr_inflight`).
+    pub fn target_inflight(&self, gain: f64) -> Bytes {
+        let bdp = if self.min_rtt.is_some() {
+            self.bdp.mul_f64(gain)
+        } else {
+            self.bdp
+        };
+        bdp.saturating_add(self.quantization_budget)
+    }
 }
 
 /// How the window reacts to loss and what caps it.
@@ -120,7 +171,12 @@ pub trait LossReaction: Send + fmt::Debug {
     }
     /// The window while packet conservation lasts (the first round of
     /// recovery); Linux: never below inflight plus what was just acked.
-    fn conservation_cwnd(&self, _ctx: &AckContext, cwnd: Bytes, inflight_plus_acked: Bytes) -> Bytes {
+    fn conservation_cwnd(
+        &self,
+        _ctx: &AckContext,
+        cwnd: Bytes,
+        inflight_plus_acked: Bytes,
+    ) -> Bytes {
         cwnd.max(inflight_plus_acked)
     }
     /// Limits the target window computed from the model.

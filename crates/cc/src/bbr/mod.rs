@@ -67,6 +67,18 @@
 //!   the pacer) is approximated by the ACK's prior inflight plus one send
 //!   quantum while probing.
 //! - An RTO has no QUIC equivalent; persistent congestion plays its role.
+//! - The recovery epoch. Linux's `TCP_CA_Recovery` lasts until everything
+//!   outstanding at its start, retransmissions included, is cumulatively
+//!   acknowledged, so under random loss a round of packet conservation is
+//!   followed by a round of growth. An RFC 9002 recovery period ends one
+//!   round after it began, and with steady losses the next one starts at
+//!   once: mapped one to one, BBR would re-enter packet conservation every
+//!   round, lose each round's losses from inflight for good, and its max
+//!   filter would follow the shrinking delivery rate down (40 Mbit/s of 100
+//!   at 2% loss, where Linux keeps ~95%). So BBR keeps its own epoch, as
+//!   Chromium's and xquic's QUIC BBR and the oBBR authors' `ngx_bbr.c` do:
+//!   it begins with the transport's congestion event and ends only when a
+//!   packet sent after the latest loss is acknowledged.
 //! - cwnd never falls below 4 packets, not even during packet conservation
 //!   (where Linux may go down to 1 when almost nothing is in flight).
 
@@ -207,6 +219,11 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
 #[derive(Clone, Debug, Default)]
 struct Recovery {
     was_in_recovery: bool,
+    /// Whether BBR's recovery epoch continues after the ACK being processed.
+    in_recovery: bool,
+    /// When the latest loss was detected: the epoch lasts until a packet
+    /// sent after it is acknowledged.
+    latest_loss: Option<Instant>,
     packet_conservation: bool,
     prior_cwnd: Bytes,
 }
@@ -240,6 +257,8 @@ pub struct Bbr {
     delivered_time: Instant,
     idle_restart: bool,
     rng: Pcg64Mcg,
+    /// The cwnd-gain policy's inflight cap at the last ACK.
+    inflight_cap: Option<Bytes>,
 }
 
 impl Bbr {
@@ -283,6 +302,7 @@ impl Bbr {
             delivered_time: config.now,
             idle_restart: false,
             rng: Pcg64Mcg::seed_from_u64(config.seed),
+            inflight_cap: None,
         };
         bbr.init_pacing_rate(None);
         bbr
@@ -421,16 +441,25 @@ impl Bbr {
         } else if self.pacing_gain > 1.0 {
             // Probe for at least min_rtt, then until loss or the probe's
             // inflight is reached.
-            full_length
-                && (event.newly_lost > Bytes::ZERO
-                    || inflight >= self.target_inflight(bw, self.pacing_gain))
+            let target = self.target_inflight(bw, self.pacing_gain);
+            // A window capped below the target (oBBR) probes up to the cap.
+            let target = self.inflight_cap.map_or(target, |cap| target.min(cap));
+            full_length && (event.newly_lost > Bytes::ZERO || inflight >= target)
         } else {
             // Drain until the queue is likely gone, at most one min_rtt.
             full_length || inflight <= self.target_inflight(bw, 1.0)
         };
-        self.ext
-            .probe_gain
-            .phase_done(event, self.cycle_phase, elapsed, default)
+        let ctx = extension::PhaseContext {
+            event,
+            phase: self.cycle_phase,
+            elapsed,
+            pacing_gain: self.pacing_gain,
+            min_rtt: self.min_rtt,
+            inflight,
+            bdp: self.bdp(bw, 1.0),
+            quantization_budget: self.quantization_budget(Bytes::ZERO),
+        };
+        self.ext.probe_gain.phase_done_with(&ctx, default)
     }
 
     fn save_cwnd(&mut self) {
@@ -632,6 +661,10 @@ impl Bbr {
         if let Some(cap) = self.ext.cwnd_gain.cwnd_cap(ctx) {
             cwnd = cwnd.min(cap);
         }
+        self.inflight_cap = self.ext.cwnd_gain.inflight_cap(ctx);
+        if let Some(cap) = self.inflight_cap {
+            cwnd = cwnd.min(cap);
+        }
         // Linux lets packet conservation take cwnd below 4 packets when
         // little is in flight; the floor holds here in every state.
         cwnd = cwnd.max(self.min_cwnd());
@@ -639,6 +672,22 @@ impl Bbr {
             cwnd = cwnd.min(self.min_cwnd());
         }
         self.cwnd = cwnd;
+    }
+
+    /// Whether BBR is in recovery after `event`: it enters with the
+    /// transport's congestion event and stays until a packet sent after the
+    /// latest loss is acknowledged (see "Deviations" in the module essay).
+    fn in_recovery_after(&self, event: &AckEvent) -> bool {
+        if !self.recovery.was_in_recovery {
+            return event.in_recovery;
+        }
+        match (self.recovery.latest_loss, event.rate.newest_sent_time) {
+            (Some(loss), Some(sent)) => sent <= loss,
+            // An ACK that acknowledged nothing changes nothing.
+            (Some(_), None) => true,
+            // No loss reported packet by packet: follow the transport's period.
+            (None, _) => event.in_recovery,
+        }
     }
 
     /// Deducts losses, starts packet conservation on entering recovery and
@@ -659,15 +708,18 @@ impl Bbr {
                 .ext
                 .loss_reaction
                 .recovery_cwnd(ctx, inflight_plus_acked);
-        } else if self.recovery.was_in_recovery && !event.in_recovery {
+        } else if self.recovery.was_in_recovery && !self.recovery.in_recovery {
             if self.ext.loss_reaction.restores_cwnd_after_recovery() {
                 *cwnd = (*cwnd).max(self.recovery.prior_cwnd);
             }
             self.recovery.packet_conservation = false;
         }
-        self.recovery.was_in_recovery = event.in_recovery;
+        self.recovery.was_in_recovery = self.recovery.in_recovery;
         if self.recovery.packet_conservation {
-            *cwnd = self.ext.loss_reaction.conservation_cwnd(ctx, *cwnd, inflight_plus_acked);
+            *cwnd = self
+                .ext
+                .loss_reaction
+                .conservation_cwnd(ctx, *cwnd, inflight_plus_acked);
             return true;
         }
         false
@@ -699,7 +751,8 @@ impl CongestionControl for Bbr {
         if event.newly_acked > Bytes::ZERO {
             self.delivered_time = event.now;
         }
-        let recovery_entered = event.in_recovery && !self.recovery.was_in_recovery;
+        self.recovery.in_recovery = self.in_recovery_after(event);
+        let recovery_entered = self.recovery.in_recovery && !self.recovery.was_in_recovery;
         if recovery_entered {
             self.save_cwnd();
         }
@@ -729,6 +782,7 @@ impl CongestionControl for Bbr {
     }
 
     fn on_packet_lost(&mut self, event: &LossEvent) {
+        self.recovery.latest_loss = Some(event.now);
         if event.persistent_congestion {
             // The QUIC analogue of an RTO (Linux `bbr_set_state(TCP_CA_Loss)`):
             // restart the plateau search and fall back to what is in flight.

@@ -284,6 +284,27 @@ fn b_round(cc: &dyn CongestionControl) -> u64 {
         .1 as u64
 }
 
+/// Reports a loss detected at `now` of a packet sent at `sent`.
+fn lose(b: &mut Bbr, now: Instant, sent: Instant, new_event: bool) {
+    let packet = crate::rate::DeliveryState {
+        sent_time: sent,
+        size: Bytes(1500),
+        delivered: Bytes::ZERO,
+        delivered_time: sent,
+        first_send_time: sent,
+        is_app_limited: false,
+        tx_in_flight: Bytes(30_000),
+        lost: Bytes::ZERO,
+    };
+    b.on_packet_lost(&LossEvent {
+        now,
+        packet,
+        bytes_in_flight: Bytes(30_000),
+        new_congestion_event: new_event,
+        persistent_congestion: false,
+    });
+}
+
 #[test]
 fn recovery_conserves_packets_then_restores_cwnd() {
     let mut pipe = Pipe::new(Bandwidth::from_mbps(20), Duration::from_millis(40));
@@ -293,10 +314,13 @@ fn recovery_conserves_packets_then_restores_cwnd() {
     let step = pipe.step(&mut b);
     let mut ack = step.event;
     ack.now += Duration::from_millis(1);
+    let loss_at = ack.now;
+    lose(&mut b, loss_at, loss_at - Duration::from_millis(40), true);
     ack.in_recovery = true;
     ack.newly_lost = Bytes(3000);
     ack.bytes_in_flight = Bytes(30_000);
     ack.newly_acked = Bytes(1500);
+    ack.rate.newest_sent_time = Some(loss_at - Duration::from_millis(39));
     b.on_ack(&ack);
     assert_eq!(
         b.cwnd(),
@@ -309,10 +333,50 @@ fn recovery_conserves_packets_then_restores_cwnd() {
     ack.rate.prior_delivered = Some(Bytes::ZERO); // not a round start
     b.on_ack(&ack);
     assert!(b.cwnd() >= Bytes(11_500));
-    // Recovery ends: the pre-recovery window comes back.
+    // A packet sent after the loss is acknowledged: the pre-recovery window comes back.
     ack.in_recovery = false;
+    ack.rate.newest_sent_time = Some(loss_at + Duration::from_millis(1));
     b.on_ack(&ack);
     assert!(b.cwnd() >= before, "restored {} >= {}", b.cwnd(), before);
+}
+
+#[test]
+fn continued_losses_extend_the_recovery_epoch() {
+    let mut pipe = Pipe::new(Bandwidth::from_mbps(20), Duration::from_millis(40));
+    let mut b = bbr(2);
+    pipe.run_until(&mut b, secs(3.0), |_, _| {});
+    let mut ack = pipe.step(&mut b).event;
+    let t0 = ack.now + Duration::from_millis(1);
+    lose(&mut b, t0, t0 - Duration::from_millis(40), true);
+    ack.now = t0;
+    ack.in_recovery = true;
+    ack.newly_lost = Bytes(1500);
+    ack.rate.newest_sent_time = Some(t0 - Duration::from_millis(39));
+    b.on_ack(&ack);
+    assert!(b.recovery.packet_conservation, "entered recovery");
+    // A round later the transport's RFC 9002 period is over and a new loss
+    // starts another one; for BBR the epoch simply continues.
+    let t1 = t0 + Duration::from_millis(45);
+    lose(&mut b, t1, t0 + Duration::from_millis(5), true);
+    ack.now = t1;
+    ack.rate.newest_sent_time = Some(t0 + Duration::from_millis(4));
+    ack.rate.prior_delivered = ack.rate.total_delivered.into(); // a round start
+    ack.rate.total_delivered += Bytes(1500);
+    b.on_ack(&ack);
+    assert!(b.recovery.was_in_recovery, "still in BBR's epoch");
+    assert!(
+        !b.recovery.packet_conservation,
+        "no second round of packet conservation"
+    );
+    // Only a packet sent after the latest loss ends the epoch.
+    ack.in_recovery = false;
+    ack.newly_lost = Bytes::ZERO;
+    ack.rate.newest_sent_time = Some(t1 - Duration::from_millis(1));
+    b.on_ack(&ack);
+    assert!(b.recovery.was_in_recovery);
+    ack.rate.newest_sent_time = Some(t1 + Duration::from_millis(1));
+    b.on_ack(&ack);
+    assert!(!b.recovery.was_in_recovery, "epoch over");
 }
 
 #[test]
