@@ -45,6 +45,18 @@ pub use units::{Bandwidth, Bytes, Instant};
 
 /// Every algorithm bbrlab knows, in the order `bbrlab list` shows them.
 pub fn algorithms() -> &'static [AlgorithmInfo] {
-    static ALGORITHMS: &[AlgorithmInfo] = &[reno::INFO, cubic::INFO, bbr::INFO];
+    static ALGORITHMS: &[AlgorithmInfo] = &[
+        reno::INFO,
+        cubic::INFO,
+        bbr::INFO,
+        bbr2::BBR2_INFO,
+        bbr2::BBR3_INFO,
+        bbr2::ADAPTIVE_INFO,
+        obbr::INFO,
+        cws::INFO,
+        modest::INFO,
+        bbr_s::INFO,
+        b3r::INFO,
+    ];
     ALGORITHMS
 }

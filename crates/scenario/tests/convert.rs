@@ -24,7 +24,14 @@ fn every_example_loads() {
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "toml") {
-            let s = load(&path, &[]).unwrap_or_else(|e| panic!("{e}"));
+            // Sweep files expand into runs; every run must load.
+            let runs = scenario::load_sweep(&path, &[])
+                .and_then(|sweep| sweep.scenarios())
+                .unwrap_or_else(|e| panic!("{e}"));
+            let s = &runs[0].1;
+            if runs.len() == 1 {
+                load(&path, &[]).unwrap_or_else(|e| panic!("{e}"));
+            }
             assert_eq!(
                 Some(s.name.as_str()),
                 path.file_stem().and_then(|s| s.to_str()),

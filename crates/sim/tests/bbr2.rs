@@ -1,0 +1,193 @@
+//! BBRv2, adaptive BBRv2 and BBRv3 against BBRv1: Drucker et al.'s headline
+//! effect (BBRv2's goodput collapses under persistent random loss at a
+//! large BDP, and resetting inflight_hi at every PROBE_REFILL fixes it), the
+//! oBBR paper's observation that BBRv2 retransmits far less than BBRv1 in a
+//! shallow buffer, and BBRv3 running the same scenarios. Every run is
+//! deterministic.
+
+use std::time::Duration;
+
+use cc::{Bandwidth, Bytes};
+use sim::link::{BufferLimit, LossModel};
+use sim::{Dumbbell, FlowSummary, RunResult, Simulation};
+
+fn run(d: Dumbbell) -> RunResult {
+    Simulation::new(d.build()).run()
+}
+
+fn mbps(bps: f64) -> f64 {
+    bps / 1e6
+}
+
+/// Drucker et al.'s large-BDP condition (Fig. 2, 5, 7): 100 ms, a 2 MB
+/// buffer, 2% random loss, five minutes (their runs' length, §III-A; the
+/// collapse is a ratchet that takes minutes to play out). 100 Mbit/s
+/// instead of their 500 keeps the run cheap; the BDP (1.25 MB) is still
+/// large.
+fn lossy_large_bdp(spec: &str) -> FlowSummary {
+    let r = run(
+        Dumbbell::new(Bandwidth::from_mbps(100), Duration::from_millis(100))
+            .buffer(BufferLimit::Bytes(Bytes(2_000_000)))
+            .loss(LossModel::Bernoulli { p: 0.02 })
+            .duration(Duration::from_secs(300))
+            .sample_interval(Duration::from_secs(1))
+            .flow(spec)
+            .unwrap(),
+    );
+    r.flows[0].clone()
+}
+
+/// The oBBR paper's shallow-buffer condition (Fig. 7): 40 Mbit/s, 100 ms,
+/// a quarter-BDP buffer, no random loss.
+fn shallow_buffer(spec: &str) -> FlowSummary {
+    let r = run(
+        Dumbbell::new(Bandwidth::from_mbps(40), Duration::from_millis(100))
+            .buffer_bdp(0.25)
+            .duration(Duration::from_secs(60))
+            .flow(spec)
+            .unwrap(),
+    );
+    r.flows[0].clone()
+}
+
+#[test]
+fn bbr2_goodput_collapses_under_two_percent_random_loss_at_a_large_bdp() {
+    let v1 = lossy_large_bdp("bbr");
+    let v2 = lossy_large_bdp("bbr2");
+    println!(
+        "BBRv1 {:.2} Mbit/s, BBRv2 {:.2} Mbit/s",
+        mbps(v1.goodput_bps),
+        mbps(v2.goodput_bps)
+    );
+    assert!(
+        v2.goodput_bps <= 0.30 * v1.goodput_bps,
+        "BBRv2 {:.2} Mbit/s > 30% of BBRv1's {:.2} Mbit/s",
+        mbps(v2.goodput_bps),
+        mbps(v1.goodput_bps)
+    );
+}
+
+#[test]
+#[ignore = "does not reproduce (100 Mbit/s, 100 ms, 2 MB, 2% loss, 300 s): BBRv1 93.6 Mbit/s, \
+            retransmission ratio 2.03%; bbr2-adaptive 1.9 Mbit/s (2%), reset_to=1 28.8 Mbit/s (31%), \
+            no_upper_bound 84.0 Mbit/s (90%). The REFILL reset inherits the CRUISE inflight that \
+            bw_lo has worn down, and every UP ends on a >2% loss sample, where the paper's Fig. 6 \
+            never exceeds the threshold. The retransmission half cannot hold under random loss alone: \
+            every controller retransmits ~2% of what it sends, and BBRv1 paces below the overflow point \
+            even at 500 Mbit/s (465 Mbit/s, 2.03%). See docs/ALGORITHMS.md"]
+fn adaptive_bbr2_recovers_most_of_bbr1s_goodput_with_half_its_retransmissions() {
+    let v1 = lossy_large_bdp("bbr");
+    let adaptive = lossy_large_bdp("bbr2-adaptive");
+    println!(
+        "BBRv1 {:.2} Mbit/s {} B retransmitted; adaptive BBRv2 {:.2} Mbit/s {} B",
+        mbps(v1.goodput_bps),
+        v1.bytes_retransmitted,
+        mbps(adaptive.goodput_bps),
+        adaptive.bytes_retransmitted
+    );
+    assert!(
+        adaptive.goodput_bps >= 0.80 * v1.goodput_bps,
+        "adaptive BBRv2 {:.2} Mbit/s < 80% of BBRv1's {:.2} Mbit/s",
+        mbps(adaptive.goodput_bps),
+        mbps(v1.goodput_bps)
+    );
+    assert!(
+        adaptive.bytes_retransmitted as f64 <= 0.50 * v1.bytes_retransmitted as f64,
+        "adaptive BBRv2 retransmitted {} B > 50% of BBRv1's {} B",
+        adaptive.bytes_retransmitted,
+        v1.bytes_retransmitted
+    );
+}
+
+#[test]
+fn removing_the_upper_bound_restores_goodput_under_random_loss() {
+    // Drucker et al. §V-A: with a 1000% loss threshold inflight_hi is never
+    // set and BBRv2 keeps its goodput; the upper bound is what collapses.
+    let v2 = lossy_large_bdp("bbr2");
+    let unbounded = lossy_large_bdp("bbr2-adaptive:no_upper_bound=true");
+    println!(
+        "BBRv2 {:.2} Mbit/s, no upper bound {:.2} Mbit/s",
+        mbps(v2.goodput_bps),
+        mbps(unbounded.goodput_bps)
+    );
+    assert!(
+        unbounded.goodput_bps >= 5.0 * v2.goodput_bps,
+        "no upper bound {:.2} Mbit/s < 5x BBRv2's {:.2} Mbit/s",
+        mbps(unbounded.goodput_bps),
+        mbps(v2.goodput_bps)
+    );
+    assert!(
+        unbounded.goodput_bps >= 0.6e8,
+        "no upper bound {:.2} Mbit/s on a 100 Mbit/s link",
+        mbps(unbounded.goodput_bps)
+    );
+}
+
+#[test]
+fn bbr2_retransmits_far_less_than_bbr1_in_a_shallow_buffer() {
+    let v1 = shallow_buffer("bbr");
+    let v2 = shallow_buffer("bbr2");
+    println!(
+        "retransmission ratio: BBRv1 {:.4}, BBRv2 {:.4}",
+        v1.retransmission_ratio, v2.retransmission_ratio
+    );
+    assert!(
+        v2.retransmission_ratio <= 0.5 * v1.retransmission_ratio,
+        "BBRv2 {:.4} not well below BBRv1 {:.4}",
+        v2.retransmission_ratio,
+        v1.retransmission_ratio
+    );
+    assert!(
+        v2.goodput_bps >= 0.9 * v1.goodput_bps,
+        "and without giving up goodput: {:.2} vs {:.2} Mbit/s",
+        mbps(v2.goodput_bps),
+        mbps(v1.goodput_bps)
+    );
+}
+
+#[test]
+fn bbr3_runs_the_lossy_and_shallow_scenarios() {
+    let lossy = lossy_large_bdp("bbr3");
+    let shallow = shallow_buffer("bbr3");
+    let linux = shallow_buffer("bbr3:drain_gain=0.35,down_gain=0.91,drain_round_cap=false");
+    println!(
+        "BBRv3: 2% loss {:.2} Mbit/s (retx {:.4}); 0.25 BDP {:.2} Mbit/s (retx {:.4}); \
+         Linux gains {:.2} Mbit/s (retx {:.4})",
+        mbps(lossy.goodput_bps),
+        lossy.retransmission_ratio,
+        mbps(shallow.goodput_bps),
+        shallow.retransmission_ratio,
+        mbps(linux.goodput_bps),
+        linux.retransmission_ratio
+    );
+    for f in [&lossy, &shallow, &linux] {
+        assert!(f.bytes_delivered > 0 && f.goodput_bps > 0.0, "{f:?}");
+        assert!(f.goodput_bps.is_finite() && f.retransmission_ratio.is_finite());
+    }
+    assert!(
+        shallow.goodput_bps >= 0.85 * 40e6,
+        "{:.2}",
+        mbps(shallow.goodput_bps)
+    );
+}
+
+#[test]
+fn bbr3_keeps_a_clean_one_bdp_link_busy() {
+    let r = run(
+        Dumbbell::new(Bandwidth::from_mbps(40), Duration::from_millis(100))
+            .buffer_bdp(1.0)
+            .duration(Duration::from_secs(60))
+            .warmup(Duration::from_secs(5))
+            .flow("bbr3")
+            .unwrap(),
+    );
+    println!(
+        "BBRv3 utilization {:.4}, median RTT {:.1} ms",
+        r.link.utilization, r.flows[0].rtt_ms.p50
+    );
+    assert!(
+        r.link.utilization >= 0.90,
+        "utilization {:.4}",
+        r.link.utilization
+    );
+}
