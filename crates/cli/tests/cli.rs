@@ -428,5 +428,9 @@ fn a_closed_stdout_ends_the_program_quietly() {
         .unwrap();
     drop(child.stdout.take()); // the reader goes away at once
     let out = child.wait_with_output().unwrap();
-    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"), "{}", stderr(&out));
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("panicked"),
+        "{}",
+        stderr(&out)
+    );
 }
