@@ -197,17 +197,6 @@ impl Default for B3rParams {
     }
 }
 
-// Struct update: core parameters added later keep their defaults here.
-#[allow(clippy::needless_update)]
-fn core_params(spec: &AlgorithmSpec) -> BbrParams {
-    BbrParams {
-        cwnd_gain: spec.float("cwnd_gain"),
-        long_term_bw: spec.flag("lt_bw"),
-        extra_acked: spec.flag("extra_acked"),
-        ..BbrParams::default()
-    }
-}
-
 fn build(spec: &AlgorithmSpec, config: &ControllerConfig) -> Bbr {
     let params = B3rParams {
         variant: if spec.flag("simple") {
@@ -217,7 +206,7 @@ fn build(spec: &AlgorithmSpec, config: &ControllerConfig) -> Bbr {
         },
         literal_code: spec.flag("literal_code"),
     };
-    new(spec.as_str(), core_params(spec), params, config)
+    new(spec.as_str(), BbrParams::from_spec(spec), params, config)
 }
 
 /// A B3R controller: the BBRv1 core with a [`B3rProbeGain`] policy.

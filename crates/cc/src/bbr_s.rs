@@ -134,25 +134,13 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     build: |spec, config| Box::new(build(spec, config)),
 };
 
-/// Reads the BBRv1 core's parameters from a spec that declares them.
-// Struct update: core parameters added later keep their defaults here.
-#[allow(clippy::needless_update)]
-fn core_params(spec: &AlgorithmSpec) -> BbrParams {
-    BbrParams {
-        cwnd_gain: spec.float("cwnd_gain"),
-        long_term_bw: spec.flag("lt_bw"),
-        extra_acked: spec.flag("extra_acked"),
-        ..BbrParams::default()
-    }
-}
-
 fn build(spec: &AlgorithmSpec, config: &ControllerConfig) -> Bbr {
     let params = BbrSParams {
         percentile: spec.float("percentile"),
         window: spec.int("window") as usize,
         admit_app_limited: spec.flag("admit_app_limited"),
     };
-    new(spec.as_str(), core_params(spec), params, config)
+    new(spec.as_str(), BbrParams::from_spec(spec), params, config)
 }
 
 /// A BBR-S controller: the BBRv1 core with a [`PercentileBandwidth`] filter.

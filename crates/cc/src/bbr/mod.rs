@@ -86,7 +86,7 @@ pub mod ack_aggregation;
 pub mod extension;
 pub mod full_pipe;
 pub mod long_term;
-mod probe_rtt;
+pub mod probe_rtt;
 pub mod round;
 #[cfg(test)]
 mod tests;
@@ -214,6 +214,22 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     params: BBR_PARAMS,
     build: |spec, config| Box::new(Bbr::new(spec.as_str(), BbrParams::from_spec(spec), config)),
 };
+
+/// The send quantum at `pacing_rate` (Linux `bbr_tso_segs_goal`, the
+/// draft's `SetSendQuantum`): about 1 ms of data, at most 64 KB, at least 2
+/// packets (1 below 1.2 Mbit/s). Shared by every BBR core.
+pub fn send_quantum(pacing_rate: Bandwidth, mss: Bytes) -> Bytes {
+    let min_packets = if pacing_rate < Bandwidth::from_kbps(1_200) {
+        1
+    } else {
+        2
+    };
+    let bytes = pacing_rate
+        .bytes_in(Duration::from_millis(1))
+        .min(Bytes(64 * 1024));
+    let packets = (bytes.get() / mss.get().max(1)).max(min_packets).min(127);
+    mss * packets
+}
 
 /// Recovery bookkeeping (`bbr_set_cwnd_to_recover_or_restore`).
 #[derive(Clone, Debug, Default)]
@@ -802,22 +818,8 @@ impl CongestionControl for Bbr {
         self.pacing_rate
     }
 
-    /// Linux `bbr_tso_segs_goal`: about 1 ms of data at the pacing rate, at
-    /// most 64 KB, at least 2 packets (1 below 1.2 Mbit/s).
     fn send_quantum(&self) -> Bytes {
-        let min_packets = if self.pacing_rate < Bandwidth::from_kbps(1_200) {
-            1
-        } else {
-            2
-        };
-        let bytes = self
-            .pacing_rate
-            .bytes_in(Duration::from_millis(1))
-            .min(Bytes(64 * 1024));
-        let packets = (bytes.get() / self.mss.get().max(1))
-            .max(min_packets)
-            .min(127);
-        self.mss * packets
+        send_quantum(self.pacing_rate, self.mss)
     }
 
     fn snapshot(&self) -> Snapshot {

@@ -700,23 +700,9 @@ impl CongestionControl for Bbr2 {
         self.pacing_rate
     }
 
-    /// About 1 ms of data at the pacing rate, at most 64 KB, at least 2
-    /// packets (1 below 1.2 Mbit/s), as the draft's `SetSendQuantum` and
-    /// Linux's `bbr_tso_segs_goal`.
+    /// As the draft's `SetSendQuantum` and Linux's `bbr_tso_segs_goal`.
     fn send_quantum(&self) -> Bytes {
-        let min_packets = if self.pacing_rate < Bandwidth::from_kbps(1_200) {
-            1
-        } else {
-            2
-        };
-        let bytes = self
-            .pacing_rate
-            .bytes_in(Duration::from_millis(1))
-            .min(Bytes(64 * 1024));
-        let packets = (bytes.get() / self.mss.get().max(1))
-            .max(min_packets)
-            .min(127);
-        self.mss * packets
+        crate::bbr::send_quantum(self.pacing_rate, self.mss)
     }
 
     /// Extra fields: bounds in bytes / bits per second, 0 when unset.

@@ -15,45 +15,7 @@ use crate::units::{Bytes, Instant};
 use super::probe_bw::AckPhase;
 use super::{Bbr2, Mode};
 
-/// ProbeRTT's self-imposed app-limited mark, as the v1 core keeps it
-/// (Linux sets `tp->app_limited`): samples of packets sent while the
-/// window was held down describe BBR's restraint, not the path.
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct AppLimitedMark {
-    start: Option<Instant>,
-    end: Option<Instant>,
-    until_delivered: Bytes,
-}
-
-impl AppLimitedMark {
-    fn is_active(&self) -> bool {
-        self.start.is_some() && self.end.is_none()
-    }
-
-    /// Marks everything sent from now until `until_delivered` is delivered.
-    pub fn mark(&mut self, now: Instant, until_delivered: Bytes) {
-        if !self.is_active() {
-            self.start = Some(now);
-            self.end = None;
-        }
-        self.until_delivered = until_delivered.max(Bytes(1));
-    }
-
-    /// Lifts the mark once the marked data is delivered.
-    pub fn on_ack(&mut self, now: Instant, total_delivered: Bytes) {
-        if self.is_active() && total_delivered > self.until_delivered {
-            self.end = Some(now);
-        }
-    }
-
-    /// Whether a packet sent at `sent_time` was sent under the mark.
-    pub fn covers(&self, sent_time: Option<Instant>) -> bool {
-        match (self.start, sent_time) {
-            (Some(start), Some(t)) => t >= start && self.end.is_none_or(|end| t < end),
-            _ => false,
-        }
-    }
-}
+pub(super) use crate::bbr::probe_rtt::SelfAppLimited as AppLimitedMark;
 
 /// The RTT filters and ProbeRTT's progress.
 #[derive(Clone, Debug)]
