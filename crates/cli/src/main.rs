@@ -102,6 +102,9 @@ struct SweepArgs {
     /// Also keep each run's time series (runs/<id>/series_*.csv).
     #[arg(long)]
     series: bool,
+    /// Run the shortened experiment of the file's [fast] table.
+    #[arg(long)]
+    fast: bool,
 }
 
 fn main() -> ExitCode {

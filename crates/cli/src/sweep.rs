@@ -31,7 +31,10 @@ pub fn sweep(args: SweepArgs) -> anyhow::Result<()> {
     if let Some(seed) = args.seed {
         overrides.push(scenario::Override::seed(seed));
     }
-    let sweep = scenario::load_sweep(&args.scenario, &overrides)?;
+    let mut sweep = scenario::load_sweep(&args.scenario, &overrides)?;
+    if args.fast {
+        sweep = sweep.fast()?;
+    }
     let scenarios = sweep.scenarios()?;
     let name = scenarios
         .first()

@@ -9,7 +9,11 @@
 //! ```
 //!
 //! Keys are the dotted paths of `--set` (quoted in TOML because they contain
-//! dots); `seed` and `seeds` both name the seed axis. Each run is the base
+//! dots); `seed` and `seeds` both name the seed axis.
+//!
+//! A `[fast]` table says how to shorten the experiment (`--fast`): each key
+//! is an override (`duration = "20s"`, `"flow.0.size" = "50MB"`), or, for a
+//! sweep axis, a list that replaces the axis' values (`seeds = [1]`). Each run is the base
 //! scenario (the file without its `[sweep]` table) with one value of every
 //! axis applied as an override, validated exactly as a `--set` would be.
 //! The first axis varies slowest.
@@ -71,9 +75,40 @@ pub struct Sweep {
     pub overrides: Vec<Override>,
     /// The axes, in file order.
     pub axes: Vec<Axis>,
+    /// The `[fast]` table: overrides, and axes with fewer values.
+    pub fast: Vec<Axis>,
 }
 
 impl Sweep {
+    /// The shortened experiment of the `[fast]` table: its scalar keys
+    /// become overrides of every run, its lists replace axes' values.
+    pub fn fast(mut self) -> Result<Sweep, ScenarioError> {
+        for f in std::mem::take(&mut self.fast) {
+            match self.axes.iter_mut().find(|a| a.key == f.key) {
+                Some(axis) => axis.values = f.values,
+                None if f.values.len() == 1 => {
+                    self.overrides
+                        .push(Override::new(f.key, f.values[0].clone()));
+                }
+                None => {
+                    return Err(ScenarioError {
+                        file: self.source.clone(),
+                        key: Some(format!("fast.\"{}\"", f.key)),
+                        line: None,
+                        column: None,
+                        message: format!(
+                            "a list in [fast] must name a [sweep] axis; `{}` is not one",
+                            f.key
+                        ),
+                    })
+                }
+            }
+        }
+        // The base must still be valid with the new overrides.
+        from_str(&self.base, &self.source, &self.overrides)?;
+        Ok(self)
+    }
+
     /// Every point of the product, first axis slowest. A scenario without a
     /// `[sweep]` table has one point with no parameters.
     pub fn points(&self) -> Vec<SweepPoint> {
@@ -149,6 +184,39 @@ pub fn sweep_from_str(
         column: None,
         message,
     };
+    let mut fast = Vec::new();
+    if let Some(item) = doc.remove("fast") {
+        let Item::Table(table) = item else {
+            return Err(err(
+                "fast".into(),
+                "expected a [fast] table of key = value".into(),
+            ));
+        };
+        for (key, value) in table.iter() {
+            let key = if key == "seeds" {
+                "seed".to_string()
+            } else {
+                key.to_string()
+            };
+            let values = match value.as_value() {
+                Some(Value::Array(a)) if a.is_empty() => {
+                    return Err(err(
+                        format!("fast.\"{key}\""),
+                        "expected at least one value".into(),
+                    ))
+                }
+                Some(Value::Array(a)) => a.iter().map(override_text).collect(),
+                Some(v) => vec![override_text(v)],
+                None => {
+                    return Err(err(
+                        format!("fast.\"{key}\""),
+                        "expected a value or a list".into(),
+                    ))
+                }
+            };
+            fast.push(Axis { key, values });
+        }
+    }
     let mut axes = Vec::new();
     if let Some(item) = doc.remove("sweep") {
         let Item::Table(table) = item else {
@@ -185,6 +253,7 @@ pub fn sweep_from_str(
         base: doc.to_string(),
         overrides: overrides.to_vec(),
         axes,
+        fast,
     };
     // The base itself must be valid (errors then carry file lines).
     from_str(&sweep.base, origin, overrides)?;
@@ -231,6 +300,24 @@ cc = "bbr"
             all[4].1.config.link.buffer,
             sim::link::BufferLimit::Bytes(cc::Bytes(50_000))
         );
+    }
+
+    #[test]
+    fn fast_table_overrides_and_shrinks_axes() {
+        let text =
+            format!("{BASE}\n[sweep]\nseeds = [1, 2, 3]\n[fast]\nseeds = [1]\nduration = \"1s\"\n");
+        let sweep = sweep_from_str(&text, Path::new("s.toml"), &[]).unwrap();
+        assert_eq!(sweep.points().len(), 3, "the full experiment");
+        let fast = sweep.fast().unwrap();
+        assert_eq!(fast.points().len(), 1);
+        let runs = fast.scenarios().unwrap();
+        assert_eq!(runs[0].1.config.duration, std::time::Duration::from_secs(1));
+        let bad = format!("{BASE}\n[fast]\n\"link.buffer\" = [\"1bdp\", \"2bdp\"]\n");
+        let e = sweep_from_str(&bad, Path::new("s.toml"), &[])
+            .unwrap()
+            .fast()
+            .unwrap_err();
+        assert!(e.to_string().contains("must name a [sweep] axis"), "{e}");
     }
 
     #[test]
