@@ -6,6 +6,7 @@ use crate::ListWhat;
 pub fn list(what: ListWhat) {
     match what {
         ListWhat::Algorithms => algorithms(),
+        ListWhat::Suites => crate::reproduce::list(),
     }
 }
 

@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 mod list;
 mod model;
 mod output;
+mod reproduce;
 mod run;
 mod store;
 mod sweep;
@@ -47,6 +48,32 @@ enum Command {
         #[arg(long, default_value_t = 11)]
         points: usize,
     },
+    /// Reproduce a paper's experiments and write report.html.
+    ///
+    /// Runs every experiment of the suite (scenario files in
+    /// scenarios/<suite>/) into results stores under the output directory,
+    /// resuming what an earlier invocation recorded, then writes report.html.
+    Reproduce {
+        /// The suite (`bbrlab list suites`).
+        suite: String,
+        /// Output directory [default: out/<suite>, out/<suite>-fast with --fast].
+        #[arg(long, short)]
+        out: Option<PathBuf>,
+        /// Shortened runs (each scenario's [fast] table), e.g. for CI.
+        #[arg(long)]
+        fast: bool,
+        /// Parallel runs [default: all cores].
+        #[arg(long, short)]
+        jobs: Option<usize>,
+        /// The scenarios directory [default: ./scenarios, else the repository's].
+        #[arg(long)]
+        scenarios: Option<PathBuf>,
+    },
+    /// Rebuild report.html from the results of `bbrlab reproduce` (no simulation).
+    Report {
+        /// The output directory of `bbrlab reproduce`.
+        dir: PathBuf,
+    },
     /// List what bbrlab knows.
     List {
         /// What to list.
@@ -59,6 +86,8 @@ enum Command {
 enum ListWhat {
     /// Congestion-control algorithms and their parameters.
     Algorithms,
+    /// Reproduction suites and their experiments.
+    Suites,
 }
 
 #[derive(clap::Args, Debug)]
@@ -120,6 +149,14 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(args),
         Command::Sweep(args) => sweep::sweep(args),
         Command::Model { g, r, points } => model::print(&g, &r, points),
+        Command::Reproduce {
+            suite,
+            out,
+            fast,
+            jobs,
+            scenarios,
+        } => reproduce::reproduce(&suite, out, fast, jobs, scenarios.as_deref()),
+        Command::Report { dir } => reproduce::rebuild(&dir),
         Command::List { what } => {
             list::list(what);
             Ok(())

@@ -90,6 +90,16 @@ impl Store {
             .any(|r| r.id == id)
     }
 
+    /// The record of run `id`, if stored.
+    pub fn get(&self, id: &str) -> Option<RunRecord> {
+        self.rows
+            .lock()
+            .expect("store lock")
+            .iter()
+            .find(|r| r.id == id)
+            .cloned()
+    }
+
     /// Where a run's extra files (time series) go.
     pub fn run_dir(&self, id: &str) -> PathBuf {
         self.dir.join("runs").join(id)

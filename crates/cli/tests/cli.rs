@@ -434,3 +434,102 @@ fn a_closed_stdout_ends_the_program_quietly() {
         stderr(&out)
     );
 }
+
+#[test]
+fn list_suites_names_the_quick_tour() {
+    let o = bbrlab(&["list", "suites"]);
+    assert!(o.status.success());
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("quick") && text.contains("buffer-share"),
+        "{text}"
+    );
+}
+
+#[test]
+fn unknown_suite_and_missing_report_dir_are_clear_errors() {
+    let o = bbrlab(&["reproduce", "nosuch"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("unknown suite `nosuch`; known suites: quick"),
+        "{}",
+        stderr(&o)
+    );
+    let o = bbrlab(&["report", "/no/such/dir"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("suite.json"), "{}", stderr(&o));
+}
+
+/// The quick suite end to end at --fast: stores, report, a rebuild from
+/// the stores alone, and the report in headless Chromium.
+#[test]
+fn reproduce_quick_writes_a_report_that_renders() {
+    let out = tempdir("reproduce");
+    let o = bbrlab(&[
+        "reproduce",
+        "quick",
+        "--fast",
+        "--out",
+        out.to_str().unwrap(),
+        "--scenarios",
+        repo().join("scenarios").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    for id in [
+        "buffer-share",
+        "stable-links",
+        "bandwidth-drop",
+        "cws-fairness",
+        "bbr2-loss",
+    ] {
+        assert!(
+            html.contains(&format!("id=\"{id}\"")),
+            "section {id} missing"
+        );
+        assert!(out.join(id).join("results.csv").exists());
+    }
+    assert!(html.contains("<svg"));
+    // A second run records nothing new; report rebuilds the same page.
+    let o = bbrlab(&[
+        "reproduce",
+        "quick",
+        "--fast",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("(15 recorded before)"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    std::fs::remove_file(out.join("report.html")).unwrap();
+    let o = bbrlab(&["report", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(out.join("report.html")).unwrap(),
+        html,
+        "deterministic rebuild"
+    );
+
+    if std::env::var("BBRLAB_SKIP_BROWSER").as_deref() == Ok("1") {
+        eprintln!("browser check skipped: BBRLAB_SKIP_BROWSER=1");
+        return;
+    }
+    let artifacts = repo().join("target/report-artifacts");
+    std::fs::create_dir_all(&artifacts).unwrap();
+    let check = Command::new("node")
+        .arg(repo().join("tests/browser/check-report.mjs"))
+        .arg(out.join("report.html"))
+        .arg(artifacts.join("quick.png"))
+        .output()
+        .expect("node runs; scripts/setup-browser.sh installs what the check needs");
+    assert!(
+        check.status.success(),
+        "browser check failed (run scripts/setup-browser.sh if Chromium or node_modules are missing):\n{}{}",
+        String::from_utf8_lossy(&check.stdout),
+        String::from_utf8_lossy(&check.stderr)
+    );
+    std::fs::copy(out.join("report.html"), artifacts.join("quick.html")).unwrap();
+    std::fs::remove_dir_all(&out).ok();
+}
