@@ -117,11 +117,9 @@ mod tests {
         agg.on_ack(ms(0), false, mss, bw, Bytes(100_000), mss);
         agg.on_ack(ms(50), false, mss * 40, bw, Bytes(100_000), mss);
         assert!(agg.extra_acked() > Bytes::ZERO);
-        let mut t = 100;
-        for _ in 0..(2 * WINDOW_ROUNDS) {
-            // smooth acking at bw: ack exactly what the rate predicts
+        // Smooth acking at bw, one round per ms: ack exactly what the rate predicts.
+        for t in 100..100 + 2 * WINDOW_ROUNDS as u64 {
             agg.on_ack(ms(t), true, mss, bw, Bytes(100_000), mss);
-            t += 1;
         }
         assert!(
             agg.extra_acked() <= mss * 2,
