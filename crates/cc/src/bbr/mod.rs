@@ -231,6 +231,28 @@ pub fn send_quantum(pacing_rate: Bandwidth, mss: Bytes) -> Bytes {
     mss * packets
 }
 
+/// Inflight as it will be once the pacer releases the next quantum (Linux
+/// `bbr_packets_in_net_at_edt`, approximated): one send quantum more while
+/// probing. Shared by every BBR core.
+pub fn inflight_at_edt(inflight: Bytes, pacing_gain: f64, send_quantum: Bytes) -> Bytes {
+    if pacing_gain > 1.0 {
+        inflight + send_quantum
+    } else {
+        inflight
+    }
+}
+
+/// The pacing rate before any bandwidth sample (`bbr_init_pacing_rate_from_rtt`):
+/// `gain x cwnd / srtt`, with 1 ms standing in until the first RTT sample,
+/// less the pacing margin. Shared by every BBR core.
+pub fn initial_pacing_rate(cwnd: Bytes, srtt: Option<Duration>, gain: f64) -> Bandwidth {
+    let rtt = srtt
+        .filter(|r| !r.is_zero())
+        .unwrap_or(Duration::from_millis(1));
+    let bw = cwnd.per(rtt).unwrap_or(Bandwidth::MAX);
+    bw.mul_f64(gain * (1.0 - PACING_MARGIN))
+}
+
 /// Recovery bookkeeping (`bbr_set_cwnd_to_recover_or_restore`).
 #[derive(Clone, Debug, Default)]
 struct Recovery {
@@ -395,21 +417,12 @@ impl Bbr {
         self.quantization_budget(self.bdp(bw, gain))
     }
 
-    /// Inflight as it will be once the pacer releases the next quantum.
     fn inflight_at_edt(&self, inflight: Bytes) -> Bytes {
-        if self.pacing_gain > 1.0 {
-            inflight + self.send_quantum()
-        } else {
-            inflight
-        }
+        inflight_at_edt(inflight, self.pacing_gain, self.send_quantum())
     }
 
     fn init_pacing_rate(&mut self, srtt: Option<Duration>) {
-        let rtt = srtt
-            .filter(|r| !r.is_zero())
-            .unwrap_or(Duration::from_millis(1));
-        let bw = self.cwnd.per(rtt).unwrap_or(Bandwidth::MAX);
-        self.pacing_rate = bw.mul_f64(HIGH_GAIN * (1.0 - PACING_MARGIN));
+        self.pacing_rate = initial_pacing_rate(self.cwnd, srtt, HIGH_GAIN);
     }
 
     fn set_pacing_rate(&mut self, bw: Bandwidth, gain: f64, srtt: Duration) {

@@ -430,23 +430,14 @@ impl Bbr2 {
         self.inflight(self.bw(), 1.0).min(self.cwnd)
     }
 
-    /// Inflight once the pacer releases the next quantum.
     fn inflight_at_edt(&self, inflight: Bytes) -> Bytes {
-        if self.pacing_gain > 1.0 {
-            inflight + self.send_quantum()
-        } else {
-            inflight
-        }
+        crate::bbr::inflight_at_edt(inflight, self.pacing_gain, self.send_quantum())
     }
 
     fn init_pacing_rate(&mut self, srtt: Option<Duration>) {
-        let rtt = srtt
-            .filter(|r| !r.is_zero())
-            .unwrap_or(Duration::from_millis(1));
-        let bw = self.cwnd.per(rtt).unwrap_or(Bandwidth::MAX);
-        self.pacing_rate = bw
-            .mul_f64(self.params.startup_pacing_gain * (1.0 - PACING_MARGIN))
-            .max(Bandwidth::from_bits_per_sec(1));
+        self.pacing_rate =
+            crate::bbr::initial_pacing_rate(self.cwnd, srtt, self.params.startup_pacing_gain)
+                .max(Bandwidth::from_bits_per_sec(1));
     }
 
     fn set_pacing_rate(&mut self, bw: Bandwidth, gain: f64, srtt: Duration) {

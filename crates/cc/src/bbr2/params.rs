@@ -288,23 +288,29 @@ const STARTUP_HI: ParamSpec = ParamSpec {
     doc: "inflight_hi on a loss exit from Startup: 0 = cwnd (Drucker et al. IV-A), 1 = BDP (v2alpha code), 2 = max(BDP, inflight_latest) (BBRv3)",
 };
 
+/// BBRv2's ProbeBW_DOWN gain (v2alpha: 0.75), shared by `bbr2` and `bbr2-adaptive`.
+const V2_DOWN_GAIN: ParamSpec = ParamSpec {
+    name: "down_gain",
+    kind: ParamKind::Float { min: 0.5, max: 1.0 },
+    default: "0.75",
+    doc: "ProbeBW_DOWN pacing gain",
+};
+
+/// BBRv2's Startup loss exit (v2alpha: 8 lossy ACKs), shared by `bbr2` and `bbr2-adaptive`.
+const V2_FULL_LOSS_CNT: ParamSpec = ParamSpec {
+    name: "full_loss_cnt",
+    kind: ParamKind::Int { min: 0, max: 15 },
+    default: "8",
+    doc: "ACKs with losses in a round needed (with a loss rate > loss_thresh) to end Startup; 0 disables",
+};
+
 /// The parameters of `bbr2`.
 pub const BBR2_PARAMS: &[ParamSpec] = &[
     LOSS_THRESH,
     BETA,
     HEADROOM,
-    ParamSpec {
-        name: "down_gain",
-        kind: ParamKind::Float { min: 0.5, max: 1.0 },
-        default: "0.75",
-        doc: "ProbeBW_DOWN pacing gain",
-    },
-    ParamSpec {
-        name: "full_loss_cnt",
-        kind: ParamKind::Int { min: 0, max: 15 },
-        default: "8",
-        doc: "ACKs with losses in a round needed (with a loss rate > loss_thresh) to end Startup; 0 disables",
-    },
+    V2_DOWN_GAIN,
+    V2_FULL_LOSS_CNT,
     STARTUP_HI,
     EXTRA_ACKED,
 ];
@@ -346,18 +352,8 @@ pub const ADAPTIVE_PARAMS: &[ParamSpec] = &[
     LOSS_THRESH,
     BETA,
     HEADROOM,
-    ParamSpec {
-        name: "down_gain",
-        kind: ParamKind::Float { min: 0.5, max: 1.0 },
-        default: "0.75",
-        doc: "ProbeBW_DOWN pacing gain",
-    },
-    ParamSpec {
-        name: "full_loss_cnt",
-        kind: ParamKind::Int { min: 0, max: 15 },
-        default: "8",
-        doc: "ACKs with losses in a round needed (with a loss rate > loss_thresh) to end Startup; 0 disables",
-    },
+    V2_DOWN_GAIN,
+    V2_FULL_LOSS_CNT,
     STARTUP_HI,
     EXTRA_ACKED,
     ParamSpec {
