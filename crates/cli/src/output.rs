@@ -45,10 +45,33 @@ pub fn write_all(
     Ok(())
 }
 
-/// Writes series_flows.csv and series_link.csv.
+/// Writes series_flows.csv, series_link.csv and series_controller.csv.
 pub fn write_series(dir: &Path, result: &RunResult) -> anyhow::Result<()> {
     write_csv(dir, "series_flows.csv", result.series.flows.iter())?;
-    write_csv(dir, "series_link.csv", result.series.link.iter())
+    write_csv(dir, "series_link.csv", result.series.link.iter())?;
+    write_csv(
+        dir,
+        "series_controller.csv",
+        result.series.flows.iter().flat_map(|s| {
+            s.controller
+                .iter()
+                .map(move |&(name, value)| ControllerRow {
+                    t_s: s.t_s,
+                    flow: s.flow,
+                    name,
+                    value,
+                })
+        }),
+    )
+}
+
+/// One series_controller.csv row: a controller state variable at one instant.
+#[derive(Serialize)]
+struct ControllerRow {
+    t_s: f64,
+    flow: usize,
+    name: &'static str,
+    value: f64,
 }
 
 fn write(dir: &Path, name: &str, content: String) -> anyhow::Result<()> {

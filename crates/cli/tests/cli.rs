@@ -98,6 +98,13 @@ fn run_writes_summary_csv_and_series() {
         "10 ms samples of 2 flows over 20 s"
     );
     assert!(out.join("series_link.csv").exists());
+    let controller = std::fs::read_to_string(out.join("series_controller.csv")).unwrap();
+    assert_eq!(controller.lines().next(), Some("t_s,flow,name,value"));
+    assert!(
+        controller.lines().any(|l| l.contains(",ssthresh,") || l.contains(",max_bw,")),
+        "controller state variables recorded: {}",
+        controller.lines().take(3).collect::<Vec<_>>().join(" | ")
+    );
     let effective = std::fs::read_to_string(out.join("scenario.toml")).unwrap();
     assert!(
         effective.contains("duration = \"20s\""),

@@ -98,6 +98,7 @@ pub(crate) fn flow_sample(t_s: f64, flow: usize, sender: &Sender, delivered: u64
         delivered,
         retransmitted: stats.bytes_retransmitted,
         lost: stats.bytes_lost,
+        controller: snap.extra,
     }
 }
 

@@ -121,6 +121,11 @@ pub struct FlowSample {
     pub retransmitted: u64,
     /// Wire bytes declared lost so far.
     pub lost: u64,
+    /// The controller's own state variables (`Snapshot::extra`: e.g.
+    /// `inflight_hi`, `obbr_g`), whose set differs between controllers; the
+    /// CLI writes them in long form to `series_controller.csv`.
+    #[serde(skip)]
+    pub controller: Vec<(&'static str, f64)>,
 }
 
 /// The bottleneck at one sampling instant.

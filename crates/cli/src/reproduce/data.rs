@@ -73,17 +73,45 @@ impl Runs {
 
     /// A run's time series of flows (`series_flows.csv`), as rows of named columns.
     pub fn flow_series(&self, record: &RunRecord) -> anyhow::Result<Vec<csv::StringRecord>> {
-        let path = self
-            .dir
-            .join("runs")
-            .join(&record.id)
-            .join("series_flows.csv");
+        self.series_file(record, "series_flows.csv")
+    }
+
+    /// A run's time series of the bottleneck (`series_link.csv`:
+    /// `t_s, queue_bytes, capacity_bps, forwarded`), as rows of named columns.
+    pub fn link_series(&self, record: &RunRecord) -> anyhow::Result<Vec<csv::StringRecord>> {
+        self.series_file(record, "series_link.csv")
+    }
+
+    /// A controller state variable of flow `flow` over time (from
+    /// `series_controller.csv`, e.g. `inflight_hi`), as `(t_s, value)`.
+    pub fn controller_series(
+        &self,
+        record: &RunRecord,
+        flow: usize,
+        name: &str,
+    ) -> anyhow::Result<Vec<(f64, f64)>> {
+        let rows = self.series_file(record, "series_controller.csv")?;
+        Ok(rows[1..]
+            .iter()
+            .filter(|r| r.get(1).and_then(|f| f.parse::<usize>().ok()) == Some(flow))
+            .filter(|r| r.get(2) == Some(name))
+            .filter_map(|r| Some((r.get(0)?.parse().ok()?, r.get(3)?.parse().ok()?)))
+            .collect())
+    }
+
+    /// A series CSV of a run: the header row, then the data rows.
+    fn series_file(
+        &self,
+        record: &RunRecord,
+        name: &str,
+    ) -> anyhow::Result<Vec<csv::StringRecord>> {
+        let path = self.dir.join("runs").join(&record.id).join(name);
         let mut reader = csv::Reader::from_path(&path)
             .with_context(|| format!("cannot read {}", path.display()))?;
         let header = reader.headers()?.clone();
         let mut rows = vec![header];
         for row in reader.records() {
-            rows.push(row?);
+            rows.push(row.with_context(|| format!("cannot read {}", path.display()))?);
         }
         Ok(rows)
     }

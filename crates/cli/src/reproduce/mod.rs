@@ -7,8 +7,12 @@
 //! (`<out>/<experiment>/`), so an interrupted reproduction resumes, and
 //! `bbrlab report <out>` rebuilds the report from the stores alone.
 
+mod bbr2;
+mod cws;
 mod data;
+mod obbr;
 mod quick;
+mod verdict;
 
 use std::path::{Path, PathBuf};
 
@@ -43,11 +47,29 @@ pub struct Suite {
 
 /// Every suite.
 pub fn suites() -> &'static [Suite] {
-    static SUITES: &[Suite] = &[Suite {
-        name: "quick",
-        summary: "a one-minute tour: one experiment from each paper and the Q_r model",
-        experiments: quick::EXPERIMENTS,
-    }];
+    static SUITES: &[Suite] = &[
+        Suite {
+            name: "quick",
+            summary: "a one-minute tour: one experiment from each paper and the Q_r model",
+            experiments: quick::EXPERIMENTS,
+        },
+        Suite {
+            name: "obbr",
+            summary: "the oBBR paper (Bi et al.): Figs. 3-5, 7-9, 11, 12",
+            experiments: obbr::EXPERIMENTS,
+        },
+        Suite {
+            name: "cws",
+            summary: "the BBR-CWS paper (Kim et al.): Figs. 8-15",
+            experiments: cws::EXPERIMENTS,
+        },
+        Suite {
+            name: "bbr2",
+            summary:
+                "adaptive BBRv2 (Drucker et al.): loss, harm, changing bandwidth, cellular, bounds",
+            experiments: bbr2::EXPERIMENTS,
+        },
+    ];
     SUITES
 }
 

@@ -1,10 +1,9 @@
 //! The `quick` suite: one experiment from each paper, and the Q_r model.
 
-use report::{
-    BarGroup, Cell, Figure, Line, LineStyle, ReferenceLine, Section, Table, VerdictStatus,
-};
+use report::{BarGroup, Cell, Figure, Line, LineStyle, ReferenceLine, Section, Table};
 
 use super::data::{mean_sd, metric, series_column, Runs};
+use super::verdict::{judge, mbps};
 use super::Experiment;
 use crate::model;
 
@@ -41,30 +40,6 @@ pub static EXPERIMENTS: &[Experiment] = &[
         analyze: bbr2_loss,
     },
 ];
-
-fn mbps(bps: f64) -> f64 {
-    bps / 1e6
-}
-
-/// A verdict from a list of named checks: all hold, some hold, none hold.
-fn judge(section: Section, checks: &[(&str, bool)], all_text: &str) -> Section {
-    let failed: Vec<_> = checks
-        .iter()
-        .filter(|(_, ok)| !ok)
-        .map(|(name, _)| *name)
-        .collect();
-    let status = match failed.len() {
-        0 => VerdictStatus::Reproduced,
-        n if n == checks.len() => VerdictStatus::Differs,
-        _ => VerdictStatus::Partly,
-    };
-    let text = if failed.is_empty() {
-        all_text.to_string()
-    } else {
-        format!("does not hold: {}", failed.join("; "))
-    };
-    section.verdict(status, text)
-}
 
 /// oBBR Fig. 3 (left) and Eq. 1: BBR's share against CUBIC over buffer size.
 fn buffer_share(runs: &Runs) -> Section {

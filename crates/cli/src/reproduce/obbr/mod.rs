@@ -1,0 +1,28 @@
+//! The `obbr` suite: the oBBR paper (Bi et al.) evaluation, one experiment per figure or table.
+
+mod fig11;
+mod fig12;
+mod fig3;
+mod fig4;
+mod fig5;
+mod fig7;
+mod fig8;
+mod fig9;
+
+use super::Experiment;
+
+/// The experiments, in report order.
+pub static EXPERIMENTS: &[Experiment] = &[
+    fig3::BUFFER,
+    fig3::GAIN,
+    fig3::GAIN_ONE,
+    fig4::DROP,
+    fig5::SAMPLES,
+    fig7::FAST_LINK,
+    fig7::LONG_LINK,
+    fig7::BUFFERS,
+    fig8::MULTI_FLOW,
+    fig9::ALTERNATING,
+    fig11::TRACES,
+    fig12::COMPETING,
+];
