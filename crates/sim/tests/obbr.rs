@@ -43,11 +43,22 @@ fn transfer_on_stable_link(spec: &str, random_loss: f64) -> FlowSummary {
     r.flows[0].clone()
 }
 
+/// oBBR as the paper's testbed ran it: the authors' nginx code at its May
+/// 2023 revisions (the artifact's test and figure scripts date from then),
+/// whose bandwidth-drop trigger is any loss after 30 ProbeBW samples
+/// (a sample is "low" below BtlBw / 0.75) and whose new estimate is the max
+/// of the 30 latest samples. See the `obbr` module essay.
+const OBBR_AS_TESTED: &str = "obbr:mu=0.5,code=true,low_ratio=1.3333,estimate_max=true";
+
 #[test]
-#[ignore = "measured (1 GB, seed 1): oBBR (mu 0.5) retransmits 1.27% vs BBRv1 3.76% (ratio 0.34, not <= 0.2; seeds 2, 3: 1.46% vs 3.57%, 1.47% vs 3.59%), goodput 37.5 Mbit/s (passes). The 100 KB token bucket refills whenever the link idles, so the next probe reads ~47.8 Mbit/s and g x BDP overshoots the 0.25 BDP buffer for 10 rounds; code=true: 0.94%; without the bucket: 0.29% vs 0.60%"]
 fn obbr_retransmits_a_fifth_of_bbrs_in_a_shallow_bursty_buffer() {
+    // Measured (1 GB, seed 1): BBRv1 3.76%, oBBR as tested 0.70% (0.19x),
+    // goodput 37.5 Mbit/s each. The token bucket refills whenever the link
+    // idles, so BBR's next probe reads ~47.8 Mbit/s and its estimate
+    // overshoots the 0.25 BDP buffer for ten rounds; the tested code resets
+    // that estimate to what the latest samples delivered at the next loss.
     let bbr = transfer_on_stable_link("bbr", 0.0);
-    let obbr = transfer_on_stable_link("obbr:mu=0.5", 0.0);
+    let obbr = transfer_on_stable_link(OBBR_AS_TESTED, 0.0);
     let (b, o) = (bbr.retransmission_ratio, obbr.retransmission_ratio);
     assert!(b > 0.0, "BBRv1 retransmitted nothing");
     assert!(
@@ -61,6 +72,23 @@ fn obbr_retransmits_a_fifth_of_bbrs_in_a_shallow_bursty_buffer() {
         "oBBR goodput {:.2} Mbit/s < 85% of 40 Mbit/s",
         obbr.goodput_bps / 1e6
     );
+}
+
+#[test]
+fn obbr_as_the_paper_writes_it_cuts_fewer_burst_retransmissions() {
+    // The paper's text (and the code's final revision) only counts samples
+    // below 0.75 x BtlBw, which a ~20% burst overestimate never produces:
+    // measured 1.27% against BBRv1's 3.76% (0.34x). Pinned so that a change
+    // in either direction is noticed and documented.
+    let bbr = transfer_on_stable_link("bbr", 0.0);
+    let paper = transfer_on_stable_link("obbr:mu=0.5", 0.0);
+    let tested = transfer_on_stable_link(OBBR_AS_TESTED, 0.0);
+    let ratio = paper.retransmission_ratio / bbr.retransmission_ratio;
+    assert!(
+        (0.2..0.6).contains(&ratio),
+        "paper-mode oBBR / BBRv1 retransmission ratio {ratio:.2}, expected between 0.2 and 0.6"
+    );
+    assert!(tested.retransmission_ratio < paper.retransmission_ratio);
 }
 
 #[test]

@@ -52,6 +52,12 @@ pub struct DropDetectorConfig {
     /// RTT samples above this multiple of RTprop count as high
     /// (paper: g_max + 0.5).
     pub high_rtt_ratio: f64,
+    /// Bandwidth samples below this multiple of BtlBw count as low
+    /// (paper: [`LOW_BANDWIDTH_RATIO`]).
+    pub low_ratio: f64,
+    /// The new estimate is the max of the retained samples instead of
+    /// their mean (the authors' code, at the revisions read).
+    pub estimate_max: bool,
     /// Reproduce the authors' nginx code instead of the paper (see the
     /// module essay of [`crate::obbr`]).
     pub code: bool,
@@ -200,6 +206,21 @@ impl TimelyBandwidthUpdate {
         ))
     }
 
+    /// The max of the retained samples (up to `k`), if any.
+    pub fn max_of_latest(&self) -> Option<Bandwidth> {
+        self.samples.iter().copied().max()
+    }
+
+    /// The estimate an update proposes: the mean of the latest samples, or
+    /// their max with `estimate_max`.
+    fn proposed_estimate(&self) -> Option<Bandwidth> {
+        if self.config.estimate_max {
+            self.max_of_latest()
+        } else {
+            self.mean_of_latest()
+        }
+    }
+
     fn k_usize(&self) -> usize {
         usize::try_from(self.config.k.max(1)).unwrap_or(usize::MAX)
     }
@@ -211,7 +232,7 @@ impl TimelyBandwidthUpdate {
             self.samples.pop_front();
         }
         self.samples.push_back(sample);
-        if sample < estimate.mul_f64(LOW_BANDWIDTH_RATIO) {
+        if sample < estimate.mul_f64(self.config.low_ratio) {
             self.low_bw_run = self.low_bw_run.saturating_add(1);
         } else {
             self.low_bw_run = 0;
@@ -309,7 +330,7 @@ impl TimelyBandwidthUpdate {
                     return None;
                 }
                 self.reset_runs();
-                let mean = self.mean_of_latest()?;
+                let mean = self.proposed_estimate()?;
                 let old = ctx.bandwidth;
                 if mean >= old {
                     // The latest samples do not say the bandwidth fell.
@@ -407,7 +428,7 @@ impl TimelyBandwidthUpdate {
                     windows: 0,
                 };
                 self.reset_runs();
-                let mean = self.mean_of_latest()?;
+                let mean = self.proposed_estimate()?;
                 self.updates += 1;
                 Some(mean)
             }

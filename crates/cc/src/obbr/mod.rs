@@ -51,6 +51,8 @@
 //! | `k` | 30 | run length that signals a drop; samples averaged into the new estimate |
 //! | `t_ms` | 200 | the delivery-score interval T, ms |
 //! | `code` | false | reproduce the authors' nginx-quic code instead of the paper |
+//! | `low_ratio` | 0.75 | a bandwidth sample below `low_ratio x BtlBw` is low |
+//! | `estimate_max` | false | a drop sets BtlBw to the max of the k latest samples, not their mean |
 //! | `adaptive_g` | true | the adaptive gain (off: fixed gain `g_max`) |
 //! | `timely_bw` | true | the bandwidth-drop detector |
 //! | `lt_bw` | true | BBRv1's long-term (policer) mode, as in the parent |
@@ -76,6 +78,18 @@
 //! | update | at once ("updating the bandwidth estimate in time"), only if the mean is lower | 2T after the trigger, unconditionally |
 //! | "before" score | the two intervals completed before the trigger | the two intervals between trigger and update |
 //! | revert spacing | none (a revert restarts the runs) | at most one revert per 10 min_rtt |
+//!
+//! The code's history matters here. Its final revision (June 2023, the
+//! one above, whose detector matches the paper's text) followed revisions
+//! from May 2023, when the artifact's test scripts and figure scripts were
+//! added, whose detector differs in two ways: a sample is "low" below
+//! `BtlBw / 0.75` (nearly every sample, so the trigger is in effect any
+//! loss after k ProbeBW samples) and the new estimate is the *max* of the
+//! 30 latest samples. Those revisions are most likely what produced the
+//! paper's testbed numbers, and they behave differently where a token
+//! bucket inflates BBR's samples: every loss resets a burst-inflated
+//! estimate to what the latest samples delivered. `code=true,low_ratio=1.3333,
+//! estimate_max=true` reproduces them (the paper-mode defaults stay).
 //!
 //! Two behaviours of the code are bugs and are not reproduced in either
 //! mode: its detector and score state are process-wide globals shared by
@@ -164,6 +178,10 @@ pub struct ObbrParams {
     pub k: u64,
     /// T, the delivery-score interval.
     pub interval: Duration,
+    /// A bandwidth sample below this multiple of BtlBw counts as low.
+    pub low_ratio: f64,
+    /// The new estimate is the max of the k latest samples, not their mean.
+    pub estimate_max: bool,
     /// Reproduce the authors' code instead of the paper.
     pub code: bool,
     /// Use the adaptive gain (otherwise ProbeBW's gain is `g_max`).
@@ -185,6 +203,8 @@ impl Default for ObbrParams {
             g_max: PAPER_G_MAX,
             k: 30,
             interval: Duration::from_millis(200),
+            low_ratio: drop_detector::LOW_BANDWIDTH_RATIO,
+            estimate_max: false,
             code: false,
             adaptive_g: true,
             timely_bw: true,
@@ -219,6 +239,8 @@ impl ObbrParams {
             g_max,
             k: spec.int("k"),
             interval: Duration::from_millis(spec.int("t_ms")),
+            low_ratio: spec.float("low_ratio"),
+            estimate_max: spec.flag("estimate_max"),
             code,
             adaptive_g: spec.flag("adaptive_g"),
             timely_bw: spec.flag("timely_bw"),
@@ -247,6 +269,8 @@ impl ObbrParams {
             } else {
                 self.g_max + 0.5
             },
+            low_ratio: self.low_ratio,
+            estimate_max: self.estimate_max,
             code: self.code,
         }
     }
@@ -290,6 +314,18 @@ const PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Int { min: 1, max: 60_000 },
         default: "200",
         doc: "delivery-score interval T in ms: an update is reverted if the 2T after it score below the 2T before",
+    },
+    ParamSpec {
+        name: "low_ratio",
+        kind: ParamKind::Float { min: 0.05, max: 2.0 },
+        default: "0.75",
+        doc: "a bandwidth sample below low_ratio x BtlBw counts as low (paper and final code 0.75; the May 2023 code compared with BtlBw / 0.75: low_ratio=1.3333, so any loss after k ProbeBW samples triggers)",
+    },
+    ParamSpec {
+        name: "estimate_max",
+        kind: ParamKind::Bool,
+        default: "false",
+        doc: "on a drop, BtlBw becomes the max of the k latest samples instead of their mean (paper and final code: mean; the May 2023 code: max)",
     },
     ParamSpec {
         name: "code",

@@ -484,6 +484,60 @@ fn the_new_estimate_is_the_mean_of_the_k_latest_samples() {
     assert_eq!(verdict, Some(Bandwidth::from_bits_per_sec(mean)));
 }
 
+/// The May 2023 revisions of the authors' code: low below BtlBw / 0.75,
+/// the new estimate the max of the k latest samples.
+fn may_2023_code() -> Feed {
+    Feed::new(
+        ObbrParams::from_spec(
+            &AlgorithmSpec::parse("obbr:code=true,low_ratio=1.3333,estimate_max=true").unwrap(),
+        )
+        .detector_config(),
+    )
+}
+
+#[test]
+fn low_ratio_above_one_counts_samples_near_the_estimate_as_low() {
+    let mut f = may_2023_code();
+    // 45 Mbit/s is above the 40 Mbit/s estimate, but below 40 / 0.75.
+    for _ in 0..30 {
+        f.sample(mbps(45), ms(100));
+    }
+    assert_eq!(f.det.low_bandwidth_run(), 30);
+    // 54 is not below 53.3: the run breaks.
+    f.sample(mbps(54), ms(100));
+    assert_eq!(f.det.low_bandwidth_run(), 0);
+    // The paper's 0.75 never counts 45 as low.
+    let mut p = Feed::paper();
+    p.sample(mbps(45), ms(100));
+    assert_eq!(p.det.low_bandwidth_run(), 0);
+}
+
+#[test]
+fn estimate_max_proposes_the_largest_of_the_k_latest_samples() {
+    let mut f = may_2023_code();
+    for v in (20..50).rev() {
+        f.sample(mbps(v), ms(100));
+    }
+    assert_eq!(f.det.max_of_latest(), Some(mbps(49)));
+    // The trigger needs a loss in code mode; the update comes two
+    // intervals later and is the max, not the mean (34.5).
+    f.ack_with(
+        ms(1),
+        Some(mbps(20)),
+        ms(100),
+        Bytes(5_000),
+        Bytes(5_000),
+        Bytes(1_500),
+    );
+    assert!(f.det.is_evaluating());
+    let verdicts = f.traffic(ms(450), 5_000, 0);
+    assert_eq!(
+        verdicts.first(),
+        Some(&mbps(48)),
+        "max of the 30 latest (49 fell out)"
+    );
+}
+
 #[test]
 fn a_run_of_high_rtts_fires_too() {
     let mut f = Feed::paper();
