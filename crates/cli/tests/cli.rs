@@ -101,7 +101,9 @@ fn run_writes_summary_csv_and_series() {
     let controller = std::fs::read_to_string(out.join("series_controller.csv")).unwrap();
     assert_eq!(controller.lines().next(), Some("t_s,flow,name,value"));
     assert!(
-        controller.lines().any(|l| l.contains(",ssthresh,") || l.contains(",max_bw,")),
+        controller
+            .lines()
+            .any(|l| l.contains(",ssthresh,") || l.contains(",max_bw,")),
         "controller state variables recorded: {}",
         controller.lines().take(3).collect::<Vec<_>>().join(" | ")
     );

@@ -151,6 +151,9 @@ fn buffer_share(runs: &Runs) -> Section {
     )
 }
 
+/// oBBR as the paper's testbed ran it: the authors' May 2023 code.
+pub(crate) const OBBR_AS_TESTED: &str = "obbr:mu=0.5,code=true,low_ratio=1.3333,estimate_max=true";
+
 /// oBBR Fig. 7 (40 Mbit/s, 100 ms): goodput and retransmissions per controller.
 fn stable_links(runs: &Runs) -> Section {
     let ccs = runs.axis("flow.0.cc");
@@ -262,11 +265,13 @@ fn stable_links(runs: &Runs) -> Section {
         Cell::percent(obbr_min_goodput, 1),
     ]);
     let obbr0 = value("obbr:mu=0.5", "0", "/flows/0/retransmission_ratio");
+    let tested0 = value(OBBR_AS_TESTED, "0", "/flows/0/retransmission_ratio");
     let section = Section::new("stable-links", "oBBR Fig. 7: one flow over a shallow, bursty buffer (40 Mbit/s, 100 ms, R = 0.25)")
         .description(
             "One flow per controller, 100 KB token-bucket burst as the paper's tc setting, 0/1/2% random loss. \
              The paper's QUIC BBR retransmits far more (17% on average) than this BBR, which follows Linux; \
-             the comparison is in the direction and the ratios.",
+             the comparison is in the direction and the ratios. \"oBBR as tested\" (the last bars) is the authors' May 2023 \
+             code, whose drop detector resets a burst-inflated estimate at every loss; the paper's text does not.",
         )
         .figure(goodput)
         .figure(retx)
@@ -274,8 +279,8 @@ fn stable_links(runs: &Runs) -> Section {
     judge(
         section,
         &[
-            ("oBBR (mu 0.5) retransmits <= 1/5 of BBR's without loss", obbr0 <= bbr0 / 5.0),
-            ("oBBR retransmits less than BBR without loss", obbr0 < bbr0),
+            ("oBBR as tested (mu 0.5) retransmits <= 1/5 of BBR's without loss", tested0 <= bbr0 / 5.0),
+            ("oBBR as the paper writes it retransmits less than BBR without loss", obbr0 < bbr0),
             ("oBBR keeps >= 82.76% of capacity", obbr_min_goodput >= 0.8276),
             ("CUBIC loses >= 80% of its goodput at 1% loss", drop("cubic", "1%") >= 80.0),
             ("BBRv2 loses >= 70% of its goodput at 2% loss", drop("bbr2", "2%") >= 70.0),
