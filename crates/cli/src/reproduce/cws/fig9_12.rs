@@ -3,9 +3,9 @@
 use report::{Cell, Figure, Line, ReferenceLine, Section, Table};
 
 use super::{
-    between, buffer_label, drawn_run, flow_throughputs, fluctuation_over_seeds, group_share,
-    over_seeds, retransmitted_packets, seeds_note, throughput_figure, Stat, PACKET_BYTES,
-    PAYLOAD_BYTES, SETTLED_S,
+    between, binned_rate, buffer_label, drawn_run, flow_throughputs, fluctuation_over_seeds,
+    group_share, over_seeds, retransmitted_packets, seeds_note, throughput_figure, Stat, BIN_S,
+    PACKET_BYTES, PAYLOAD_BYTES, SETTLED_S,
 };
 use crate::reproduce::data::{mean_sd, metric, series_column};
 use crate::reproduce::verdict::judge;
@@ -94,7 +94,7 @@ fn figs9_12_vs_cubic(runs: &Runs) -> Section {
          The paper: in the shallow buffer BBR starves CUBIC with 16,945 retransmissions and BBR-CWS shares fairly \
          with 96% fewer; in the deep buffer BBR and CUBIC take turns as BBR's RTprop inflates after each ProbeRTT, \
          while BBR-CWS settles on an RTprop at which it shares fairly.",
-        bin = super::BIN_S,
+        bin = BIN_S,
         from = SETTLED_S,
         seeds = seeds_note(runs),
     ));
@@ -134,11 +134,10 @@ fn figs9_12_vs_cubic(runs: &Runs) -> Section {
                 )
                 .x_range(ZOOM.0, ZOOM.1),
             );
-            let retransmitted =
-                super::binned_rate(&series_column(&rows, 0, "retransmitted"), super::BIN_S)
-                    .into_iter()
-                    .map(|(t, bytes_per_s)| (t, bytes_per_s / PAYLOAD_BYTES))
-                    .collect();
+            let retransmitted = binned_rate(&series_column(&rows, 0, "retransmitted"), BIN_S)
+                .into_iter()
+                .map(|(t, bytes_per_s)| (t, bytes_per_s / PAYLOAD_BYTES))
+                .collect();
             retransmission_lines.push(Line::new(format!("Fig. {fig}: {cc}"), retransmitted));
             rtprop_lines.push(Line::new(
                 format!("Fig. {fig}: {cc}"),
@@ -150,7 +149,7 @@ fn figs9_12_vs_cubic(runs: &Runs) -> Section {
         .figure(Figure::lines(
             "Retransmissions of the BBR-family flow",
             "time (s)",
-            format!("retransmitted packets per {} s", super::BIN_S),
+            format!("retransmitted packets per {} s", BIN_S),
             retransmission_lines,
         ))
         .figure(
