@@ -2,6 +2,7 @@
 
 use report::{BarGroup, Cell, Figure, Line, LineStyle, ReferenceLine, Section, Table};
 
+use super::cws::fig13;
 use super::data::{mean_sd, metric, series_column, Runs};
 use super::verdict::{judge, mbps};
 use super::Experiment;
@@ -385,65 +386,30 @@ fn bandwidth_drop(runs: &Runs) -> Section {
     )
 }
 
-/// BBR-CWS Fig. 13 (10 ms): Jain's index against CUBIC over buffer size.
+/// BBR-CWS Fig. 13 (10 ms): Jain's index against CUBIC over buffer size;
+/// the `cws` suite's Fig. 13 shortened (its curves, figure, table, checks).
 fn cws_fairness(runs: &Runs) -> Section {
-    let ccs = runs.axis("flow.0.cc");
-    let buffers = runs.axis("link.buffer");
-    let r_of = |b: &str| b.trim_end_matches("bdp").parse::<f64>().unwrap_or(f64::NAN);
-    let jain = |cc: &str, b: &str| {
-        runs.one(&[("flow.0.cc", cc), ("link.buffer", b)])
-            .and_then(|r| metric(r, "/jain_index"))
-    };
-    let lines = ccs
-        .iter()
-        .map(|cc| {
-            Line::new(
-                format!("{cc} vs CUBIC"),
-                buffers
-                    .iter()
-                    .filter_map(|b| Some((r_of(b), jain(cc, b)?)))
-                    .collect(),
-            )
-        })
-        .collect();
-    let mut table = Table::new(
-        "Jain's index against one CUBIC flow (50 Mbit/s, 10 ms)",
-        std::iter::once("buffer (BDP)".to_string()).chain(ccs.iter().cloned()),
-    );
-    for b in &buffers {
-        table = table.row(
-            std::iter::once(Cell::fixed(r_of(b), 1)).chain(
-                ccs.iter()
-                    .map(|cc| jain(cc, b).map_or(Cell::Empty, |j| Cell::fixed(j, 3))),
-            ),
-        );
-    }
-    let min_over = |cc: &str| {
-        buffers
-            .iter()
-            .filter_map(|b| jain(cc, b))
-            .fold(f64::INFINITY, f64::min)
-    };
-    let shallow = buffers
-        .iter()
-        .find(|b| r_of(b) <= 0.5)
-        .cloned()
-        .unwrap_or_default();
+    let curves = fig13::jain_curves(runs, &[]);
     let section = Section::new("cws-fairness", "BBR-CWS Fig. 13: fairness with CUBIC over buffer size (10 ms)")
         .description(
             "One BBR-family flow against one CUBIC flow. The paper: BBR-CWS keeps Jain's index >= 0.9 from 0.2 to 6 BDP, \
              where BBR starves CUBIC in shallow buffers; Modest BBR sits between them.",
         )
-        .figure(Figure::lines("Jain's index vs buffer", "buffer (BDP)", "Jain's index", lines).y_range(0.5, 1.0))
-        .table(table);
-    let cws_min = min_over("bbr-cws");
+        .figure(fig13::jain_figure("Jain's index vs buffer", &curves))
+        .table(fig13::jain_table(
+            "Jain's index against one CUBIC flow (50 Mbit/s, 10 ms)",
+            &[("", &curves)],
+        ));
     judge(
         section,
         &[
-            ("BBR-CWS keeps Jain >= 0.9 at every buffer", cws_min >= 0.9),
             (
-                "BBR-CWS is fairer than BBR in a shallow buffer",
-                jain("bbr-cws", &shallow).unwrap_or(0.0) > jain("bbr", &shallow).unwrap_or(1.0),
+                "BBR-CWS keeps Jain >= 0.9 at every buffer",
+                fig13::cws_fair_at_every_buffer(&curves),
+            ),
+            (
+                "BBR-CWS is fairer than BBR below 1 BDP",
+                fig13::fairer_below_one_bdp(&curves, "bbr-cws", "bbr"),
             ),
         ],
         "BBR-CWS stays fair to CUBIC at every buffer size, unlike BBR.",

@@ -1,10 +1,18 @@
-//! cws: Figs. 9-12: BBR or CWS vs CUBIC over time.
+//! cws: Figs. 9-12: BBR or BBR-CWS against CUBIC over time, 0.5 and 5 BDP.
 
-use report::{Section, VerdictStatus};
+use report::{Cell, Figure, Line, ReferenceLine, Section, Table};
 
+use super::{
+    between, binned_rate, buffer_label, drawn_run, flow_throughputs, fluctuation_over_seeds,
+    group_share, over_seeds, retransmitted_packets, seeds_note, throughput_figure, Stat, BIN_S,
+    PACKET_BYTES, PAYLOAD_BYTES, SETTLED_S,
+};
+use crate::reproduce::data::{mean_sd, metric, series_column};
+use crate::reproduce::verdict::judge;
 use crate::reproduce::{Experiment, Runs};
+use crate::store::RunRecord;
 
-/// Figs. 9-12: BBR or CWS vs CUBIC over time.
+/// Figs. 9-12: BBR or BBR-CWS against CUBIC over time, 0.5 and 5 BDP.
 pub const VERSUS_CUBIC: Experiment = Experiment {
     id: "figs9-12-vs-cubic",
     scenario: "cws/figs9-12-vs-cubic.toml",
@@ -12,10 +20,293 @@ pub const VERSUS_CUBIC: Experiment = Experiment {
     analyze: figs9_12_vs_cubic,
 };
 
-fn figs9_12_vs_cubic(_runs: &Runs) -> Section {
-    Section::new(
+/// The paper's figures: (figure, controller, buffer).
+const FIGURES: [(u8, &str, &str); 4] = [
+    (9, "bbr", SHALLOW),
+    (10, "bbr", DEEP),
+    (11, "bbr-cws", SHALLOW),
+    (12, "bbr-cws", DEEP),
+];
+/// The shallow buffer of §5.4.
+const SHALLOW: &str = "0.5bdp";
+/// The deep buffer of §5.4.
+const DEEP: &str = "5bdp";
+/// The window the paper draws cwnd and RTprop in (s).
+const ZOOM: (f64, f64) = (10.0, 50.0);
+/// BBR's retransmissions in Fig. 9 (150 s, 0.5 BDP), in packets.
+const PAPER_BBR_RETRANSMISSIONS: f64 = 16_945.0;
+/// BBR-CWS's cut of those in Fig. 11.
+const PAPER_CWS_CUT: f64 = 0.96;
+/// "Most of the bandwidth": BBR's share in Fig. 9, from 80%.
+const MOST: f64 = 0.8;
+/// How far our BBR's retransmission count may be from the paper's (factor).
+const RETRANSMISSIONS_FACTOR: f64 = 2.0;
+/// BBR-CWS's cut of BBR's retransmissions we accept as "96%".
+const CWS_CUT_MIN: f64 = 0.9;
+/// Fairness bar (Fig. 13: BBR-CWS >= 0.9 at 0.5 and 5 BDP).
+const FAIR: f64 = 0.9;
+/// An RTprop "completely different from the actual propagation delay":
+/// at least this multiple of the base RTT.
+const INFLATED_RTPROP: f64 = 2.0;
+
+/// A flow-0 series column of a run, if recorded.
+fn column(runs: &Runs, run: &RunRecord, name: &str) -> Option<Vec<(f64, f64)>> {
+    let rows = runs.flow_series(run).ok()?;
+    Some(series_column(&rows, 0, name))
+}
+
+/// Mean and standard deviation of flow 0's RTprop estimate (ms) after the
+/// first ProbeRTT, and its maximum.
+fn rtprop_after_start(runs: &Runs, run: &RunRecord) -> Option<(f64, f64, f64)> {
+    let values: Vec<f64> = column(runs, run, "min_rtt_ms")?
+        .into_iter()
+        .filter(|(t, _)| *t >= SETTLED_S)
+        .map(|(_, v)| v)
+        .collect();
+    if values.is_empty() {
+        return None;
+    }
+    let (mean, sd) = mean_sd(&values);
+    Some((mean, sd, values.iter().copied().fold(f64::MIN, f64::max)))
+}
+
+fn figs9_12_vs_cubic(runs: &Runs) -> Section {
+    let at = |cc: &'static str, b: &'static str| [("flow.0.cc", cc), ("link.buffer", b)];
+    let stat = |cc, b, f: &dyn Fn(&RunRecord) -> Option<f64>| over_seeds(runs, &at(cc, b), f);
+    let jain = |cc, b| stat(cc, b, &|r| metric(r, "/jain_index"));
+    let share = |cc, b| stat(cc, b, &|r| group_share(r, 1, 2));
+    let retx = |cc, b, flow| stat(cc, b, &move |r| retransmitted_packets(r, flow));
+    let rtprop = |cc, b, pick: fn((f64, f64, f64)) -> f64| {
+        stat(cc, b, &|r| rtprop_after_start(runs, r).map(pick))
+    };
+    let base_rtt = |cc, b| stat(cc, b, &|r| metric(r, "/flows/0/base_rtt_ms")).mean;
+
+    let mut section = Section::new(
         "figs9-12-vs-cubic",
-        "Figs. 9-12: BBR or CWS vs CUBIC over time",
+        "Figs. 9-12: BBR or BBR-CWS against CUBIC, 50 Mbit/s, 10 ms, 0.5 and 5 BDP, 150 s",
     )
-    .verdict(VerdictStatus::NotRun, "analysis not written yet")
+    .description(format!(
+        "One BBR (Figs. 9, 10) or BBR-CWS (Figs. 11, 12) flow and one CUBIC flow start together. Throughput per \
+         {bin} s (the paper plots 0.1 s), cwnd and RTprop from 10 to 50 s as the paper draws them, from the first \
+         seed; the table is over {seeds}. Fluctuation is measured from {from} s on (after the first ProbeRTT): \
+         the standard deviation of the BBR-family flow's share of each second's throughput, and the mean of each \
+         second's Jain's index, which stays low when the flows take turns even if their long-run means are equal. \
+         The paper: in the shallow buffer BBR starves CUBIC with 16,945 retransmissions and BBR-CWS shares fairly \
+         with 96% fewer; in the deep buffer BBR and CUBIC take turns as BBR's RTprop inflates after each ProbeRTT, \
+         while BBR-CWS settles on an RTprop at which it shares fairly.",
+        bin = BIN_S,
+        from = SETTLED_S,
+        seeds = seeds_note(runs),
+    ));
+
+    // Per figure: throughput of both flows, cwnd of both flows (10-50 s).
+    let mut retransmission_lines = Vec::new();
+    let mut rtprop_lines = Vec::new();
+    for (fig, cc, b) in FIGURES {
+        let Some(run) = drawn_run(runs, &at(cc, b)) else {
+            continue;
+        };
+        let name = format!("Fig. {fig}: {cc} vs CUBIC, {}", buffer_label(b));
+        let labels = [cc.to_string(), "cubic".to_string()];
+        if let Some(t) = flow_throughputs(runs, run, 2) {
+            section = section.figure(throughput_figure(
+                &format!("{name}: throughput"),
+                t,
+                &labels,
+            ));
+        }
+        if let Ok(rows) = runs.flow_series(run) {
+            let cwnd = |flow| {
+                between(series_column(&rows, flow, "cwnd"), ZOOM.0, ZOOM.1)
+                    .into_iter()
+                    .map(|(t, c)| (t, c / PACKET_BYTES))
+                    .collect()
+            };
+            section = section.figure(
+                Figure::lines(
+                    format!("{name}: cwnd"),
+                    "time (s)",
+                    "cwnd (packets)",
+                    vec![
+                        Line::new(labels[0].clone(), cwnd(0)),
+                        Line::new(labels[1].clone(), cwnd(1)),
+                    ],
+                )
+                .x_range(ZOOM.0, ZOOM.1),
+            );
+            let retransmitted = binned_rate(&series_column(&rows, 0, "retransmitted"), BIN_S)
+                .into_iter()
+                .map(|(t, bytes_per_s)| (t, bytes_per_s / PAYLOAD_BYTES))
+                .collect();
+            retransmission_lines.push(Line::new(format!("Fig. {fig}: {cc}"), retransmitted));
+            rtprop_lines.push(Line::new(
+                format!("Fig. {fig}: {cc}"),
+                between(series_column(&rows, 0, "min_rtt_ms"), ZOOM.0, ZOOM.1),
+            ));
+        }
+    }
+    section = section
+        .figure(Figure::lines(
+            "Retransmissions of the BBR-family flow",
+            "time (s)",
+            format!("retransmitted packets per {} s", BIN_S),
+            retransmission_lines,
+        ))
+        .figure(
+            Figure::lines(
+                "RTprop estimate of the BBR-family flow",
+                "time (s)",
+                "RTprop (ms)",
+                rtprop_lines,
+            )
+            .x_range(ZOOM.0, ZOOM.1)
+            .reference(ReferenceLine::horizontal(
+                base_rtt("bbr", SHALLOW),
+                "propagation RTT",
+            )),
+        );
+
+    let mut ours = Table::new(
+        "Over the whole run (mean ± sd over seeds)",
+        [
+            "figure",
+            "controller",
+            "buffer",
+            "Jain's index",
+            "BBR-family share",
+            "retransmitted packets (BBR family)",
+            "retransmitted packets (CUBIC)",
+            "share sd per second",
+            "mean Jain per second",
+            "RTprop mean (ms)",
+            "RTprop sd (ms)",
+        ],
+    );
+    for (fig, cc, b) in FIGURES {
+        let (share_sd, second_jain) = fluctuation_over_seeds(runs, &at(cc, b), 1, 2);
+        ours = ours.row([
+            Cell::text(format!("Fig. {fig}")),
+            Cell::text(cc),
+            Cell::text(buffer_label(b)),
+            jain(cc, b).cell(3),
+            share(cc, b).cell(3),
+            retx(cc, b, 0).cell(0),
+            retx(cc, b, 1).cell(0),
+            share_sd.cell(3),
+            second_jain.cell(3),
+            rtprop(cc, b, |r| r.0).cell(1),
+            rtprop(cc, b, |r| r.1).cell(1),
+        ]);
+    }
+
+    let bbr_retx = retx("bbr", SHALLOW, 0);
+    let cws_cut = 1.0 - retx("bbr-cws", SHALLOW, 0).mean / bbr_retx.mean;
+    let share_sd = |cc, b| fluctuation_over_seeds(runs, &at(cc, b), 1, 2).0;
+    let second_jain = |cc, b| fluctuation_over_seeds(runs, &at(cc, b), 1, 2).1;
+    let bbr_rtprop_max = rtprop("bbr", DEEP, |r| r.2);
+    let base = base_rtt("bbr", DEEP);
+    let two = |a: Stat, b: Stat, d: u8| match (a.n, b.n) {
+        (0, _) | (_, 0) => Cell::Empty,
+        _ => Cell::text(format!("{} (BBR) vs {} (BBR-CWS)", a.text(d), b.text(d))),
+    };
+    let paper = Table::new(
+        "The paper's Figs. 9-12 and ours",
+        ["claim (§5.4)", "paper", "ours"],
+    )
+    .row([
+        Cell::text("Fig. 9: BBR's retransmitted packets, 0.5 BDP"),
+        Cell::text("16,945"),
+        bbr_retx.cell(0),
+    ])
+    .row([
+        Cell::text("Fig. 9: BBR's share, 0.5 BDP"),
+        Cell::text("most of the bandwidth"),
+        share("bbr", SHALLOW).cell(3),
+    ])
+    .row([
+        Cell::text("Fig. 9: Jain's index, 0.5 BDP"),
+        Cell::text("seriously unfair (0.5-0.6 in Fig. 13a)"),
+        jain("bbr", SHALLOW).cell(3),
+    ])
+    .row([
+        Cell::text("Fig. 11: BBR-CWS's retransmissions cut vs BBR's, 0.5 BDP"),
+        Cell::percent(PAPER_CWS_CUT, 0),
+        Cell::percent(cws_cut, 1),
+    ])
+    .row([
+        Cell::text("Fig. 11: Jain's index, 0.5 BDP"),
+        Cell::text("fair (>= 0.9 in Fig. 13a)"),
+        jain("bbr-cws", SHALLOW).cell(3),
+    ])
+    .row([
+        Cell::text("Figs. 10/12: share sd per second, 5 BDP"),
+        Cell::text("BBR: cyclic fluctuation; BBR-CWS: fair sharing"),
+        two(share_sd("bbr", DEEP), share_sd("bbr-cws", DEEP), 3),
+    ])
+    .row([
+        Cell::text("Figs. 10/12: mean Jain per second, 5 BDP"),
+        Cell::text("(not given)"),
+        two(second_jain("bbr", DEEP), second_jain("bbr-cws", DEEP), 3),
+    ])
+    .row([
+        Cell::text("Fig. 10b: BBR's highest RTprop after 10 s, 5 BDP (ms)"),
+        Cell::text("larger than the propagation RTT (10 ms)"),
+        bbr_rtprop_max.cell(1),
+    ])
+    .row([
+        Cell::text("Fig. 12: Jain's index, 5 BDP"),
+        Cell::text("fair after the first ProbeRTT (>= 0.9 in Fig. 13a)"),
+        jain("bbr-cws", DEEP).cell(3),
+    ])
+    .row([
+        Cell::text("Fig. 12b: RTprop estimate after 10 s, 5 BDP: sd (ms)"),
+        Cell::text("BBR-CWS finds a stable RTprop"),
+        two(
+            rtprop("bbr", DEEP, |r| r.1),
+            rtprop("bbr-cws", DEEP, |r| r.1),
+            1,
+        ),
+    ]);
+    let section = section.table(ours).table(paper);
+    let paper_range = PAPER_BBR_RETRANSMISSIONS / RETRANSMISSIONS_FACTOR
+        ..=PAPER_BBR_RETRANSMISSIONS * RETRANSMISSIONS_FACTOR;
+    judge(
+        section,
+        &[
+            (
+                "Fig. 9: BBR takes >= 80% of the link at 0.5 BDP",
+                share("bbr", SHALLOW).mean >= MOST,
+            ),
+            (
+                "Fig. 9: BBR's retransmissions within a factor 2 of the paper's 16,945",
+                paper_range.contains(&bbr_retx.mean),
+            ),
+            (
+                "Fig. 11: BBR-CWS retransmits >= 90% less than BBR at 0.5 BDP (paper 96%)",
+                cws_cut >= CWS_CUT_MIN,
+            ),
+            (
+                "Fig. 11: BBR-CWS vs CUBIC Jain >= 0.9 at 0.5 BDP",
+                jain("bbr-cws", SHALLOW).mean >= FAIR,
+            ),
+            (
+                "Fig. 10: BBR's RTprop estimate exceeds 2x the propagation RTT after 10 s at 5 BDP",
+                bbr_rtprop_max.mean >= INFLATED_RTPROP * base,
+            ),
+            (
+                "Figs. 10/12: BBR-CWS's share fluctuates less than BBR's at 5 BDP",
+                share_sd("bbr-cws", DEEP).mean < share_sd("bbr", DEEP).mean,
+            ),
+            (
+                "Fig. 12: BBR-CWS vs CUBIC Jain >= 0.9 at 5 BDP",
+                jain("bbr-cws", DEEP).mean >= FAIR,
+            ),
+            (
+                "Fig. 12b: BBR-CWS's RTprop estimate varies less than BBR's at 5 BDP",
+                rtprop("bbr-cws", DEEP, |r| r.1).mean < rtprop("bbr", DEEP, |r| r.1).mean,
+            ),
+        ],
+        "BBR starves CUBIC in the shallow buffer and takes turns with it in the deep one; BBR-CWS shares fairly in \
+         both with far fewer retransmissions.",
+    )
 }

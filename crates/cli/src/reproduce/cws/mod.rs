@@ -1,11 +1,19 @@
 //! The `cws` suite: the BBR-CWS paper (Kim et al.) evaluation, one experiment per figure or table.
+//!
+//! Every experiment runs on the paper's Table 2 scenario 1 link (50 Mbit/s,
+//! 10 ms), Fig. 13 also at 40 ms. This module holds what the analyses
+//! share: statistics over seeds, unit conversions and throughput over time.
 
-mod fig13;
+pub(super) mod fig13;
 mod fig14_15;
 mod fig8;
 mod fig9_12;
 
+use report::{BarGroup, Cell, Figure, Line, ReferenceLine};
+
+use super::data::{mean_sd, metric, series_column, Runs};
 use super::Experiment;
+use crate::store::RunRecord;
 
 /// The experiments, in report order.
 pub static EXPERIMENTS: &[Experiment] = &[
@@ -14,3 +22,369 @@ pub static EXPERIMENTS: &[Experiment] = &[
     fig13::FAIRNESS,
     fig14_15::THREE_VS_THREE,
 ];
+
+/// Bottleneck rate of every experiment (Mbit/s).
+const LINK_MBPS: f64 = 50.0;
+/// Bytes of one packet on the wire (the default 1500 B datagram): the unit
+/// the simulator counts cwnd in, so cwnd / this is the paper's "MSS".
+const PACKET_BYTES: f64 = 1500.0;
+/// Payload bytes of one packet (1500 B minus 52 B of headers): the unit of
+/// retransmitted bytes, so retransmitted bytes / this is a packet count.
+const PAYLOAD_BYTES: f64 = 1448.0;
+/// Width of the intervals of throughput over time and of the fluctuation
+/// measures (s). The paper samples every 0.1 s; at 50 Mbit/s a 0.1 s
+/// interval holds only ~400 packets and the curves become unreadable.
+const BIN_S: f64 = 1.0;
+/// Fluctuation is measured from here on (s): after the first ProbeRTT,
+/// which the paper marks as the end of the start-up transient (Fig. 12).
+const SETTLED_S: f64 = 10.0;
+
+/// Mean and sample standard deviation of a quantity over seeds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Stat {
+    /// The mean (NaN without values).
+    pub mean: f64,
+    /// The sample standard deviation (0 for one value, NaN for none).
+    pub sd: f64,
+    /// How many values.
+    pub n: usize,
+}
+
+impl Stat {
+    /// The statistics of `values`, NaN ones left out.
+    pub(crate) fn of(values: &[f64]) -> Stat {
+        let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+        let (mean, sd) = mean_sd(&finite);
+        Stat {
+            mean,
+            sd,
+            n: finite.len(),
+        }
+    }
+
+    /// `mean ± sd` with `decimals` decimals; `mean` alone for one value;
+    /// "—" without values.
+    pub(crate) fn text(&self, decimals: u8) -> String {
+        let d = decimals as usize;
+        match self.n {
+            0 => "—".to_string(),
+            1 => format!("{:.d$}", self.mean),
+            _ => format!("{:.d$} ± {:.d$}", self.mean, self.sd),
+        }
+    }
+
+    /// [`Stat::text`] as a table cell, empty without values.
+    pub(crate) fn cell(&self, decimals: u8) -> Cell {
+        if self.n == 0 {
+            Cell::Empty
+        } else {
+            Cell::text(self.text(decimals))
+        }
+    }
+}
+
+/// `f` over the runs matching `fixed` (usually: every seed of one point).
+fn over_seeds(runs: &Runs, fixed: &[(&str, &str)], f: impl Fn(&RunRecord) -> Option<f64>) -> Stat {
+    let values: Vec<f64> = runs.select(fixed).into_iter().filter_map(f).collect();
+    Stat::of(&values)
+}
+
+/// "5 seeds" (the number of values of the seed axis), for descriptions.
+fn seeds_note(runs: &Runs) -> String {
+    match runs.axis("seed").len() {
+        0 | 1 => "one seed".to_string(),
+        n => format!("{n} seeds"),
+    }
+}
+
+/// The run drawn in time-series figures: the first seed of the point.
+fn drawn_run<'a>(runs: &'a Runs, fixed: &[(&str, &str)]) -> Option<&'a RunRecord> {
+    runs.select(fixed).into_iter().next()
+}
+
+/// The buffer size in BDP of a sweep value like `"0.5bdp"` (NaN otherwise).
+pub(crate) fn buffer_bdp(value: &str) -> f64 {
+    value
+        .strip_suffix("bdp")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(f64::NAN)
+}
+
+/// `"0.5bdp"` as `"0.5 BDP"`, for categories and titles.
+fn buffer_label(value: &str) -> String {
+    match value.strip_suffix("bdp") {
+        Some(r) => format!("{r} BDP"),
+        None => value.to_string(),
+    }
+}
+
+/// Flow `flow`'s goodput in Mbit/s.
+fn goodput_mbps(run: &RunRecord, flow: usize) -> Option<f64> {
+    metric(run, &format!("/flows/{flow}/goodput_bps")).map(|b| b / 1e6)
+}
+
+/// Flow `flow`'s retransmissions, in packets.
+fn retransmitted_packets(run: &RunRecord, flow: usize) -> Option<f64> {
+    metric(run, &format!("/flows/{flow}/bytes_retransmitted")).map(|b| b / PAYLOAD_BYTES)
+}
+
+/// Flow `flow`'s time-averaged cwnd, in packets.
+fn mean_cwnd_packets(run: &RunRecord, flow: usize) -> Option<f64> {
+    metric(run, &format!("/flows/{flow}/mean_cwnd_bytes")).map(|b| b / PACKET_BYTES)
+}
+
+/// The share of the total goodput that flows `0..first` (the BBR family)
+/// get, out of flows `0..all`.
+fn group_share(run: &RunRecord, first: usize, all: usize) -> Option<f64> {
+    let goodputs: Option<Vec<f64>> = (0..all).map(|f| goodput_mbps(run, f)).collect();
+    let goodputs = goodputs?;
+    let total: f64 = goodputs.iter().sum();
+    (total > 0.0).then(|| goodputs[..first].iter().sum::<f64>() / total)
+}
+
+/// Jain's index `(sum x)^2 / (n sum x^2)`; NaN when every `x` is zero or
+/// there is none.
+fn jain(xs: &[f64]) -> f64 {
+    let sum: f64 = xs.iter().sum();
+    let squares: f64 = xs.iter().map(|x| x * x).sum();
+    if squares > 0.0 {
+        sum * sum / (xs.len() as f64 * squares)
+    } else {
+        f64::NAN
+    }
+}
+
+/// The rate of a cumulative counter sampled over time, per interval of
+/// `bin_s`: `(interval midpoint, increase / elapsed time)`. An interval
+/// runs between the last samples at or before its two boundaries, so an
+/// interval without samples of its own is merged into the next one.
+fn binned_rate(cumulative: &[(f64, f64)], bin_s: f64) -> Vec<(f64, f64)> {
+    const EPS: f64 = 1e-6;
+    let Some(&first) = cumulative.first() else {
+        return Vec::new();
+    };
+    let t0 = first.0;
+    let boundary_at_or_after = |t: f64| t0 + ((t - t0) / bin_s - EPS).ceil() * bin_s;
+    let mut out = Vec::new();
+    let mut start = first;
+    for (i, &(t, v)) in cumulative.iter().enumerate() {
+        let boundary = boundary_at_or_after(t);
+        // A sample closes an interval when it is the last one before a
+        // boundary; the series' last sample only when it sits on one (a
+        // partial interval at the end is left out).
+        let closes = match cumulative.get(i + 1) {
+            Some(&(next, _)) => next > boundary + EPS,
+            None => (boundary - t).abs() <= EPS,
+        };
+        if closes && t > start.0 + EPS {
+            out.push(((start.0 + t) / 2.0, (v - start.1) / (t - start.0)));
+            start = (t, v);
+        }
+    }
+    out
+}
+
+/// Each flow's throughput (Mbit/s) per [`BIN_S`] interval, from the
+/// receivers' in-order delivered bytes; `None` if the series is missing.
+fn flow_throughputs(runs: &Runs, run: &RunRecord, flows: usize) -> Option<Vec<Vec<(f64, f64)>>> {
+    let rows = runs.flow_series(run).ok()?;
+    Some(
+        (0..flows)
+            .map(|f| {
+                binned_rate(&series_column(&rows, f, "delivered"), BIN_S)
+                    .into_iter()
+                    .map(|(t, bytes_per_s)| (t, bytes_per_s * 8.0 / 1e6))
+                    .collect()
+            })
+            .collect(),
+    )
+}
+
+/// How steadily flows share the link over time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Fluctuation {
+    /// Standard deviation over intervals of the BBR family's share of the
+    /// interval's throughput: 0 for a steady split, ~0.3-0.4 when the
+    /// families take turns at owning the link.
+    share_sd: f64,
+    /// Mean over intervals of Jain's index of the interval's throughputs:
+    /// low when flows oscillate even if their long-run means are equal
+    /// (the paper's §2.2 point on deep buffers).
+    mean_jain: f64,
+}
+
+/// The [`Fluctuation`] of per-flow throughputs over time (same intervals
+/// for every flow), flows `0..first` being the BBR family, counting the
+/// intervals that start at or after `from_s`.
+fn fluctuation(throughputs: &[Vec<(f64, f64)>], first: usize, from_s: f64) -> Fluctuation {
+    let intervals = throughputs.iter().map(Vec::len).min().unwrap_or(0);
+    let mut shares = Vec::new();
+    let mut jains = Vec::new();
+    for i in 0..intervals {
+        if throughputs[0][i].0 - BIN_S / 2.0 < from_s - 1e-6 {
+            continue;
+        }
+        let x: Vec<f64> = throughputs.iter().map(|f| f[i].1).collect();
+        let total: f64 = x.iter().sum();
+        if total > 0.0 {
+            shares.push(x[..first].iter().sum::<f64>() / total);
+            jains.push(jain(&x));
+        }
+    }
+    Fluctuation {
+        share_sd: mean_sd(&shares).1,
+        mean_jain: mean_sd(&jains).0,
+    }
+}
+
+/// The [`Fluctuation`] of every seed of a point, as statistics over seeds.
+fn fluctuation_over_seeds(
+    runs: &Runs,
+    fixed: &[(&str, &str)],
+    first: usize,
+    all: usize,
+) -> (Stat, Stat) {
+    let measured: Vec<Fluctuation> = runs
+        .select(fixed)
+        .into_iter()
+        .filter_map(|run| flow_throughputs(runs, run, all))
+        .map(|t| fluctuation(&t, first, SETTLED_S))
+        .collect();
+    (
+        Stat::of(&measured.iter().map(|f| f.share_sd).collect::<Vec<_>>()),
+        Stat::of(&measured.iter().map(|f| f.mean_jain).collect::<Vec<_>>()),
+    )
+}
+
+/// Grouped bars of a statistic over seeds: one category per buffer, one
+/// group per controller, ± one standard deviation as error bars.
+fn stat_bars(
+    title: &str,
+    y_label: &str,
+    buffers: &[String],
+    groups: Vec<(String, Vec<Stat>)>,
+) -> Figure {
+    Figure::bars(
+        title,
+        "buffer",
+        y_label,
+        buffers.iter().map(|b| buffer_label(b)).collect::<Vec<_>>(),
+        groups
+            .into_iter()
+            .map(|(label, stats)| {
+                BarGroup::new(label, stats.iter().map(|s| s.mean).collect())
+                    .errors(stats.iter().map(|s| s.sd).collect())
+            })
+            .collect(),
+    )
+}
+
+/// Per-flow throughput over time, one line per flow, with the capacity.
+fn throughput_figure(title: &str, throughputs: Vec<Vec<(f64, f64)>>, labels: &[String]) -> Figure {
+    let lines = throughputs
+        .into_iter()
+        .zip(labels)
+        .map(|(points, label)| Line::new(label.clone(), points))
+        .collect();
+    Figure::lines(
+        title,
+        "time (s)",
+        format!("throughput per {BIN_S} s (Mbit/s)"),
+        lines,
+    )
+    .y_range(0.0, LINK_MBPS * 1.05)
+    .reference(ReferenceLine::horizontal(LINK_MBPS, "capacity"))
+}
+
+/// The points of a series with `from <= t <= to`.
+fn between(points: Vec<(f64, f64)>, from: f64, to: f64) -> Vec<(f64, f64)> {
+    points
+        .into_iter()
+        .filter(|(t, _)| (from..=to).contains(t))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9
+    }
+
+    #[test]
+    fn jain_of_equal_shares_is_one_and_of_one_hog_is_one_over_n() {
+        assert!(close(jain(&[3.0, 3.0, 3.0]), 1.0));
+        assert!(close(jain(&[5.0, 0.0]), 0.5));
+        assert!(jain(&[0.0, 0.0]).is_nan());
+        assert!(jain(&[]).is_nan());
+    }
+
+    #[test]
+    fn binned_rate_of_a_steady_counter_is_its_slope() {
+        // 0.1 s samples of 1000 B/s over 3 s: three 1 s intervals.
+        let samples: Vec<(f64, f64)> = (0..=30)
+            .map(|i| (i as f64 * 0.1, i as f64 * 100.0))
+            .collect();
+        let rates = binned_rate(&samples, 1.0);
+        assert_eq!(rates.len(), 3);
+        for (i, (t, r)) in rates.iter().enumerate() {
+            assert!(close(*t, i as f64 + 0.5), "{t}");
+            assert!(close(*r, 1000.0), "{r}");
+        }
+    }
+
+    #[test]
+    fn binned_rate_follows_a_step_and_spans_gaps() {
+        // 0..1 s: nothing; 1..2 s: 500 B; then a gap to 4 s with 600 B more.
+        let samples = [
+            (0.0, 0.0),
+            (0.5, 0.0),
+            (1.0, 0.0),
+            (1.5, 250.0),
+            (2.0, 500.0),
+            (4.0, 1100.0),
+        ];
+        let rates = binned_rate(&samples, 1.0);
+        assert_eq!(rates.len(), 3, "{rates:?}");
+        assert!(close(rates[0].1, 0.0));
+        assert!(close(rates[1].1, 500.0));
+        assert!(close(rates[2].0, 3.0) && close(rates[2].1, 300.0));
+        assert!(binned_rate(&[], 1.0).is_empty());
+        assert!(binned_rate(&[(0.0, 1.0)], 1.0).is_empty());
+    }
+
+    #[test]
+    fn fluctuation_separates_a_steady_split_from_taking_turns() {
+        let steady = vec![
+            vec![(0.5, 10.0), (1.5, 10.0), (2.5, 10.0), (3.5, 10.0)],
+            vec![(0.5, 30.0), (1.5, 30.0), (2.5, 30.0), (3.5, 30.0)],
+        ];
+        let f = fluctuation(&steady, 1, 0.0);
+        assert!(close(f.share_sd, 0.0));
+        assert!(close(f.mean_jain, jain(&[10.0, 30.0])));
+        let turns = vec![
+            vec![(0.5, 40.0), (1.5, 0.0), (2.5, 40.0), (3.5, 0.0)],
+            vec![(0.5, 0.0), (1.5, 40.0), (2.5, 0.0), (3.5, 40.0)],
+        ];
+        let f = fluctuation(&turns, 1, 0.0);
+        assert!(f.share_sd > 0.5);
+        assert!(close(f.mean_jain, 0.5));
+        // Intervals before `from_s` are left out: one is left.
+        let f = fluctuation(&turns, 1, 3.0);
+        assert!(close(f.mean_jain, 0.5) && close(f.share_sd, 0.0));
+    }
+
+    #[test]
+    fn stat_cells_and_buffer_values() {
+        assert_eq!(Stat::of(&[]).cell(2), Cell::Empty);
+        assert_eq!(Stat::of(&[0.5]).cell(2), Cell::text("0.50"));
+        assert_eq!(
+            Stat::of(&[1.0, 3.0, f64::NAN]).cell(1),
+            Cell::text("2.0 ± 1.4")
+        );
+        assert!(close(buffer_bdp("0.5bdp"), 0.5));
+        assert!(buffer_bdp("300KB").is_nan());
+        assert_eq!(buffer_label("5bdp"), "5 BDP");
+    }
+}
