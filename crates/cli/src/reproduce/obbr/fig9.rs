@@ -250,13 +250,13 @@ fn fig9_alternating(runs: &Runs) -> Section {
 
     // Per controller, over seeds and drops.
     let mut per_cc = Table::new(
-        "Per controller: mean ± sd over seeds; per-drop values over every drop after 0 s of every seed",
+        "Per controller: mean ± sd over seeds; per drop: mean [min, max] over every drop of every seed",
         [
             "controller",
             "goodput (Mbit/s)",
             "retransmitted (MB)",
             "retransmission ratio (%)",
-            "estimate within 25% of the new rate after (s): mean [min, max]",
+            "estimate within 25% of the new rate after (s)",
             "RTT > 2.5x base per drop (s)",
             "peak RTT per drop (ms)",
         ],
