@@ -4,6 +4,7 @@ use report::{BarGroup, Cell, Figure, Line, LineStyle, ReferenceLine, Section, Ta
 
 use super::cws::fig13;
 use super::data::{mean_sd, metric, series_column, Runs};
+use super::obbr::fig3;
 use super::verdict::{judge, mbps};
 use super::Experiment;
 use crate::model;
@@ -45,7 +46,7 @@ pub static EXPERIMENTS: &[Experiment] = &[
 /// oBBR Fig. 3 (left) and Eq. 1: BBR's share against CUBIC over buffer size.
 fn buffer_share(runs: &Runs) -> Section {
     let buffers = runs.axis("link.buffer");
-    let r_of = |b: &str| b.trim_end_matches("bdp").parse::<f64>().unwrap_or(f64::NAN);
+    let r_of = fig3::buffer_bdp;
     let mut ours = Vec::new();
     let mut table = Table::new(
         "BBR's goodput share against CUBIC (g = 2, 20 Mbit/s, 40 ms)",
@@ -79,53 +80,15 @@ fn buffer_share(runs: &Runs) -> Section {
             Cell::percent(metric(run, "/flows/0/loss_ratio").unwrap_or(f64::NAN), 2),
         ]);
     }
-    let model_line = |f: fn(f64) -> f64, label: &str| {
-        Line::new(
-            label,
-            buffers.iter().map(|b| (r_of(b), f(r_of(b)))).collect(),
-        )
-        .style(LineStyle::Dashed)
-    };
-    let shares = Figure::lines(
+    let rs: Vec<f64> = buffers.iter().map(|b| r_of(b)).collect();
+    let shares = fig3::share_figure(
         "BBR's share vs the model's converge point",
         "buffer R (BDP)",
-        "BBR goodput share",
-        vec![
-            Line::new("ours: BBR share", ours.clone()),
-            model_line(|r| 1.0 - model::converge_point(2.0, r), "model: 1 - p*"),
-            model_line(|r| model::converge_point(2.0, r), "model: p*"),
-        ],
-    )
-    .y_range(0.0, 1.0);
-    let curves: Vec<Line> = [
-        (2.0, 0.5),
-        (2.0, 1.0),
-        (2.0, 2.0),
-        (2.0, 4.0),
-        (2.0, 16.0),
-        (1.0, 16.0),
-    ]
-    .iter()
-    .map(|&(g, r)| {
-        Line::new(
-            format!("g = {g}, R = {r}"),
-            (0..=50)
-                .map(|i| i as f64 / 50.0)
-                .map(|p| (p, model::occupied_ratio(p, g, r)))
-                .collect(),
-        )
-    })
-    .chain(std::iter::once(
-        Line::new("1 - p (space left)", vec![(0.0, 1.0), (1.0, 0.0)]).style(LineStyle::Dashed),
-    ))
-    .collect();
-    let qr = Figure::lines(
-        "Q_r(p; g, R), Eq. 1",
-        "p (buffer share of loss-based flows)",
-        "Q_r (BBR's share of the buffer)",
-        curves,
-    )
-    .y_range(0.0, 1.5);
+        vec![Line::new("ours: BBR share", ours.clone())],
+        &rs,
+        |r| model::converge_point(2.0, r),
+    );
+    let qr = fig3::qr_figure();
     let decreasing = ours.windows(2).all(|w| w[1].1 <= w[0].1 + 0.05);
     let dominates = ours.first().is_some_and(|(_, s)| *s >= 0.8);
     let below_model = ours

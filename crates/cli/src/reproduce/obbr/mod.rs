@@ -2,7 +2,7 @@
 
 mod fig11;
 mod fig12;
-mod fig3;
+pub(crate) mod fig3;
 mod fig4;
 mod fig5;
 mod fig7;
