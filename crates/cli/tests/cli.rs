@@ -521,6 +521,14 @@ fn reproduce_quick_writes_a_report_that_renders() {
         "deterministic rebuild"
     );
 
+    check_in_browser(&out.join("report.html"), "quick");
+    std::fs::remove_dir_all(&out).ok();
+}
+
+/// Opens a report in headless Chromium (tests/browser/check-report.mjs:
+/// every section's plots rendered, no console errors) and keeps the page
+/// and a screenshot in target/report-artifacts/.
+fn check_in_browser(html: &Path, name: &str) {
     if std::env::var("BBRLAB_SKIP_BROWSER").as_deref() == Ok("1") {
         eprintln!("browser check skipped: BBRLAB_SKIP_BROWSER=1");
         return;
@@ -529,16 +537,72 @@ fn reproduce_quick_writes_a_report_that_renders() {
     std::fs::create_dir_all(&artifacts).unwrap();
     let check = Command::new("node")
         .arg(repo().join("tests/browser/check-report.mjs"))
-        .arg(out.join("report.html"))
-        .arg(artifacts.join("quick.png"))
+        .arg(html)
+        .arg(artifacts.join(format!("{name}.png")))
         .output()
         .expect("node runs; scripts/setup-browser.sh installs what the check needs");
     assert!(
         check.status.success(),
-        "browser check failed (run scripts/setup-browser.sh if Chromium or node_modules are missing):\n{}{}",
+        "browser check of {name} failed (run scripts/setup-browser.sh if Chromium or node_modules are missing):\n{}{}",
         String::from_utf8_lossy(&check.stdout),
         String::from_utf8_lossy(&check.stderr)
     );
-    std::fs::copy(out.join("report.html"), artifacts.join("quick.html")).unwrap();
+    std::fs::copy(html, artifacts.join(format!("{name}.html"))).unwrap();
+}
+
+/// A paper suite end to end at --fast: every experiment ran, wrote its
+/// store and an analysed section (not "not run"), and the report renders.
+fn reproduce_suite_fast(suite: &str) {
+    let out = tempdir(&format!("reproduce-{suite}"));
+    let o = bbrlab(&[
+        "reproduce",
+        suite,
+        "--fast",
+        "--out",
+        out.to_str().unwrap(),
+        "--scenarios",
+        repo().join("scenarios").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let listing = bbrlab(&["list", "suites"]);
+    let listing = String::from_utf8_lossy(&listing.stdout).to_string();
+    let ids: Vec<&str> = listing
+        .lines()
+        .skip_while(|l| !l.starts_with(suite))
+        .skip(1)
+        .take_while(|l| l.starts_with(' '))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert!(!ids.is_empty(), "no experiments listed for {suite}");
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    for id in &ids {
+        assert!(out.join(id).join("results.csv").exists(), "{id}: no store");
+        let start = html
+            .find(&format!("id=\"{id}\""))
+            .unwrap_or_else(|| panic!("section {id} missing"));
+        let section = &html[start..];
+        let section = &section[..section.find("</section>").unwrap_or(section.len())];
+        assert!(
+            !section.contains("verdict-not-run"),
+            "{id}: the analysis found no runs"
+        );
+        assert!(section.contains("<svg"), "{id}: no plot");
+    }
+    check_in_browser(&out.join("report.html"), suite);
     std::fs::remove_dir_all(&out).ok();
+}
+
+#[test]
+fn reproduce_obbr_fast_writes_every_section() {
+    reproduce_suite_fast("obbr");
+}
+
+#[test]
+fn reproduce_cws_fast_writes_every_section() {
+    reproduce_suite_fast("cws");
+}
+
+#[test]
+fn reproduce_bbr2_fast_writes_every_section() {
+    reproduce_suite_fast("bbr2");
 }

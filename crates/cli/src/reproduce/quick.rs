@@ -5,6 +5,7 @@ use report::{BarGroup, Cell, Figure, Line, LineStyle, ReferenceLine, Section, Ta
 use super::cws::fig13;
 use super::data::{mean_sd, metric, series_column, Runs};
 use super::obbr::fig3;
+use super::obbr::OBBR_AS_TESTED;
 use super::verdict::{judge, mbps};
 use super::Experiment;
 use crate::model;
@@ -114,9 +115,6 @@ fn buffer_share(runs: &Runs) -> Section {
         "BBR's share falls with R, dominates at 0.5 BDP, and stays below the model's converge point.",
     )
 }
-
-/// oBBR as the paper's testbed ran it: the authors' May 2023 code.
-pub(crate) const OBBR_AS_TESTED: &str = "obbr:mu=0.5,code=true,low_ratio=1.3333,estimate_max=true";
 
 /// oBBR Fig. 7 (40 Mbit/s, 100 ms): goodput and retransmissions per controller.
 fn stable_links(runs: &Runs) -> Section {

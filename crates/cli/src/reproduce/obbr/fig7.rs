@@ -10,6 +10,8 @@ use crate::reproduce::data::{mean_sd, metric};
 use crate::reproduce::verdict::{judge, mbps};
 use crate::reproduce::{Experiment, Runs};
 
+use super::OBBR_AS_TESTED;
+
 /// Fig. 7: 100 Mbit/s, 40 ms, R = 0.25, 0/1/2% loss.
 pub const FAST_LINK: Experiment = Experiment {
     id: "fig7-fast-link",
@@ -359,8 +361,13 @@ fn links(runs: &Runs, id: &str, title: &str, per_mu: &[PerMu]) -> Section {
             pct(grid.retx("obbr:mu=0.5", &none)),
         )),
     ]);
-    let obbr0 = grid.retx("obbr:mu=0.5", &none);
+    let tested0 = grid.retx(OBBR_AS_TESTED, &none);
     let bbr0 = grid.retx("bbr", &none);
+    paper = paper.row([
+        Cell::text("oBBR as tested (the May 2023 code, mu 0.5): retransmission ratio without loss / at 2% loss"),
+        Cell::text("0.51% / 2.82% (oBBR-0.5)"),
+        Cell::text(format!("{} / {}", pct(tested0), pct(grid.retx(OBBR_AS_TESTED, two)))),
+    ]);
     // The paper gives per-mu numbers without loss and at 2% loss.
     let mu_order = [none.as_str(), two].iter().all(|c| {
         let v: Vec<f64> = OBBR.iter().map(|cc| grid.retx(cc, c)).collect();
@@ -386,7 +393,7 @@ fn links(runs: &Runs, id: &str, title: &str, per_mu: &[PerMu]) -> Section {
         section,
         &[
             ("every oBBR retransmits less than BBR at every loss rate", grid.obbr_below_bbr()),
-            ("oBBR (mu 0.5) retransmits <= 1/5 of BBR's without loss", obbr0 <= bbr0 / 5.0),
+            ("oBBR as tested (mu 0.5) retransmits <= 1/5 of BBR's without loss", tested0 <= bbr0 / 5.0),
             ("oBBR's retransmissions rise with mu without loss and at 2% loss (5% slack)", mu_order),
             ("oBBR keeps >= 82.76% of capacity", obbr_min >= PAPER_MIN_GOODPUT),
             ("BBR keeps >= 90% of its goodput under loss", bbr_keeps),

@@ -11,11 +11,16 @@ mod fig9;
 
 use super::Experiment;
 
+/// oBBR (mu 0.5) as the paper's testbed ran it: the authors' May 2023 code,
+/// whose drop detector resets a burst-inflated estimate at every loss
+/// (docs/ALGORITHMS.md, oBBR, "Which revision of the code").
+pub(crate) const OBBR_AS_TESTED: &str = "obbr:mu=0.5,code=true,low_ratio=1.3333,estimate_max=true";
+
 /// The experiments, in report order.
 pub static EXPERIMENTS: &[Experiment] = &[
     fig3::BUFFER,
-    fig3::GAIN,
     fig3::GAIN_ONE,
+    fig3::GAIN,
     fig4::DROP,
     fig5::SAMPLES,
     fig7::FAST_LINK,
