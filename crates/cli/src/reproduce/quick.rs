@@ -3,10 +3,10 @@
 use report::{BarGroup, Cell, Figure, Line, LineStyle, ReferenceLine, Section, Table};
 
 use super::cws::fig13;
-use super::data::{mean_sd, metric, series_column, Runs};
+use super::data::{metric, series_column, Runs};
 use super::obbr::fig3;
 use super::obbr::OBBR_AS_TESTED;
-use super::verdict::{judge, mbps};
+use super::verdict::judge;
 use super::Experiment;
 use crate::model;
 
@@ -377,71 +377,16 @@ fn cws_fairness(runs: &Runs) -> Section {
     )
 }
 
-/// Drucker et al. Fig. 7: goodput under random loss.
+/// Drucker et al. Fig. 7: goodput under random loss (the `bbr2` suite's
+/// analysis, on a shorter and slower link).
 fn bbr2_loss(runs: &Runs) -> Section {
-    let ccs = runs.axis("flow.0.cc");
-    let losses = runs.axis("link.loss");
-    let goodput = |cc: &str, loss: &str| {
-        let values: Vec<f64> = runs
-            .select(&[("flow.0.cc", cc), ("link.loss", loss)])
-            .iter()
-            .filter_map(|r| metric(r, "/flows/0/goodput_bps"))
-            .collect();
-        mean_sd(&values).0
-    };
-    let groups = ccs
-        .iter()
-        .map(|cc| {
-            BarGroup::new(
-                cc.clone(),
-                losses.iter().map(|l| mbps(goodput(cc, l))).collect(),
-            )
-        })
-        .collect();
-    let labels: Vec<String> = losses.iter().map(|l| format!("{l} loss")).collect();
-    let worst = losses.last().cloned().unwrap_or_default();
-    let v2_vs_v1 = goodput("bbr2", &worst) / goodput("bbr", &worst);
-    let adaptive_vs_v1 = goodput("bbr2-adaptive", &worst) / goodput("bbr", &worst);
-    let adaptive_vs_v2 = goodput("bbr2-adaptive", &worst) / goodput("bbr2", &worst);
-    let table = Table::new(
-        format!("At {worst} random loss"),
-        ["quantity", "paper", "ours"],
-    )
-    .row([
-        Cell::text("BBRv2 goodput / BBR's"),
-        Cell::text("low (BBRv2 collapses)"),
-        Cell::percent(v2_vs_v1, 1),
-    ])
-    .row([
-        Cell::text("adaptive BBRv2 goodput / BBRv2's"),
-        Cell::text("8x"),
-        Cell::fixed(adaptive_vs_v2, 2).with_unit("x"),
-    ])
-    .row([
-        Cell::text("adaptive BBRv2 goodput / BBR's"),
-        Cell::text("92% (8% less)"),
-        Cell::percent(adaptive_vs_v1, 1),
-    ]);
-    let section = Section::new("bbr2-loss", "Drucker et al. Fig. 7: BBR, BBRv2 and adaptive BBRv2 under random loss")
-        .description(
-            "100 Mbit/s, 100 ms, 2 MB buffer. BBRv2's long-term bound inflight_hi is cut on every round with more than \
-             2% loss and ratchets down; the paper's adaptive BBRv2 resets it at every PROBE_REFILL. Our adaptive BBRv2 \
-             does not reproduce the paper's recovery (docs/ALGORITHMS.md explains why).",
-        )
-        .figure(Figure::bars("Goodput under random loss", "random loss", "goodput (Mbit/s)", labels, groups).reference(ReferenceLine::horizontal(100.0, "capacity")))
-        .table(table);
-    judge(
-        section,
-        &[
-            (
-                "BBRv2 keeps <= 30% of BBR's goodput at 2% loss",
-                v2_vs_v1 <= 0.3,
-            ),
-            (
-                "adaptive BBRv2 keeps >= 80% of BBR's goodput",
-                adaptive_vs_v1 >= 0.8,
-            ),
-        ],
-        "BBRv2 collapses under loss and the adaptive fix recovers most of BBR's goodput.",
+    super::bbr2::loss::loss_section(
+        runs,
+        "bbr2-loss",
+        "Drucker et al. Fig. 7: BBR, BBRv2 and adaptive BBRv2 under random loss",
+        "100 Mbit/s, 100 ms, 2 MB buffer, 120 s (the paper: 500 Mbit/s, five minutes; see the bbr2 suite). \
+         BBRv2's long-term bound inflight_hi is cut on every round with more than 2% loss and ratchets down; \
+         the paper's adaptive BBRv2 resets it at every PROBE_REFILL. Our adaptive BBRv2 does not reproduce the \
+         paper's recovery (docs/ALGORITHMS.md explains why).",
     )
 }

@@ -1,12 +1,20 @@
-//! The `bbr2` suite: the adaptive BBRv2 paper (Drucker et al.) evaluation, one experiment per figure or table.
+//! The `bbr2` suite: the adaptive BBRv2 paper (Drucker et al., "BBR vs.
+//! BBRv2: A Performance Evaluation") evaluation, one experiment per figure or
+//! table.
+//!
+//! This module also holds what several of its analyses share: statistics
+//! over seeds, controller labels, table cells, binning of time series.
 
 mod bounds;
 mod cellular;
 mod changing;
 mod harm;
-mod loss;
+pub(crate) mod loss;
 
-use super::Experiment;
+use report::Cell;
+
+use super::data::{mean_sd, metric};
+use super::{Experiment, Runs};
 
 /// The experiments, in report order.
 pub static EXPERIMENTS: &[Experiment] = &[
@@ -16,3 +24,191 @@ pub static EXPERIMENTS: &[Experiment] = &[
     cellular::CELLULAR,
     bounds::BOUNDS,
 ];
+
+/// The paper's name for a controller spec of our sweeps.
+fn cc_label(spec: &str) -> String {
+    match spec {
+        "bbr" => "BBR".into(),
+        "bbr2" => "BBRv2".into(),
+        "bbr2-adaptive" => "adaptive BBRv2".into(),
+        "cubic" => "CUBIC".into(),
+        s if s.starts_with("bbr2-adaptive") && s.contains("no_upper_bound=true") => {
+            "BBRv2, no upper bound".into()
+        }
+        other => other.into(),
+    }
+}
+
+/// Mean and sample standard deviation of a summary metric over the runs that
+/// match `fixed` (one per seed); NaN when none has it.
+fn stats(runs: &Runs, fixed: &[(&str, &str)], pointer: &str) -> (f64, f64) {
+    let values: Vec<f64> = runs
+        .select(fixed)
+        .iter()
+        .filter_map(|r| metric(r, pointer))
+        .collect();
+    mean_sd(&values)
+}
+
+/// Mean goodput (bit/s) of flow 0 over the runs that match `fixed`.
+fn mean_goodput(runs: &Runs, fixed: &[(&str, &str)]) -> f64 {
+    stats(runs, fixed, "/flows/0/goodput_bps").0
+}
+
+/// A "mean ± sd" cell, both scaled by `scale`; "—" when the mean is unknown.
+fn mean_sd_cell((mean, sd): (f64, f64), scale: f64, decimals: usize, unit: &str) -> Cell {
+    if !mean.is_finite() {
+        return Cell::text("—");
+    }
+    let unit = if unit.is_empty() {
+        String::new()
+    } else {
+        format!(" {unit}")
+    };
+    if sd.is_finite() && sd > 0.0 {
+        Cell::text(format!(
+            "{:.decimals$} ± {:.decimals$}{unit}",
+            mean * scale,
+            sd * scale
+        ))
+    } else {
+        Cell::text(format!("{:.decimals$}{unit}", mean * scale))
+    }
+}
+
+/// A ratio cell ("7.8x"); "—" when unknown.
+fn times_cell(ratio: f64) -> Cell {
+    Cell::fixed(ratio, 2).with_unit("x")
+}
+
+/// The mean of `points` in consecutive bins of `width` along x, as
+/// `(bin centre, mean)`; empty bins are left out. Smooths per-sample series
+/// (a delivery-rate sample every 100 ms) into readable curves.
+fn bin_mean(points: &[(f64, f64)], width: f64) -> Vec<(f64, f64)> {
+    let mut bins: Vec<(f64, f64, usize)> = Vec::new();
+    for &(x, y) in points {
+        if !(x.is_finite() && y.is_finite()) {
+            continue;
+        }
+        let index = (x / width).floor();
+        match bins.last_mut() {
+            Some((i, sum, n)) if *i == index => {
+                *sum += y;
+                *n += 1;
+            }
+            _ => bins.push((index, y, 1)),
+        }
+    }
+    bins.into_iter()
+        .map(|(i, sum, n)| ((i + 0.5) * width, sum / n as f64))
+        .collect()
+}
+
+/// The median of the values of `points` whose x lies in `[from, to)`; NaN
+/// when there are none.
+fn median_between(points: &[(f64, f64)], from: f64, to: f64) -> f64 {
+    let mut values: Vec<f64> = points
+        .iter()
+        .filter(|(x, y)| *x >= from && *x < to && y.is_finite())
+        .map(|(_, y)| *y)
+        .collect();
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    values.sort_by(f64::total_cmp);
+    let mid = values.len() / 2;
+    if values.len() % 2 == 1 {
+        values[mid]
+    } else {
+        (values[mid - 1] + values[mid]) / 2.0
+    }
+}
+
+/// Column `name` of the bottleneck's series (`series_link.csv`, which has
+/// no flow column) as `(t_s, value)`.
+fn link_column(rows: &[csv::StringRecord], name: &str) -> Vec<(f64, f64)> {
+    let Some(header) = rows.first() else {
+        return Vec::new();
+    };
+    let (Some(t), Some(c)) = (
+        header.iter().position(|h| h == "t_s"),
+        header.iter().position(|h| h == name),
+    ) else {
+        return Vec::new();
+    };
+    rows[1..]
+        .iter()
+        .filter_map(|r| Some((r.get(t)?.parse().ok()?, r.get(c)?.parse().ok()?)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bin_mean_averages_consecutive_bins_and_skips_empty_ones() {
+        let points = [
+            (0.1, 1.0),
+            (0.5, 3.0),
+            (1.2, 10.0),
+            (3.9, 4.0),
+            (3.1, f64::NAN),
+        ];
+        assert_eq!(
+            bin_mean(&points, 1.0),
+            vec![(0.5, 2.0), (1.5, 10.0), (3.5, 4.0)]
+        );
+        assert!(bin_mean(&[], 1.0).is_empty());
+    }
+
+    #[test]
+    fn median_between_takes_the_window_only() {
+        let points = [
+            (0.0, 100.0),
+            (1.0, 3.0),
+            (2.0, 1.0),
+            (3.0, 2.0),
+            (4.0, 50.0),
+        ];
+        assert_eq!(median_between(&points, 1.0, 4.0), 2.0);
+        assert_eq!(median_between(&points, 1.0, 3.0), 2.0);
+        assert!(median_between(&points, 10.0, 20.0).is_nan());
+    }
+
+    #[test]
+    fn link_column_reads_by_name() {
+        let rows = vec![
+            csv::StringRecord::from(vec!["t_s", "queue_bytes", "capacity_bps"]),
+            csv::StringRecord::from(vec!["0.0", "10", "5e8"]),
+            csv::StringRecord::from(vec!["0.1", "x", "4.5e8"]),
+        ];
+        assert_eq!(
+            link_column(&rows, "capacity_bps"),
+            vec![(0.0, 5e8), (0.1, 4.5e8)]
+        );
+        assert_eq!(link_column(&rows, "queue_bytes"), vec![(0.0, 10.0)]);
+        assert!(link_column(&rows, "nosuch").is_empty());
+        assert!(link_column(&[], "capacity_bps").is_empty());
+    }
+
+    #[test]
+    fn labels_follow_the_paper() {
+        assert_eq!(cc_label("bbr2"), "BBRv2");
+        assert_eq!(
+            cc_label("bbr2-adaptive:no_upper_bound=true"),
+            "BBRv2, no upper bound"
+        );
+        assert_eq!(cc_label("obbr:mu=0.5"), "obbr:mu=0.5");
+    }
+
+    #[test]
+    fn mean_sd_cells_show_spread_and_missing_values() {
+        assert_eq!(
+            mean_sd_cell((363e6, 1.5e6), 1e-6, 1, "Mbit/s"),
+            Cell::text("363.0 ± 1.5 Mbit/s")
+        );
+        assert_eq!(mean_sd_cell((0.5, 0.0), 1.0, 2, ""), Cell::text("0.50"));
+        assert_eq!(mean_sd_cell((f64::NAN, 0.0), 1.0, 2, ""), Cell::text("—"));
+    }
+}
