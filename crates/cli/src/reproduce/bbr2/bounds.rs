@@ -3,7 +3,7 @@
 
 use report::{Cell, Figure, Line, LineStyle, ReferenceLine, Section, Table};
 
-use super::{bin_mean, cc_label, median_between};
+use super::{bin_mean, cc_label, loss_label, median_between};
 use crate::reproduce::data::{metric, series_column};
 use crate::reproduce::verdict::judge;
 use crate::reproduce::{Experiment, Runs};
@@ -163,9 +163,9 @@ fn figs5_6_bounds(runs: &Runs) -> Section {
             continue;
         };
         let name = format!(
-            "{}, {} loss ({})",
+            "{}, {} ({})",
             cc_label(cc),
-            loss,
+            loss_label(loss),
             figure_name(cc, loss != &none)
         );
         figures.push(
@@ -183,7 +183,7 @@ fn figs5_6_bounds(runs: &Runs) -> Section {
             .reference(ReferenceLine::horizontal(run.bdp_mb, "BDP")),
         );
         delivery_lines.push(Line::new(
-            format!("{}, {loss} loss", cc_label(cc)),
+            format!("{}, {}", cc_label(cc), loss_label(loss)),
             run.delivery.clone(),
         ));
         table = table.row([

@@ -3,7 +3,7 @@
 
 use report::{Cell, Figure, Line, LineStyle, Section, Table};
 
-use super::{bin_mean, cc_label, link_column, mean_goodput, mean_sd_cell, stats};
+use super::{bin_mean, cc_label, link_column, loss_label, mean_goodput, mean_sd_cell, stats};
 use crate::reproduce::data::{metric, series_column};
 use crate::reproduce::verdict::{judge, mbps};
 use crate::reproduce::{Experiment, Runs};
@@ -160,13 +160,19 @@ fn table4_changing_bandwidth(runs: &Runs) -> Section {
                 .collect()
         };
         figures.push(Figure::lines(
-            format!("Delivery rate vs capacity, {loss} loss (1 s means, first seed; Fig. 9 is 2%)"),
+            format!(
+                "Delivery rate vs capacity, {} (1 s means, first seed; Fig. 9: 2%)",
+                loss_label(loss)
+            ),
             "time (s)",
             "Mbit/s",
             curves(|t| &t.delivery),
         ));
         figures.push(Figure::lines(
-            format!("Bandwidth estimate vs capacity, {loss} loss (first seed)"),
+            format!(
+                "Bandwidth estimate vs capacity, {} (first seed)",
+                loss_label(loss)
+            ),
             "time (s)",
             "Mbit/s",
             curves(|t| &t.estimate),
@@ -175,11 +181,11 @@ fn table4_changing_bandwidth(runs: &Runs) -> Section {
 
     let header = std::iter::once("controller".to_string()).chain(losses.iter().flat_map(|l| {
         [
-            format!("{l} loss: paper (Mbit/s)"),
-            format!("{l} loss: ours (Mbit/s)"),
-            format!("{l} loss: ours, share of mean capacity"),
-            format!("{l} loss: retransmission ratio (%)"),
-            format!("{l} loss: uptake lag (s)"),
+            format!("{}: paper (Mbit/s)", loss_label(l)),
+            format!("{}: ours (Mbit/s)", loss_label(l)),
+            format!("{}: ours, share of mean capacity", loss_label(l)),
+            format!("{}: retransmission ratio (%)", loss_label(l)),
+            format!("{}: uptake lag (s)", loss_label(l)),
         ]
     }));
     let mut table = Table::new(

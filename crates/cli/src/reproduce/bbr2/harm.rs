@@ -4,7 +4,7 @@
 use report::{BarGroup, Cell, Figure, ReferenceLine, Section, Table};
 use serde_json::Value;
 
-use super::{cc_label, mean_sd_cell};
+use super::{cc_label, loss_label, mean_sd_cell};
 use crate::reproduce::data::{mean_sd, metric};
 use crate::reproduce::verdict::judge;
 use crate::reproduce::{Experiment, Runs};
@@ -158,7 +158,7 @@ fn table2_harm(runs: &Runs) -> Section {
             .collect();
         figures.push(
             Figure::bars(
-                format!("Harm to CUBIC, {loss} random loss (mean ± sd over seeds)"),
+                format!("Harm to CUBIC, {} (mean ± sd over seeds)", loss_label(loss)),
                 "bottleneck buffer",
                 "harm (0 = none, 1 = starved)",
                 labels,

@@ -6,7 +6,7 @@
 
 use report::{BarGroup, Cell, Figure, ReferenceLine, Section, Table};
 
-use super::{cc_label, mean_goodput, mean_sd_cell, stats, times_cell};
+use super::{cc_label, loss_label, mean_goodput, mean_sd_cell, stats, times_cell};
 use crate::reproduce::data::metric;
 use crate::reproduce::verdict::{judge, mbps};
 use crate::reproduce::{Experiment, Runs};
@@ -61,7 +61,7 @@ pub(crate) fn loss_section(runs: &Runs, id: &str, title: &str, description: &str
         .find_map(|(_, r)| metric(r, "/link/capacity_bps"))
         .unwrap_or(f64::NAN);
 
-    let loss_labels: Vec<String> = losses.iter().map(|l| format!("{l} loss")).collect();
+    let loss_labels: Vec<String> = losses.iter().map(|l| loss_label(l)).collect();
     let bars = |pointer: &str, scale: f64| -> Vec<BarGroup> {
         ccs.iter()
             .map(|cc| {
@@ -95,7 +95,7 @@ pub(crate) fn loss_section(runs: &Runs, id: &str, title: &str, description: &str
         std::iter::once("controller".to_string()).chain(
             losses
                 .iter()
-                .flat_map(|l| [format!("goodput, {l} loss"), format!("retx, {l} loss")]),
+                .flat_map(|l| [format!("goodput, {}", loss_label(l)), format!("retx, {}", loss_label(l))]),
         ),
     );
     for cc in &ccs {
@@ -161,12 +161,15 @@ pub(crate) fn loss_section(runs: &Runs, id: &str, title: &str, description: &str
     }
     paper = paper
         .row([
-            Cell::text(format!("BBRv2 goodput / BBR's at {none} loss")),
+            Cell::text(format!("BBRv2 goodput / BBR's, {}", loss_label(&none))),
             Cell::text("similar, both close to the bandwidth (III-B a, Fig. 7)"),
             Cell::percent(v2_vs_v1_none, 1),
         ])
         .row([
-            Cell::text(format!("adaptive BBRv2 goodput / BBR's at {none} loss")),
+            Cell::text(format!(
+                "adaptive BBRv2 goodput / BBR's, {}",
+                loss_label(&none)
+            )),
             Cell::text("comparable (VI-B, Fig. 7)"),
             Cell::percent(adaptive_vs_v1(&none), 1),
         ])

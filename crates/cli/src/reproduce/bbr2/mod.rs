@@ -39,6 +39,15 @@ fn cc_label(spec: &str) -> String {
     }
 }
 
+/// "no loss" or "2% loss" for a value of a `link.loss` axis.
+fn loss_label(value: &str) -> String {
+    if value.trim_end_matches('%').parse::<f64>() == Ok(0.0) {
+        "no loss".into()
+    } else {
+        format!("{value} loss")
+    }
+}
+
 /// Mean and sample standard deviation of a summary metric over the runs that
 /// match `fixed` (one per seed); NaN when none has it.
 fn stats(runs: &Runs, fixed: &[(&str, &str)], pointer: &str) -> (f64, f64) {
@@ -190,6 +199,13 @@ mod tests {
         assert_eq!(link_column(&rows, "queue_bytes"), vec![(0.0, 10.0)]);
         assert!(link_column(&rows, "nosuch").is_empty());
         assert!(link_column(&[], "capacity_bps").is_empty());
+    }
+
+    #[test]
+    fn zero_loss_reads_as_no_loss() {
+        assert_eq!(loss_label("0"), "no loss");
+        assert_eq!(loss_label("0%"), "no loss");
+        assert_eq!(loss_label("2%"), "2% loss");
     }
 
     #[test]
