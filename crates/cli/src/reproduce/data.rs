@@ -66,6 +66,17 @@ impl Runs {
             .collect()
     }
 
+    /// `f` over the runs whose parameters include `fixed` (usually: every
+    /// seed of one sweep point); runs without a (finite) value are left out.
+    pub fn over_seeds(
+        &self,
+        fixed: &[(&str, &str)],
+        f: impl Fn(&RunRecord) -> Option<f64>,
+    ) -> Stat {
+        let values: Vec<f64> = self.select(fixed).into_iter().filter_map(f).collect();
+        Stat::of(&values)
+    }
+
     /// The one run with these parameters, if any.
     pub fn one(&self, fixed: &[(&str, &str)]) -> Option<&RunRecord> {
         self.select(fixed).into_iter().next()
@@ -122,6 +133,63 @@ pub fn metric(record: &RunRecord, pointer: &str) -> Option<f64> {
     record.summary.pointer(pointer).and_then(Value::as_f64)
 }
 
+/// Mean and sample standard deviation of a quantity over seeds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stat {
+    /// The mean (NaN without values).
+    pub mean: f64,
+    /// The sample standard deviation (0 for one value, NaN for none).
+    pub sd: f64,
+    /// How many values.
+    pub n: usize,
+}
+
+impl Stat {
+    /// The statistics of `values`, NaN ones left out.
+    pub fn of(values: &[f64]) -> Stat {
+        let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+        let (mean, sd) = mean_sd(&finite);
+        Stat {
+            mean,
+            sd,
+            n: finite.len(),
+        }
+    }
+
+    /// `(mean, sd)`.
+    pub fn pair(&self) -> (f64, f64) {
+        (self.mean, self.sd)
+    }
+
+    /// `mean ± sd` with `decimals` decimals; `mean` alone for one value;
+    /// "—" without values.
+    pub fn text(&self, decimals: u8) -> String {
+        let d = decimals as usize;
+        match self.n {
+            0 => "—".to_string(),
+            1 => format!("{:.d$}", self.mean),
+            _ => format!("{:.d$} ± {:.d$}", self.mean, self.sd),
+        }
+    }
+
+    /// [`Stat::text`] as a table cell, empty without values.
+    pub fn cell(&self, decimals: u8) -> report::Cell {
+        if self.n == 0 {
+            report::Cell::Empty
+        } else {
+            report::Cell::text(self.text(decimals))
+        }
+    }
+}
+
+/// The buffer size in BDP of a sweep value like `"0.5bdp"` (NaN otherwise).
+pub fn buffer_bdp(value: &str) -> f64 {
+    value
+        .strip_suffix("bdp")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(f64::NAN)
+}
+
 /// Mean and sample standard deviation.
 pub fn mean_sd(values: &[f64]) -> (f64, f64) {
     if values.is_empty() {
@@ -151,4 +219,24 @@ pub fn series_column(rows: &[csv::StringRecord], flow: usize, name: &str) -> Vec
         .filter(|r| r.get(f).and_then(|v| v.parse::<usize>().ok()) == Some(flow))
         .filter_map(|r| Some((r.get(t)?.parse().ok()?, r.get(c)?.parse().ok()?)))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use report::Cell;
+
+    #[test]
+    fn stat_cells_and_buffer_values() {
+        assert_eq!(Stat::of(&[]).cell(2), Cell::Empty);
+        assert_eq!(Stat::of(&[0.5]).cell(2), Cell::text("0.50"));
+        assert_eq!(
+            Stat::of(&[1.0, 3.0, f64::NAN]).cell(1),
+            Cell::text("2.0 ± 1.4")
+        );
+        assert_eq!(Stat::of(&[1.0, 3.0]).pair().0, 2.0);
+        assert_eq!(buffer_bdp("0.5bdp"), 0.5);
+        assert_eq!(buffer_bdp("16bdp"), 16.0);
+        assert!(buffer_bdp("300KB").is_nan());
+    }
 }

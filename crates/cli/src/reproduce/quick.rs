@@ -47,7 +47,7 @@ pub static EXPERIMENTS: &[Experiment] = &[
 /// oBBR Fig. 3 (left) and Eq. 1: BBR's share against CUBIC over buffer size.
 fn buffer_share(runs: &Runs) -> Section {
     let buffers = runs.axis("link.buffer");
-    let r_of = fig3::buffer_bdp;
+    let r_of = super::data::buffer_bdp;
     let mut ours = Vec::new();
     let mut table = Table::new(
         "BBR's goodput share against CUBIC (g = 2, 20 Mbit/s, 40 ms)",

@@ -13,7 +13,8 @@ pub(crate) mod loss;
 
 use report::Cell;
 
-use super::data::{mean_sd, metric};
+use super::data::metric;
+use super::verdict::{mean_sd_cell, paper_name as cc_label};
 use super::{Experiment, Runs};
 
 /// The experiments, in report order.
@@ -24,20 +25,6 @@ pub static EXPERIMENTS: &[Experiment] = &[
     cellular::CELLULAR,
     bounds::BOUNDS,
 ];
-
-/// The paper's name for a controller spec of our sweeps.
-fn cc_label(spec: &str) -> String {
-    match spec {
-        "bbr" => "BBR".into(),
-        "bbr2" => "BBRv2".into(),
-        "bbr2-adaptive" => "adaptive BBRv2".into(),
-        "cubic" => "CUBIC".into(),
-        s if s.starts_with("bbr2-adaptive") && s.contains("no_upper_bound=true") => {
-            "BBRv2, no upper bound".into()
-        }
-        other => other.into(),
-    }
-}
 
 /// "no loss" or "2% loss" for a value of a `link.loss` axis.
 fn loss_label(value: &str) -> String {
@@ -51,38 +38,12 @@ fn loss_label(value: &str) -> String {
 /// Mean and sample standard deviation of a summary metric over the runs that
 /// match `fixed` (one per seed); NaN when none has it.
 fn stats(runs: &Runs, fixed: &[(&str, &str)], pointer: &str) -> (f64, f64) {
-    let values: Vec<f64> = runs
-        .select(fixed)
-        .iter()
-        .filter_map(|r| metric(r, pointer))
-        .collect();
-    mean_sd(&values)
+    runs.over_seeds(fixed, |r| metric(r, pointer)).pair()
 }
 
 /// Mean goodput (bit/s) of flow 0 over the runs that match `fixed`.
 fn mean_goodput(runs: &Runs, fixed: &[(&str, &str)]) -> f64 {
     stats(runs, fixed, "/flows/0/goodput_bps").0
-}
-
-/// A "mean ± sd" cell, both scaled by `scale`; "—" when the mean is unknown.
-fn mean_sd_cell((mean, sd): (f64, f64), scale: f64, decimals: usize, unit: &str) -> Cell {
-    if !mean.is_finite() {
-        return Cell::text("—");
-    }
-    let unit = if unit.is_empty() {
-        String::new()
-    } else {
-        format!(" {unit}")
-    };
-    if sd.is_finite() && sd > 0.0 {
-        Cell::text(format!(
-            "{:.decimals$} ± {:.decimals$}{unit}",
-            mean * scale,
-            sd * scale
-        ))
-    } else {
-        Cell::text(format!("{:.decimals$}{unit}", mean * scale))
-    }
 }
 
 /// A ratio cell ("7.8x"); "—" when unknown.
@@ -206,25 +167,5 @@ mod tests {
         assert_eq!(loss_label("0"), "no loss");
         assert_eq!(loss_label("0%"), "no loss");
         assert_eq!(loss_label("2%"), "2% loss");
-    }
-
-    #[test]
-    fn labels_follow_the_paper() {
-        assert_eq!(cc_label("bbr2"), "BBRv2");
-        assert_eq!(
-            cc_label("bbr2-adaptive:no_upper_bound=true"),
-            "BBRv2, no upper bound"
-        );
-        assert_eq!(cc_label("obbr:mu=0.5"), "obbr:mu=0.5");
-    }
-
-    #[test]
-    fn mean_sd_cells_show_spread_and_missing_values() {
-        assert_eq!(
-            mean_sd_cell((363e6, 1.5e6), 1e-6, 1, "Mbit/s"),
-            Cell::text("363.0 ± 1.5 Mbit/s")
-        );
-        assert_eq!(mean_sd_cell((0.5, 0.0), 1.0, 2, ""), Cell::text("0.50"));
-        assert_eq!(mean_sd_cell((f64::NAN, 0.0), 1.0, 2, ""), Cell::text("—"));
     }
 }

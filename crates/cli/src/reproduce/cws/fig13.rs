@@ -6,7 +6,7 @@
 
 use report::{Cell, Figure, Line, ReferenceLine, Section, Table, PALETTE};
 
-use super::{buffer_bdp, over_seeds, seeds_note, Stat};
+use super::{buffer_bdp, seeds_note, Stat};
 use crate::reproduce::data::metric;
 use crate::reproduce::verdict::judge;
 use crate::reproduce::{Experiment, Runs};
@@ -106,7 +106,7 @@ pub(crate) fn jain_curves(runs: &Runs, fixed: &[(&str, &str)]) -> Vec<JainCurve>
                 .filter_map(|b| {
                     let mut at: Vec<(&str, &str)> = vec![("flow.0.cc", &cc), ("link.buffer", b)];
                     at.extend_from_slice(fixed);
-                    let jain = over_seeds(runs, &at, |r| metric(r, "/jain_index"));
+                    let jain = runs.over_seeds(&at, |r| metric(r, "/jain_index"));
                     (jain.n > 0).then(|| JainPoint {
                         buffer_bdp: buffer_bdp(b),
                         jain,

@@ -4,7 +4,7 @@ use report::{Cell, ReferenceLine, Section, Table};
 
 use super::{
     buffer_bdp, buffer_label, drawn_run, flow_throughputs, fluctuation_over_seeds, goodput_mbps,
-    group_share, over_seeds, retransmitted_packets, seeds_note, stat_bars, throughput_figure, Stat,
+    group_share, retransmitted_packets, seeds_note, stat_bars, throughput_figure, Stat,
 };
 use crate::reproduce::data::metric;
 use crate::reproduce::verdict::judge;
@@ -62,7 +62,7 @@ fn figs14_15_three_vs_three(runs: &Runs) -> Section {
     let mut buffers = runs.axis("link.buffer");
     buffers.sort_by(|a, b| buffer_bdp(a).total_cmp(&buffer_bdp(b)));
     let stat = |cc: &str, b: &str, f: &dyn Fn(&RunRecord) -> Option<f64>| {
-        over_seeds(runs, &[("flow.0.cc", cc), ("link.buffer", b)], f)
+        runs.over_seeds(&[("flow.0.cc", cc), ("link.buffer", b)], f)
     };
     let share = |cc: &str, b: &str| stat(cc, b, &|r| group_share(r, BBR_FLOWS, ALL_FLOWS));
     let jain = |cc: &str, b: &str| stat(cc, b, &|r| metric(r, "/jain_index"));

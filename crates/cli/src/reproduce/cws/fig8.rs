@@ -3,8 +3,8 @@
 use report::{Cell, Figure, Line, LineStyle, ReferenceLine, Section, Table};
 
 use super::{
-    buffer_bdp, buffer_label, drawn_run, goodput_mbps, mean_cwnd_packets, over_seeds,
-    retransmitted_packets, stat_bars, Stat, LINK_MBPS, PACKET_BYTES,
+    buffer_bdp, buffer_label, drawn_run, goodput_mbps, mean_cwnd_packets, retransmitted_packets,
+    stat_bars, Stat, LINK_MBPS, PACKET_BYTES,
 };
 use crate::reproduce::data::{mean_sd, series_column};
 use crate::reproduce::verdict::judge;
@@ -47,7 +47,7 @@ fn fig8_single_flow(runs: &Runs) -> Section {
     let mut buffers = runs.axis("link.buffer");
     buffers.sort_by(|a, b| buffer_bdp(a).total_cmp(&buffer_bdp(b)));
     let stat = |cc: &str, b: &str, f: fn(&RunRecord, usize) -> Option<f64>| {
-        over_seeds(runs, &[("flow.0.cc", cc), ("link.buffer", b)], |r| f(r, 0))
+        runs.over_seeds(&[("flow.0.cc", cc), ("link.buffer", b)], |r| f(r, 0))
     };
     let per_cc = |f: fn(&RunRecord, usize) -> Option<f64>| -> Vec<(String, Vec<Stat>)> {
         ccs.iter()
@@ -55,7 +55,7 @@ fn fig8_single_flow(runs: &Runs) -> Section {
             .collect()
     };
     let factor = |b: &str| {
-        over_seeds(runs, &[("flow.0.cc", "bbr-cws"), ("link.buffer", b)], |r| {
+        runs.over_seeds(&[("flow.0.cc", "bbr-cws"), ("link.buffer", b)], |r| {
             mean_scaling_factor(runs, r)
         })
     };

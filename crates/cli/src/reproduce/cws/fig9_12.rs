@@ -4,8 +4,8 @@ use report::{Cell, Figure, Line, ReferenceLine, Section, Table};
 
 use super::{
     between, binned_rate, buffer_label, drawn_run, flow_throughputs, fluctuation_over_seeds,
-    group_share, over_seeds, retransmitted_packets, seeds_note, throughput_figure, Stat, BIN_S,
-    PACKET_BYTES, PAYLOAD_BYTES, SETTLED_S,
+    group_share, retransmitted_packets, seeds_note, throughput_figure, Stat, BIN_S, PACKET_BYTES,
+    PAYLOAD_BYTES, SETTLED_S,
 };
 use crate::reproduce::data::{mean_sd, metric, series_column};
 use crate::reproduce::verdict::judge;
@@ -72,7 +72,7 @@ fn rtprop_after_start(runs: &Runs, run: &RunRecord) -> Option<(f64, f64, f64)> {
 
 fn figs9_12_vs_cubic(runs: &Runs) -> Section {
     let at = |cc: &'static str, b: &'static str| [("flow.0.cc", cc), ("link.buffer", b)];
-    let stat = |cc, b, f: &dyn Fn(&RunRecord) -> Option<f64>| over_seeds(runs, &at(cc, b), f);
+    let stat = |cc, b, f: &dyn Fn(&RunRecord) -> Option<f64>| runs.over_seeds(&at(cc, b), f);
     let jain = |cc, b| stat(cc, b, &|r| metric(r, "/jain_index"));
     let share = |cc, b| stat(cc, b, &|r| group_share(r, 1, 2));
     let retx = |cc, b, flow| stat(cc, b, &move |r| retransmitted_packets(r, flow));

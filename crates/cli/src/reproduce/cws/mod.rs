@@ -9,8 +9,9 @@ mod fig14_15;
 mod fig8;
 mod fig9_12;
 
-use report::{BarGroup, Cell, Figure, Line, ReferenceLine};
+use report::{BarGroup, Figure, Line, ReferenceLine};
 
+pub(crate) use super::data::{buffer_bdp, Stat};
 use super::data::{mean_sd, metric, series_column, Runs};
 use super::Experiment;
 use crate::store::RunRecord;
@@ -39,56 +40,6 @@ const BIN_S: f64 = 1.0;
 /// which the paper marks as the end of the start-up transient (Fig. 12).
 const SETTLED_S: f64 = 10.0;
 
-/// Mean and sample standard deviation of a quantity over seeds.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Stat {
-    /// The mean (NaN without values).
-    pub mean: f64,
-    /// The sample standard deviation (0 for one value, NaN for none).
-    pub sd: f64,
-    /// How many values.
-    pub n: usize,
-}
-
-impl Stat {
-    /// The statistics of `values`, NaN ones left out.
-    pub(crate) fn of(values: &[f64]) -> Stat {
-        let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
-        let (mean, sd) = mean_sd(&finite);
-        Stat {
-            mean,
-            sd,
-            n: finite.len(),
-        }
-    }
-
-    /// `mean ± sd` with `decimals` decimals; `mean` alone for one value;
-    /// "—" without values.
-    pub(crate) fn text(&self, decimals: u8) -> String {
-        let d = decimals as usize;
-        match self.n {
-            0 => "—".to_string(),
-            1 => format!("{:.d$}", self.mean),
-            _ => format!("{:.d$} ± {:.d$}", self.mean, self.sd),
-        }
-    }
-
-    /// [`Stat::text`] as a table cell, empty without values.
-    pub(crate) fn cell(&self, decimals: u8) -> Cell {
-        if self.n == 0 {
-            Cell::Empty
-        } else {
-            Cell::text(self.text(decimals))
-        }
-    }
-}
-
-/// `f` over the runs matching `fixed` (usually: every seed of one point).
-fn over_seeds(runs: &Runs, fixed: &[(&str, &str)], f: impl Fn(&RunRecord) -> Option<f64>) -> Stat {
-    let values: Vec<f64> = runs.select(fixed).into_iter().filter_map(f).collect();
-    Stat::of(&values)
-}
-
 /// "5 seeds" (the number of values of the seed axis), for descriptions.
 fn seeds_note(runs: &Runs) -> String {
     match runs.axis("seed").len() {
@@ -100,14 +51,6 @@ fn seeds_note(runs: &Runs) -> String {
 /// The run drawn in time-series figures: the first seed of the point.
 fn drawn_run<'a>(runs: &'a Runs, fixed: &[(&str, &str)]) -> Option<&'a RunRecord> {
     runs.select(fixed).into_iter().next()
-}
-
-/// The buffer size in BDP of a sweep value like `"0.5bdp"` (NaN otherwise).
-pub(crate) fn buffer_bdp(value: &str) -> f64 {
-    value
-        .strip_suffix("bdp")
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(f64::NAN)
 }
 
 /// `"0.5bdp"` as `"0.5 BDP"`, for categories and titles.
@@ -376,15 +319,7 @@ mod tests {
     }
 
     #[test]
-    fn stat_cells_and_buffer_values() {
-        assert_eq!(Stat::of(&[]).cell(2), Cell::Empty);
-        assert_eq!(Stat::of(&[0.5]).cell(2), Cell::text("0.50"));
-        assert_eq!(
-            Stat::of(&[1.0, 3.0, f64::NAN]).cell(1),
-            Cell::text("2.0 ± 1.4")
-        );
-        assert!(close(buffer_bdp("0.5bdp"), 0.5));
-        assert!(buffer_bdp("300KB").is_nan());
+    fn buffer_labels() {
         assert_eq!(buffer_label("5bdp"), "5 BDP");
     }
 }

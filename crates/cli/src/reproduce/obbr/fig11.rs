@@ -2,9 +2,10 @@
 
 use report::{BarGroup, Cell, Figure, Section, Table};
 
-use super::fig8::{is_obbr, mean_sd_cell, over_seeds, paper_name};
+use super::fig8::is_obbr;
 use crate::reproduce::data::metric;
 use crate::reproduce::verdict::judge;
+use crate::reproduce::verdict::{mean_sd_cell, paper_name};
 use crate::reproduce::{Experiment, Runs};
 
 /// Fig. 11: Irish 5G traces.
@@ -50,9 +51,8 @@ fn fig11_traces(runs: &Runs) -> Section {
     let ccs = runs.axis("flow.0.cc");
     let names: Vec<String> = links.iter().map(|l| trace_name(l)).collect();
     let stat = |link: &str, cc: &str, pointer: &str| {
-        over_seeds(runs, &[("link", link), ("flow.0.cc", cc)], |r| {
-            metric(r, pointer)
-        })
+        runs.over_seeds(&[("link", link), ("flow.0.cc", cc)], |r| metric(r, pointer))
+            .pair()
     };
     let goodput = |link: &str, cc: &str| stat(link, cc, "/flows/0/goodput_bps");
     let retx = |link: &str, cc: &str| stat(link, cc, "/flows/0/retransmission_ratio");
@@ -107,10 +107,10 @@ fn fig11_traces(runs: &Runs) -> Section {
             per_trace = per_trace.row([
                 Cell::text(name.clone()),
                 Cell::text(paper_name(cc)),
-                mean_sd_cell(goodput(link, cc), 1e-6, 1),
-                mean_sd_cell(retx(link, cc), 100.0, 2),
-                mean_sd_cell(rtt_p50(link, cc), 1.0, 0),
-                mean_sd_cell(rtt_p95(link, cc), 1.0, 0),
+                mean_sd_cell(goodput(link, cc), 1e-6, 1, ""),
+                mean_sd_cell(retx(link, cc), 100.0, 2, ""),
+                mean_sd_cell(rtt_p50(link, cc), 1.0, 0, ""),
+                mean_sd_cell(rtt_p95(link, cc), 1.0, 0, ""),
             ]);
         }
     }

@@ -2,9 +2,10 @@
 
 use report::{BarGroup, Cell, Figure, ReferenceLine, Section, Table};
 
-use super::fig8::{is_obbr, mean, mean_sd_cell, over_seeds, paper_name};
+use super::fig8::{is_obbr, mean};
 use crate::reproduce::data::metric;
 use crate::reproduce::verdict::judge;
+use crate::reproduce::verdict::{mean_sd_cell, paper_name};
 use crate::reproduce::{Experiment, Runs};
 use crate::store::RunRecord;
 
@@ -34,11 +35,11 @@ fn fig12_competing(runs: &Runs) -> Section {
     let ccs = runs.axis("flow.0.cc");
     let obbrs: Vec<String> = ccs.iter().filter(|c| is_obbr(c)).cloned().collect();
     let stat = |b: &str, opp: &str, cc: &str, value: fn(&RunRecord) -> Option<f64>| {
-        over_seeds(
-            runs,
+        runs.over_seeds(
             &[("link.buffer", b), ("flow.1.cc", opp), ("flow.0.cc", cc)],
             value,
         )
+        .pair()
     };
     let share = |b: &str, opp: &str, cc: &str| stat(b, opp, cc, first_flow_share);
     let jain = |b: &str, opp: &str, cc: &str| stat(b, opp, cc, |r| metric(r, "/jain_index"));
@@ -79,8 +80,8 @@ fn fig12_competing(runs: &Runs) -> Section {
                     Cell::text(r_label(b)),
                     Cell::text(paper_name(o)),
                     Cell::text(paper_name(cc)),
-                    mean_sd_cell(share(b, o, cc), 100.0, 1),
-                    mean_sd_cell(jain(b, o, cc), 1.0, 3),
+                    mean_sd_cell(share(b, o, cc), 100.0, 1, ""),
+                    mean_sd_cell(jain(b, o, cc), 1.0, 3, ""),
                 ]);
             }
         }

@@ -10,7 +10,7 @@
 use report::{BarGroup, Cell, Figure, Line, LineStyle, Section, Table};
 
 use crate::model;
-use crate::reproduce::data::{mean_sd, metric};
+use crate::reproduce::data::{buffer_bdp, mean_sd, metric};
 use crate::reproduce::verdict::{judge, mbps};
 use crate::reproduce::{Experiment, Runs};
 
@@ -37,14 +37,6 @@ pub const GAIN_ONE: Experiment = Experiment {
     series: false,
     analyze: fig3_gain_one,
 };
-
-/// R of a buffer written as a multiple of the BDP (`"0.5bdp"`); NaN otherwise.
-pub(crate) fn buffer_bdp(buffer: &str) -> f64 {
-    buffer
-        .strip_suffix("bdp")
-        .and_then(|r| r.parse().ok())
-        .unwrap_or(f64::NAN)
-}
 
 /// The cwnd gain g of a BBR spec string: `bbr:cwnd_gain=1.5` is 1.5,
 /// plain `bbr` is BBR's default 2.
@@ -482,10 +474,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parses_buffers_and_gains() {
-        assert_eq!(buffer_bdp("0.5bdp"), 0.5);
-        assert_eq!(buffer_bdp("16bdp"), 16.0);
-        assert!(buffer_bdp("200KB").is_nan());
+    fn parses_gains() {
         assert_eq!(cwnd_gain("bbr"), 2.0);
         assert_eq!(cwnd_gain("bbr:cwnd_gain=1.25"), 1.25);
         assert_eq!(cwnd_gain("bbr:lt_bw=false,cwnd_gain=3"), 3.0);

@@ -7,7 +7,7 @@
 use report::{BarGroup, Cell, Figure, Line, Section, Table};
 
 use crate::reproduce::data::{mean_sd, metric};
-use crate::reproduce::verdict::judge;
+use crate::reproduce::verdict::{judge, mean_sd_cell, paper_name};
 use crate::reproduce::{Experiment, Runs};
 use crate::store::RunRecord;
 
@@ -18,21 +18,6 @@ pub const MULTI_FLOW: Experiment = Experiment {
     series: false,
     analyze: fig8_multi_flow,
 };
-
-/// The paper's name for a controller spec: `obbr:mu=0.5` is "oBBR-0.5".
-pub(super) fn paper_name(spec: &str) -> String {
-    match spec {
-        "cubic" => "CUBIC".into(),
-        "bbr" => "BBR".into(),
-        "bbr2" => "BBRv2".into(),
-        "bbr-s" => "BBR-S".into(),
-        "b3r" => "B3R".into(),
-        other => match other.strip_prefix("obbr:mu=") {
-            Some(mu) => format!("oBBR-{mu}"),
-            None => other.to_string(),
-        },
-    }
-}
 
 /// Whether a controller spec is one of the oBBR variants.
 pub(super) fn is_obbr(spec: &str) -> bool {
@@ -60,38 +45,6 @@ pub(super) fn mean(values: &[f64]) -> Option<f64> {
     (!values.is_empty()).then(|| mean_sd(values).0)
 }
 
-/// Mean and standard deviation over the runs matching `fixed` (the seeds
-/// of one condition) of a per-run value; runs without the value are left
-/// out, and no runs at all give NaN.
-pub(super) fn over_seeds(
-    runs: &Runs,
-    fixed: &[(&str, &str)],
-    value: impl Fn(&RunRecord) -> Option<f64>,
-) -> (f64, f64) {
-    let values: Vec<f64> = runs
-        .select(fixed)
-        .into_iter()
-        .filter_map(value)
-        .filter(|v| v.is_finite())
-        .collect();
-    mean_sd(&values)
-}
-
-/// A "mean ± sd" cell of `(mean, sd)` times `scale` (100 for a percentage,
-/// 1e-6 for Mbit/s), or "—" without a value.
-pub(super) fn mean_sd_cell((mean, sd): (f64, f64), scale: f64, decimals: usize) -> Cell {
-    if !mean.is_finite() {
-        return Cell::text("—");
-    }
-    Cell::text(format!(
-        "{:.*} ± {:.*}",
-        decimals,
-        mean * scale,
-        decimals,
-        sd * scale
-    ))
-}
-
 /// A per-flow retransmission ratio of the runs: the mean over a run's flows.
 fn mean_flow_retransmissions(record: &RunRecord) -> Option<f64> {
     mean(&per_flow(record, "retransmission_ratio"))
@@ -115,7 +68,8 @@ fn fig8_multi_flow(runs: &Runs) -> Section {
     let ccs = runs.axis("flow.0.cc");
     let counts = runs.axis("flow.0.count");
     let stat = |cc: &str, n: &str, value: fn(&RunRecord) -> Option<f64>| {
-        over_seeds(runs, &[("flow.0.cc", cc), ("flow.0.count", n)], value)
+        runs.over_seeds(&[("flow.0.cc", cc), ("flow.0.count", n)], value)
+            .pair()
     };
     let retx = |cc: &str, n: &str| stat(cc, n, mean_flow_retransmissions);
     let goodput = |cc: &str, n: &str| stat(cc, n, mean_flow_goodput);
@@ -236,7 +190,7 @@ fn fig8_multi_flow(runs: &Runs) -> Section {
                     std::iter::once(Cell::text(paper_name(cc))).chain(
                         counts
                             .iter()
-                            .map(|n| mean_sd_cell(value(cc, n), scale, decimals)),
+                            .map(|n| mean_sd_cell(value(cc, n), scale, decimals, "")),
                     ),
                 );
             }
@@ -366,10 +320,7 @@ mod tests {
     }
 
     #[test]
-    fn paper_names() {
-        assert_eq!(paper_name("obbr:mu=0.75"), "oBBR-0.75");
-        assert_eq!(paper_name("bbr2"), "BBRv2");
-        assert_eq!(paper_name("reno"), "reno");
+    fn obbr_specs() {
         assert!(is_obbr("obbr:mu=1") && !is_obbr("bbr"));
     }
 
@@ -383,14 +334,5 @@ mod tests {
         });
         assert_eq!(w, Some(("1".to_string(), 0.1)));
         assert_eq!(worst_count(&counts, |_| f64::NAN), None);
-    }
-
-    #[test]
-    fn mean_sd_cell_shows_a_dash_without_value() {
-        assert_eq!(
-            mean_sd_cell((0.0123, 0.001), 100.0, 2),
-            Cell::text("1.23 ± 0.10")
-        );
-        assert_eq!(mean_sd_cell((f64::NAN, f64::NAN), 1.0, 1), Cell::text("—"));
     }
 }

@@ -2,9 +2,10 @@
 
 use report::{Cell, Figure, Line, LineStyle, ReferenceLine, Section, Table};
 
-use super::fig8::{is_obbr, mean, mean_sd_cell, over_seeds, paper_name};
+use super::fig8::{is_obbr, mean};
 use crate::reproduce::data::{metric, series_column};
 use crate::reproduce::verdict::judge;
+use crate::reproduce::verdict::{mean_sd_cell, paper_name};
 use crate::reproduce::{Experiment, Runs};
 use crate::store::RunRecord;
 
@@ -190,8 +191,10 @@ fn fig9_alternating(runs: &Runs) -> Section {
     let lags = |cc: &str| all_drops(cc, |r| &r.lags);
     let inflated = |cc: &str| all_drops(cc, |r| &r.inflated);
     let peaks = |cc: &str| all_drops(cc, |r| &r.peak_rtt);
-    let stat =
-        |cc: &str, pointer: &str| over_seeds(runs, &[("flow.0.cc", cc)], |r| metric(r, pointer));
+    let stat = |cc: &str, pointer: &str| {
+        runs.over_seeds(&[("flow.0.cc", cc)], |r| metric(r, pointer))
+            .pair()
+    };
     let goodput = |cc: &str| stat(cc, "/flows/0/goodput_bps");
     let retransmitted = |cc: &str| stat(cc, "/flows/0/bytes_retransmitted");
 
@@ -274,9 +277,9 @@ fn fig9_alternating(runs: &Runs) -> Section {
     for cc in &ccs {
         per_cc = per_cc.row([
             Cell::text(paper_name(cc)),
-            mean_sd_cell(goodput(cc), 1e-6, 2),
-            mean_sd_cell(retransmitted(cc), 1e-6, 2),
-            mean_sd_cell(stat(cc, "/flows/0/retransmission_ratio"), 100.0, 2),
+            mean_sd_cell(goodput(cc), 1e-6, 2, ""),
+            mean_sd_cell(retransmitted(cc), 1e-6, 2, ""),
+            mean_sd_cell(stat(cc, "/flows/0/retransmission_ratio"), 100.0, 2, ""),
             mean_range_cell(&lags(cc), 2),
             mean_range_cell(&inflated(cc), 2),
             mean_range_cell(&peaks(cc), 0),
