@@ -264,7 +264,34 @@ pub fn sweep_from_str(
 fn override_text(value: &Value) -> String {
     match value {
         Value::String(s) => s.value().clone(),
-        other => other.to_string().trim().to_string(),
+        other => {
+            let mut bare = other.clone();
+            strip_decor(&mut bare);
+            bare.to_string()
+        }
+    }
+}
+
+/// Removes the comments and layout a value carries from its place in the
+/// file (a comment line above a list element is part of that element's
+/// prefix), so only the value itself reaches the override parser.
+fn strip_decor(value: &mut Value) {
+    value.decor_mut().clear();
+    match value {
+        Value::Array(array) => {
+            array.set_trailing("");
+            array.set_trailing_comma(false);
+            array.iter_mut().for_each(strip_decor);
+        }
+        Value::InlineTable(table) => {
+            table.set_preamble("");
+            for (mut key, value) in table.iter_mut() {
+                key.leaf_decor_mut().clear();
+                key.dotted_decor_mut().clear();
+                strip_decor(value);
+            }
+        }
+        _ => {}
     }
 }
 
@@ -318,6 +345,23 @@ cc = "bbr"
             .fast()
             .unwrap_err();
         assert!(e.to_string().contains("must name a [sweep] axis"), "{e}");
+    }
+
+    #[test]
+    fn comments_inside_a_sweep_list_are_not_part_of_its_values() {
+        let text = format!(
+            "{BASE}\n[sweep]\nlink = [\n    # shallow\n    {{ rate = \"10Mbit\", rtt = \"20ms\", buffer = \"0.5bdp\" }}, # trailing\n    # deep\n    {{ rate = \"10Mbit\", rtt = \"20ms\", buffer = \"4bdp\" }},\n]\nseed = [\n    # the paper's seed\n    7,\n]\n"
+        );
+        let sweep = sweep_from_str(&text, Path::new("s.toml"), &[]).unwrap();
+        let points = sweep.points();
+        assert_eq!(points.len(), 2);
+        assert!(!points[0].to_string().contains('#'), "{}", points[0]);
+        let runs = sweep.scenarios().unwrap();
+        assert_eq!(
+            runs[1].1.config.link.buffer,
+            sim::link::BufferLimit::Bytes(cc::Bytes(100_000))
+        );
+        assert_eq!(runs[0].1.config.seed, 7);
     }
 
     #[test]
