@@ -32,8 +32,8 @@ enum Command {
     /// Run every point of a scenario's [sweep] table in parallel.
     ///
     /// Results go to a store in the output directory (runs/<id>.json per
-    /// run, results.csv over all runs). Runs already recorded are skipped,
-    /// so an interrupted sweep resumes where it stopped.
+    /// run, results.csv over this sweep's runs). Runs already recorded are
+    /// skipped, so an interrupted sweep resumes where it stopped.
     Sweep(SweepArgs),
     /// Print the oBBR paper's buffer-occupancy model (Eq. 1): Q_r curves and
     /// converge points of a BBR flow sharing a buffer with loss-based flows.

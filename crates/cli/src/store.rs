@@ -10,9 +10,12 @@
 //! - `results.csv`: one row per run (sweep parameters, then summary metrics,
 //!   flow `i`'s as `flow<i>_*`), rewritten (again via rename) after every run.
 //!
-//! `<id>` is a hash of the run's effective scenario document, so rerunning
-//! the same sweep finds the runs already done, and a changed scenario never
-//! reuses an old result.
+//! `<id>` is a hash of the run's effective scenario, its values only
+//! (comments and layout do not count), so rerunning the same sweep finds the
+//! runs already done, editing a comment or adding a sweep value reruns
+//! nothing that was done, and a changed value never reuses an old result.
+//! The table lists the runs of the sweep at hand; records of an earlier
+//! version of the scenario stay in `runs/`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -40,10 +43,21 @@ pub struct RunRecord {
 pub struct Store {
     dir: PathBuf,
     rows: Mutex<Vec<RunRecord>>,
+    /// The runs results.csv lists (`None`: every record).
+    table: Option<BTreeSet<String>>,
+}
+
+/// The identity of a run of `scenario`: a hash of its effective document's
+/// values, so that comments and layout do not change it.
+pub fn run_id(scenario: &scenario::Scenario) -> String {
+    let canonical = toml::from_str::<toml::Table>(&scenario.document)
+        .ok()
+        .and_then(|table| toml::to_string(&table).ok());
+    content_id(canonical.as_deref().unwrap_or(&scenario.document))
 }
 
 /// FNV-1a, 64 bit: a stable content hash (std's hasher may change between releases).
-pub fn content_id(text: &str) -> String {
+fn content_id(text: &str) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in text.as_bytes() {
         h ^= *b as u64;
@@ -78,7 +92,26 @@ impl Store {
         Ok(Store {
             dir: dir.to_path_buf(),
             rows: Mutex::new(rows),
+            table: None,
         })
+    }
+
+    /// Lists only these runs in results.csv (the sweep being run); the
+    /// other records stay on disk, untouched.
+    pub fn limit_table_to(&mut self, ids: impl IntoIterator<Item = String>) {
+        self.table = Some(ids.into_iter().collect());
+    }
+
+    fn write_table(&self, rows: &[RunRecord]) -> anyhow::Result<()> {
+        let listed: Vec<RunRecord> = match &self.table {
+            Some(ids) => rows
+                .iter()
+                .filter(|r| ids.contains(&r.id))
+                .cloned()
+                .collect(),
+            None => rows.to_vec(),
+        };
+        write_atomically(&self.dir.join("results.csv"), &to_csv(&listed)?)
     }
 
     /// Whether a run with this id is recorded.
@@ -113,13 +146,13 @@ impl Store {
         rows.retain(|r| r.id != record.id);
         rows.push(record);
         rows.sort_by(|a, b| a.id.cmp(&b.id));
-        write_atomically(&self.dir.join("results.csv"), &to_csv(&rows)?)
+        self.write_table(&rows)
     }
 
     /// Rewrites results.csv from the records (e.g. after deleting some).
     pub fn rewrite_table(&self) -> anyhow::Result<()> {
         let rows = self.rows.lock().expect("store lock");
-        write_atomically(&self.dir.join("results.csv"), &to_csv(&rows)?)
+        self.write_table(&rows)
     }
 }
 

@@ -10,7 +10,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
 use crate::output;
-use crate::store::{content_id, RunRecord, Store};
+use crate::store::{run_id, RunRecord, Store};
 use crate::SweepArgs;
 
 /// What a sweep did.
@@ -73,11 +73,15 @@ pub fn run_points(
     jobs: usize,
     series: bool,
 ) -> anyhow::Result<SweepReport> {
-    let store = Store::open(out)?;
+    let mut store = Store::open(out)?;
     let total = scenarios.len();
-    let todo: Vec<_> = scenarios
+    let points: Vec<_> = scenarios
         .into_iter()
-        .map(|(p, s)| (content_id(&s.document), p, s))
+        .map(|(p, s)| (run_id(&s), p, s))
+        .collect();
+    store.limit_table_to(points.iter().map(|(id, _, _)| id.clone()));
+    let todo: Vec<_> = points
+        .into_iter()
         .filter(|(id, _, _)| !store.contains(id))
         .collect();
     let skipped = total - todo.len();

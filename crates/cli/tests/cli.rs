@@ -351,6 +351,76 @@ fn sweep_runs_the_product_and_resumes_without_rerunning() {
 }
 
 #[test]
+fn sweep_identity_ignores_comments_and_the_table_follows_the_file() {
+    let dir = tempdir("sweep-edit");
+    let file = sweep_file(&dir);
+    let out = dir.join("out");
+    let sweep = |file: &Path| {
+        let o = bbrlab(&[
+            "sweep",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    sweep(&file);
+    let original = std::fs::read_to_string(&file).unwrap();
+
+    // A comment and a reformatted list are the same runs.
+    let commented = original.replace("[link]", "# the link\n[link]").replace(
+        "seeds = [1, 2, 3]",
+        "seeds = [\n  1, # first\n  2,\n  3,\n]",
+    );
+    std::fs::write(&file, &commented).unwrap();
+    let text = sweep(&file);
+    assert!(
+        text.contains("6 runs (6 already recorded, 0 run now, 0 failed)"),
+        "{text}"
+    );
+
+    // One more value on an axis runs only the new points.
+    std::fs::write(
+        &file,
+        original.replace("seeds = [1, 2, 3]", "seeds = [1, 2, 3, 4]"),
+    )
+    .unwrap();
+    let text = sweep(&file);
+    assert!(
+        text.contains("8 runs (6 already recorded, 2 run now, 0 failed)"),
+        "{text}"
+    );
+    assert_eq!(csv_rows(&out.join("results.csv")).len(), 8);
+
+    // A changed value reruns everything; the table lists only the new runs,
+    // the old records stay on disk.
+    std::fs::write(
+        &file,
+        original.replace("duration = \"3s\"", "duration = \"2s\""),
+    )
+    .unwrap();
+    let text = sweep(&file);
+    assert!(
+        text.contains("6 runs (0 already recorded, 6 run now, 0 failed)"),
+        "{text}"
+    );
+    assert_eq!(csv_rows(&out.join("results.csv")).len(), 6);
+    let records = std::fs::read_dir(out.join("runs"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "json")
+        })
+        .count();
+    assert_eq!(records, 14);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn sweep_results_do_not_depend_on_the_thread_count() {
     let dir = tempdir("sweep-threads");
     let file = sweep_file(&dir);

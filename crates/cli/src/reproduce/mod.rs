@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 pub use data::Runs;
 
-use crate::store::content_id;
+use crate::store::run_id;
 
 /// One experiment of a suite.
 pub struct Experiment {
@@ -226,7 +226,7 @@ fn write_report(out: &Path, suite: &Suite, manifest: &Manifest) -> anyhow::Resul
             .scenarios()?
             .into_iter()
             .map(|(p, s)| {
-                let id = content_id(&s.document);
+                let id = run_id(&s);
                 (p, id)
             })
             .collect();
