@@ -67,19 +67,30 @@ fn bbr2_goodput_collapses_under_two_percent_random_loss_at_a_large_bdp() {
     );
 }
 
-#[test]
-#[ignore = "does not reproduce (100 Mbit/s, 100 ms, 2 MB, 2% loss, 300 s): BBRv1 93.6 Mbit/s, \
-            retransmission ratio 2.03%; bbr2-adaptive 1.9 Mbit/s (2%), reset_to=1 28.8 Mbit/s (31%), \
-            no_upper_bound 84.0 Mbit/s (90%). The REFILL reset inherits the CRUISE inflight that \
-            bw_lo has worn down, and every UP ends on a >2% loss sample, where the paper's Fig. 6 \
-            never exceeds the threshold. The retransmission half cannot hold under random loss alone: \
-            every controller retransmits ~2% of what it sends, and BBRv1 paces below the overflow point \
-            even at 500 Mbit/s (465 Mbit/s, 2.03%). See docs/ALGORITHMS.md"]
-fn adaptive_bbr2_recovers_most_of_bbr1s_goodput_with_half_its_retransmissions() {
-    let v1 = lossy_large_bdp("bbr");
-    let adaptive = lossy_large_bdp("bbr2-adaptive");
+/// Drucker et al.'s LAN exactly (Figs. 5-7): 500 Mbit/s, 100 ms, a 2 MB
+/// buffer behind a tc token bucket with a 1 MB burst, 2% random loss. Two
+/// minutes: both collapses are over within one.
+fn papers_lossy_lan(spec: &str) -> FlowSummary {
+    let r = run(
+        Dumbbell::new(Bandwidth::from_mbps(500), Duration::from_millis(100))
+            .buffer(BufferLimit::Bytes(Bytes(2_000_000)))
+            .burst(Bytes(1_000_000))
+            .loss(LossModel::Bernoulli { p: 0.02 })
+            .duration(Duration::from_secs(120))
+            .sample_interval(Duration::from_secs(1))
+            .flow(spec)
+            .unwrap(),
+    );
+    r.flows[0].clone()
+}
+
+/// Adaptive BBRv2 at `spec` keeps at least 80% of BBRv1's goodput with at
+/// most half its retransmitted bytes on the paper's lossy LAN.
+fn assert_adaptive_matches_the_paper(spec: &str) {
+    let v1 = papers_lossy_lan("bbr");
+    let adaptive = papers_lossy_lan(spec);
     println!(
-        "BBRv1 {:.2} Mbit/s {} B retransmitted; adaptive BBRv2 {:.2} Mbit/s {} B",
+        "BBRv1 {:.2} Mbit/s {} B retransmitted; {spec} {:.2} Mbit/s {} B",
         mbps(v1.goodput_bps),
         v1.bytes_retransmitted,
         mbps(adaptive.goodput_bps),
@@ -87,16 +98,37 @@ fn adaptive_bbr2_recovers_most_of_bbr1s_goodput_with_half_its_retransmissions() 
     );
     assert!(
         adaptive.goodput_bps >= 0.80 * v1.goodput_bps,
-        "adaptive BBRv2 {:.2} Mbit/s < 80% of BBRv1's {:.2} Mbit/s",
+        "{spec} {:.2} Mbit/s < 80% of BBRv1's {:.2} Mbit/s",
         mbps(adaptive.goodput_bps),
         mbps(v1.goodput_bps)
     );
     assert!(
         adaptive.bytes_retransmitted as f64 <= 0.50 * v1.bytes_retransmitted as f64,
-        "adaptive BBRv2 retransmitted {} B > 50% of BBRv1's {} B",
+        "{spec} retransmitted {} B > 50% of BBRv1's {} B",
         adaptive.bytes_retransmitted,
         v1.bytes_retransmitted
     );
+}
+
+#[test]
+#[ignore = "does not reproduce: on the paper's LAN (500 Mbit/s, 100 ms, 2 MB, 1 MB burst, 2% loss, \
+            120 s, seeds 1-3) BBRv1 gets 463.9 Mbit/s retransmitting 6.68%, bbr2-adaptive 5.6 Mbit/s \
+            (2.09%), below BBRv2's 19.2. The REFILL reset sets inflight_hi to CRUISE's inflight, at most 85% \
+            of the old bound, so every UP must win back 18%; with 2% loss against a 2% threshold about \
+            half of the probe's loss samples lie above it and the probe ends within a few ACKs. The \
+            retransmission half holds (2.09% vs 6.68%). With probes clear of the loss (loss_thresh=0.05) \
+            the fix works: see the next test and docs/ALGORITHMS.md"]
+fn adaptive_bbr2_recovers_most_of_bbr1s_goodput_with_half_its_retransmissions() {
+    assert_adaptive_matches_the_paper("bbr2-adaptive");
+}
+
+#[test]
+fn adaptive_bbr2_recovers_bbr1s_goodput_once_its_probes_clear_the_random_loss() {
+    // The reset at REFILL is the paper's mechanism; it restores goodput as
+    // soon as a 2% random loss no longer ends every PROBE_UP. A 5% loss
+    // threshold is the smallest that does so for every seed of the
+    // example sweep (3% leaves one seed whose Startup exits at 36 Mbit/s).
+    assert_adaptive_matches_the_paper("bbr2-adaptive:loss_thresh=0.05");
 }
 
 #[test]

@@ -88,11 +88,14 @@
 //! cycle after cycle (each probe's first samples come from the refill, sent
 //! at the worn-down CRUISE inflight, and lose more than 2%) until the flow
 //! crawls, as in Drucker et al.'s Fig. 5b; without the upper bound goodput
-//! returns (§V-A). The adaptive reset of §V-B does not reproduce in
-//! simulation: the latest round's inflight at REFILL is CRUISE's, which
-//! `bw_lo` has cut by about the loss rate every round, and the probe that
-//! follows still ends on its first >2% sample, so the reset inherits the
-//! decay (docs/ALGORITHMS.md has the numbers).
+//! returns (§V-A). The adaptive reset of §V-B reproduces only when its
+//! probes clear the random loss: the latest round at REFILL is CRUISE's,
+//! at most 85% of inflight_hi, so every UP must win the bound back, and
+//! with 2% loss against the 2% threshold half of a probe's loss samples
+//! lie above it and the probe ends within a few ACKs. With
+//! `loss_thresh=0.05` adaptive BBRv2 keeps 85% of BBR's goodput at 2% loss;
+//! with the paper's 2% it falls below BBRv2 (docs/ALGORITHMS.md has the
+//! numbers).
 //!
 //! # Deviations, and why
 //!
