@@ -103,15 +103,10 @@ impl Store {
     }
 
     fn write_table(&self, rows: &[RunRecord]) -> anyhow::Result<()> {
-        let listed: Vec<RunRecord> = match &self.table {
-            Some(ids) => rows
-                .iter()
-                .filter(|r| ids.contains(&r.id))
-                .cloned()
-                .collect(),
-            None => rows.to_vec(),
-        };
-        write_atomically(&self.dir.join("results.csv"), &to_csv(&listed)?)
+        let listed = rows
+            .iter()
+            .filter(|r| self.table.as_ref().is_none_or(|ids| ids.contains(&r.id)));
+        write_atomically(&self.dir.join("results.csv"), &to_csv(listed)?)
     }
 
     /// Whether a run with this id is recorded.
@@ -231,8 +226,8 @@ fn flatten(record: &RunRecord) -> BTreeMap<String, String> {
 }
 
 /// The table: columns are the union over rows (parameters first).
-fn to_csv(rows: &[RunRecord]) -> anyhow::Result<String> {
-    let flat: Vec<_> = rows.iter().map(flatten).collect();
+fn to_csv<'a>(rows: impl Iterator<Item = &'a RunRecord>) -> anyhow::Result<String> {
+    let flat: Vec<_> = rows.map(flatten).collect();
     let mut params = BTreeSet::new();
     let mut metrics = BTreeSet::new();
     for row in &flat {
