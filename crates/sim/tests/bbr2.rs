@@ -25,11 +25,17 @@ fn mbps(bps: f64) -> f64 {
 /// instead of their 500 keeps the run cheap; the BDP (1.25 MB) is still
 /// large.
 fn lossy_large_bdp(spec: &str) -> FlowSummary {
+    lossy_two_mb_buffer(spec, 100, Bytes::ZERO, 300)
+}
+
+/// One flow of `spec` over 100 ms, a 2 MB buffer and 2% random loss.
+fn lossy_two_mb_buffer(spec: &str, rate_mbps: u64, burst: Bytes, secs: u64) -> FlowSummary {
     let r = run(
-        Dumbbell::new(Bandwidth::from_mbps(100), Duration::from_millis(100))
+        Dumbbell::new(Bandwidth::from_mbps(rate_mbps), Duration::from_millis(100))
             .buffer(BufferLimit::Bytes(Bytes(2_000_000)))
+            .burst(burst)
             .loss(LossModel::Bernoulli { p: 0.02 })
-            .duration(Duration::from_secs(300))
+            .duration(Duration::from_secs(secs))
             .sample_interval(Duration::from_secs(1))
             .flow(spec)
             .unwrap(),
@@ -71,17 +77,7 @@ fn bbr2_goodput_collapses_under_two_percent_random_loss_at_a_large_bdp() {
 /// buffer behind a tc token bucket with a 1 MB burst, 2% random loss. Two
 /// minutes: both collapses are over within one.
 fn papers_lossy_lan(spec: &str) -> FlowSummary {
-    let r = run(
-        Dumbbell::new(Bandwidth::from_mbps(500), Duration::from_millis(100))
-            .buffer(BufferLimit::Bytes(Bytes(2_000_000)))
-            .burst(Bytes(1_000_000))
-            .loss(LossModel::Bernoulli { p: 0.02 })
-            .duration(Duration::from_secs(120))
-            .sample_interval(Duration::from_secs(1))
-            .flow(spec)
-            .unwrap(),
-    );
-    r.flows[0].clone()
+    lossy_two_mb_buffer(spec, 500, Bytes(1_000_000), 120)
 }
 
 /// Adaptive BBRv2 at `spec` keeps at least 80% of BBRv1's goodput with at
