@@ -168,13 +168,13 @@ fn bbr_queues_up_before_its_estimate_follows_a_bandwidth_drop() {
     );
 }
 
-fn shared_traces() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces")
+fn traces() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/traces")
 }
 
 #[test]
 fn bbr_uses_a_cellular_trace() {
-    let path = shared_traces().join("mahimahi/TMobile-LTE-short.down");
+    let path = traces().join("mahimahi/TMobile-LTE-short.down");
     let trace = MahimahiTrace::from_file(&path).expect("trace loads");
     let mean = trace.mean_rate();
     let r = run(Dumbbell::new(mean, ms(40))

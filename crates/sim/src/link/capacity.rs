@@ -488,8 +488,9 @@ mod tests {
 
     #[test]
     fn mahimahi_real_trace_mean_matches_bytes_between() {
-        let path = Path::new("/work/shared/traces/mahimahi/TMobile-LTE-short.down");
-        let trace = MahimahiTrace::from_file(path).unwrap();
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../data/traces/mahimahi/TMobile-LTE-short.down");
+        let trace = MahimahiTrace::from_file(&path).unwrap();
         let period = trace.period();
         let mean = trace.mean_rate();
         let c = Capacity::new(&RateModel::Mahimahi(trace));

@@ -536,7 +536,7 @@ fn parse_kbps(s: &str) -> Option<Bandwidth> {
 mod tests {
     use super::*;
 
-    const TRACES: &str = "/work/shared/traces";
+    const TRACES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/traces");
 
     fn p(s: &str) -> &Path {
         Path::new(s)

@@ -281,7 +281,7 @@ mod tests {
 
     #[test]
     fn trace_names_come_from_the_file() {
-        let link = r#"{ trace = "../../../shared/traces/irish-5g/Driving/B_2019.12.14_10.16.30.csv", rtt = "118ms" }"#;
+        let link = r#"{ trace = "../../data/traces/irish-5g/Driving/B_2019.12.14_10.16.30.csv", rtt = "118ms" }"#;
         assert_eq!(trace_name(link), "car2");
         assert_eq!(trace_name("{ rate = \"1Mbit\" }"), "{ rate = \"1Mbit\" }");
     }
