@@ -6,7 +6,16 @@ use crate::ListWhat;
 pub fn list(what: ListWhat) {
     match what {
         ListWhat::Algorithms => algorithms(),
-        ListWhat::Suites => crate::reproduce::list(),
+        ListWhat::Suites => suites(),
+    }
+}
+
+fn suites() {
+    for s in lab::reproduce::suites() {
+        println!("{:8}  {}", s.name, s.summary);
+        for e in s.experiments {
+            println!("{:8}    {} (scenarios/{})", "", e.id, e.scenario);
+        }
     }
 }
 

@@ -1,4 +1,5 @@
-//! `bbrlab`: run congestion-control scenarios in the simulator.
+//! `bbrlab`: the command line of the lab. Argument parsing and printing
+//! only; the experiment machinery is the `lab` library.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -6,16 +7,16 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod list;
-mod model;
-mod output;
-mod reproduce;
+mod progress;
 mod run;
-mod store;
 mod sweep;
 
-/// A laboratory for BBR-family congestion control.
+/// A laboratory for BBR-family congestion control: faithful controllers
+/// (CUBIC, BBRv1-v3, oBBR, BBR-CWS, Modest BBR, adaptive BBRv2, BBR-S, B3R)
+/// and a fast, deterministic packet-level simulator to run scenarios,
+/// parallel sweeps and the papers' reproduction suites with HTML reports.
 #[derive(Parser, Debug)]
-#[command(name = "bbrlab", version, about, long_about = None)]
+#[command(name = "bbrlab", version, long_about = None, arg_required_else_help = true)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -44,7 +45,7 @@ enum Command {
         /// Buffer sizes R in BDP (comma-separated).
         #[arg(long, value_delimiter = ',', default_values_t = [0.5, 1.0, 2.0, 4.0, 16.0])]
         r: Vec<f64>,
-        /// Points of p in [0, 1] for the curves.
+        /// Points of p in [0, 1] for the curves (2 to 10001).
         #[arg(long, default_value_t = 11)]
         points: usize,
     },
@@ -136,6 +137,57 @@ struct SweepArgs {
     fast: bool,
 }
 
+/// `bbrlab reproduce`: runs the suite, printing each experiment's line and
+/// the report's path; fails if any run failed or any experiment could not run.
+fn reproduce(
+    suite: &str,
+    out: Option<PathBuf>,
+    fast: bool,
+    jobs: Option<usize>,
+    scenarios: Option<PathBuf>,
+) -> anyhow::Result<()> {
+    let options = lab::reproduce::Options {
+        out,
+        fast,
+        jobs,
+        scenarios,
+    };
+    let done = lab::reproduce::reproduce(suite, &options, &progress::Bar::default())?;
+    warn_rejected(&done.rejected);
+    println!(
+        "{} in {:.1} s; report: {}",
+        suite,
+        done.seconds,
+        done.report.display()
+    );
+    anyhow::ensure!(done.failed_runs == 0, "{} runs failed", done.failed_runs);
+    anyhow::ensure!(
+        done.not_run.is_empty(),
+        "{} experiments not run ({}); the report says why",
+        done.not_run.len(),
+        done.not_run
+            .iter()
+            .map(|(id, _)| id.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    Ok(())
+}
+
+/// `bbrlab report`: rebuilds the page, naming every record it left out.
+fn report(dir: &std::path::Path) -> anyhow::Result<()> {
+    let (path, rejected) = lab::reproduce::rebuild(dir)?;
+    warn_rejected(&rejected);
+    println!("{}", path.display());
+    Ok(())
+}
+
+fn warn_rejected(rejected: &[(PathBuf, String)]) {
+    for (file, why) in rejected {
+        eprintln!("warning: {}: left out of the report: {why}", file.display());
+    }
+}
+
 fn main() -> ExitCode {
     // Like any Unix tool, end quietly when the reader of stdout goes away
     // (`bbrlab list | head`) instead of panicking on the broken pipe.
@@ -148,15 +200,17 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => run::run(args),
         Command::Sweep(args) => sweep::sweep(args),
-        Command::Model { g, r, points } => model::print(&g, &r, points),
+        Command::Model { g, r, points } => {
+            lab::model::table(&g, &r, points).map(|table| print!("{table}"))
+        }
         Command::Reproduce {
             suite,
             out,
             fast,
             jobs,
             scenarios,
-        } => reproduce::reproduce(&suite, out, fast, jobs, scenarios.as_deref()),
-        Command::Report { dir } => reproduce::rebuild(&dir),
+        } => reproduce(&suite, out, fast, jobs, scenarios),
+        Command::Report { dir } => report(&dir),
         Command::List { what } => {
             list::list(what);
             Ok(())

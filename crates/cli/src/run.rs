@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 
-use crate::output;
+use lab::output;
+
 use crate::RunArgs;
 
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
@@ -28,7 +29,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         .unwrap_or_else(|| PathBuf::from("out").join(sanitize(&scenario.name)));
     std::fs::create_dir_all(&out)
         .with_context(|| format!("cannot create output directory {}", out.display()))?;
-    let result = sim::Simulation::new(scenario.config.clone()).run();
+    let result = lab::run::simulate(&scenario)?;
     output::write_all(&out, &scenario, &result, !args.no_series)?;
     if args.quiet {
         println!("{}", out.join("summary.json").display());

@@ -676,3 +676,209 @@ fn reproduce_cws_fast_writes_every_section() {
 fn reproduce_bbr2_fast_writes_every_section() {
     reproduce_suite_fast("bbr2");
 }
+
+/// Copies `scenarios/<suite>/` to a fresh scenarios directory under `root`.
+fn copy_suite(suite: &str, root: &Path) -> PathBuf {
+    let scenarios = root.join("scenarios");
+    let dir = scenarios.join(suite);
+    std::fs::create_dir_all(&dir).unwrap();
+    for entry in std::fs::read_dir(repo().join("scenarios").join(suite)).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
+    }
+    scenarios
+}
+
+#[test]
+fn a_missing_trace_makes_its_experiment_not_run_and_the_others_run() {
+    let root = tempdir("missing-trace");
+    let scenarios = copy_suite("quick", &root);
+    let drop = scenarios.join("quick/bandwidth-drop.toml");
+    let text = std::fs::read_to_string(&drop).unwrap().replace(
+        "schedule = [[\"0s\", \"20Mbit\"], [\"10s\", \"5Mbit\"]]",
+        "trace = \"no-such-trace.down\"",
+    );
+    std::fs::write(&drop, text).unwrap();
+    let out = root.join("out");
+    let o = bbrlab(&[
+        "reproduce",
+        "quick",
+        "--fast",
+        "--out",
+        out.to_str().unwrap(),
+        "--scenarios",
+        scenarios.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("bandwidth-drop: not run") && err.contains("no-such-trace.down"),
+        "{err}"
+    );
+    assert!(
+        err.contains("1 experiments not run (bandwidth-drop)"),
+        "{err}"
+    );
+    let html = std::fs::read_to_string(out.join("report.html")).expect("report written");
+    let start = html.find("id=\"bandwidth-drop\"").expect("section present");
+    let section = &html[start..];
+    let section = &section[..section.find("</section>").unwrap()];
+    assert!(section.contains("verdict-not-run"), "{section}");
+    assert!(section.contains("no-such-trace.down"), "{section}");
+    for id in ["buffer-share", "stable-links", "cws-fairness", "bbr2-loss"] {
+        assert!(out.join(id).join("results.csv").exists(), "{id} ran");
+    }
+    std::fs::remove_dir_all(&root).ok();
+}
+
+#[test]
+fn jobs_out_of_range_are_refused() {
+    let dir = tempdir("jobs");
+    let file = sweep_file(&dir);
+    for jobs in ["0", "100000"] {
+        for args in [
+            vec!["sweep", file.to_str().unwrap(), "--jobs", jobs],
+            vec!["reproduce", "quick", "--jobs", jobs],
+        ] {
+            let started = std::time::Instant::now();
+            let o = bbrlab(&args);
+            assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+            assert!(
+                stderr(&o).starts_with("error: --jobs: expected"),
+                "{}",
+                stderr(&o)
+            );
+            assert!(started.elapsed().as_secs() < 5, "{args:?} took too long");
+        }
+    }
+    assert!(!dir.join("out").exists(), "nothing ran");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn model_refuses_more_points_than_it_can_print() {
+    let started = std::time::Instant::now();
+    let o = bbrlab(&["model", "--points", "100000000"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("--points: expected 2 to 10001, got 100000000"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(started.elapsed().as_secs() < 5);
+}
+
+#[test]
+fn no_subcommand_says_what_bbrlab_is() {
+    let o = bbrlab(&[]);
+    assert_eq!(o.status.code(), Some(2));
+    let help = stderr(&o);
+    assert!(
+        help.contains("A laboratory for BBR-family congestion control")
+            && help.contains("reproduce")
+            && help.contains("sweep"),
+        "{help}"
+    );
+}
+
+/// Every kind of unusable record in a suite's store is named on stderr and
+/// in the report's section, and left out of the analysis.
+#[test]
+fn report_names_and_skips_bad_records() {
+    let out = tempdir("bad-records");
+    let o = bbrlab(&[
+        "reproduce",
+        "quick",
+        "--fast",
+        "--out",
+        out.to_str().unwrap(),
+        "--scenarios",
+        repo().join("scenarios").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let records = |experiment: &str| -> Vec<PathBuf> {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(out.join(experiment).join("runs"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .collect();
+        files.sort();
+        files
+    };
+    let edit = |path: &Path, f: &dyn Fn(&mut serde_json::Value)| {
+        let mut v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        f(&mut v);
+        std::fs::write(path, serde_json::to_string(&v).unwrap()).unwrap();
+    };
+    let stable = records("stable-links");
+    assert!(stable.len() >= 4, "{stable:?}");
+    // NaN is written as null by serde; negative goodput; no flows; an id
+    // that does not match its scenario.
+    edit(&stable[0], &|v| {
+        v["summary"]["flows"][0]["goodput_bps"] = serde_json::Value::Null
+    });
+    edit(&stable[1], &|v| {
+        v["summary"]["flows"][0]["goodput_bps"] = (-5.0).into()
+    });
+    edit(&stable[2], &|v| {
+        v["summary"]["flows"] = serde_json::json!([])
+    });
+    edit(&stable[3], &|v| {
+        let doc = v["scenario"]
+            .as_str()
+            .unwrap()
+            .replace("duration", "# edited\nduration");
+        v["scenario"] = (doc + "\nwarmup = \"3s\"\n").into();
+    });
+    // A truncated time series in an experiment that reads them.
+    let drop = records("bandwidth-drop");
+    let id = drop[0].file_stem().unwrap().to_str().unwrap().to_string();
+    let series = out
+        .join("bandwidth-drop/runs")
+        .join(&id)
+        .join("series_flows.csv");
+    let text = std::fs::read_to_string(&series).unwrap();
+    std::fs::write(&series, &text[..text.len() * 2 / 3]).unwrap();
+
+    let o = bbrlab(&["report", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    for (file, why) in [
+        (&stable[0], "flows[0].goodput_bps is null"),
+        (&stable[1], "flows[0].goodput_bps is -5, expected >= 0"),
+        (&stable[2], "holds no flows"),
+        (&stable[3], "does not match its scenario"),
+    ] {
+        let name = file.display().to_string();
+        assert!(
+            err.lines().any(|l| l.contains(&name) && l.contains(why)),
+            "{name}: {why}\n{err}"
+        );
+    }
+    assert!(
+        err.lines().any(|l| l.contains(series.to_str().unwrap())),
+        "truncated series named\n{err}"
+    );
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        html.contains("Left out 4 unusable run record(s)"),
+        "stable-links"
+    );
+    assert!(
+        html.contains("Left out 1 unusable run record(s)"),
+        "bandwidth-drop"
+    );
+
+    // A record that is not JSON at all stops the report, naming the file.
+    std::fs::write(&stable[0], "{ garbage").unwrap();
+    let o = bbrlab(&["report", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains(&stable[0].display().to_string())
+            && stderr(&o).contains("not a run record"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_dir_all(&out).ok();
+}

@@ -89,12 +89,18 @@ fn the_vendored_traces_are_present_with_their_provenance() {
     let traces = repo_root().join("data/traces");
     let readme = std::fs::read_to_string(traces.join("README.md")).unwrap();
     assert!(readme.contains("GPL-3.0"), "the mahimahi licence is stated");
-    assert!(readme.contains("MMSys 2020"), "the Irish 5G source is stated");
+    assert!(
+        readme.contains("MMSys 2020"),
+        "the Irish 5G source is stated"
+    );
     for trace in [
         "mahimahi/TMobile-LTE-short.down",
         "irish-5g/Static/B_2020.02.13_13.57.29.csv",
         "irish-5g/Driving/B_2019.12.14_10.16.30.csv",
     ] {
-        assert!(traces.join(trace).is_file(), "data/traces/{trace} is vendored");
+        assert!(
+            traces.join(trace).is_file(),
+            "data/traces/{trace} is vendored"
+        );
     }
 }

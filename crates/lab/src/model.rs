@@ -27,8 +27,21 @@ pub fn converge_point(g: f64, r: f64) -> f64 {
     ((r - g + 1.0) / (g * r)).clamp(0.0, 1.0)
 }
 
-/// Prints the model: converge points and the Q_r curves.
-pub fn print(gains: &[f64], buffers: &[f64], points: usize) -> anyhow::Result<()> {
+/// The most curve points `table` computes: far more than a terminal or a
+/// plot can show, and small enough to print at once.
+pub const MAX_POINTS: usize = 10_001;
+
+/// The model as text: converge points and the Q_r curves at `points`
+/// evenly spaced values of `p` in [0, 1].
+///
+/// Errors name the argument (`--g`, `--r`, `--points`) and what it must hold.
+pub fn table(gains: &[f64], buffers: &[f64], points: usize) -> anyhow::Result<String> {
+    use std::fmt::Write as _;
+    anyhow::ensure!(!gains.is_empty(), "--g: expected at least one gain");
+    anyhow::ensure!(
+        !buffers.is_empty(),
+        "--r: expected at least one buffer size"
+    );
     for &g in gains {
         anyhow::ensure!(
             g.is_finite() && g >= 1.0,
@@ -41,35 +54,49 @@ pub fn print(gains: &[f64], buffers: &[f64], points: usize) -> anyhow::Result<()
             "--r: expected buffer sizes > 0 (in BDP), got {r}"
         );
     }
-    anyhow::ensure!(points >= 2, "--points: expected at least 2, got {points}");
-    println!("converge points (loss-based share p*, BBR share 1 - p*):");
-    println!("{:>6} {:>8} {:>8} {:>10}", "g", "R", "p*", "1 - p*");
+    anyhow::ensure!(
+        (2..=MAX_POINTS).contains(&points),
+        "--points: expected 2 to {MAX_POINTS}, got {points}"
+    );
+    let columns = gains.len() * buffers.len();
+    anyhow::ensure!(
+        columns <= 1000,
+        "--g and --r: expected at most 1000 (g, R) pairs, got {} x {} = {columns}",
+        gains.len(),
+        buffers.len()
+    );
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "converge points (loss-based share p*, BBR share 1 - p*):"
+    );
+    let _ = writeln!(out, "{:>6} {:>8} {:>8} {:>10}", "g", "R", "p*", "1 - p*");
     for &g in gains {
         for &r in buffers {
             let p = converge_point(g, r);
-            println!("{g:>6.2} {r:>8.2} {p:>8.3} {:>10.3}", 1.0 - p);
+            let _ = writeln!(out, "{g:>6.2} {r:>8.2} {p:>8.3} {:>10.3}", 1.0 - p);
         }
     }
-    println!();
-    println!("Q_r(p; g, R) by p (columns: g/R):");
+    let _ = writeln!(out);
+    let _ = writeln!(out, "Q_r(p; g, R) by p (columns: g/R):");
     let mut header = format!("{:>6}", "p");
     for &g in gains {
         for &r in buffers {
-            header.push_str(&format!(" {:>9}", format!("{g}/{r}")));
+            let _ = write!(header, " {:>9}", format!("{g}/{r}"));
         }
     }
-    println!("{header}");
+    let _ = writeln!(out, "{header}");
     for i in 0..points {
         let p = i as f64 / (points - 1) as f64;
-        let mut line = format!("{p:>6.3}");
+        let _ = write!(out, "{p:>6.3}");
         for &g in gains {
             for &r in buffers {
-                line.push_str(&format!(" {:>9.3}", occupied_ratio(p, g, r)));
+                let _ = write!(out, " {:>9.3}", occupied_ratio(p, g, r));
             }
         }
-        println!("{line}");
+        let _ = writeln!(out);
     }
-    Ok(())
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -89,6 +116,20 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn table_refuses_what_it_cannot_print() {
+        let err = |g: &[f64], r: &[f64], n| table(g, r, n).unwrap_err().to_string();
+        assert!(err(&[2.0], &[1.0], 100_000_000).starts_with("--points: expected 2 to 10001"));
+        assert!(err(&[2.0], &[1.0], 1).starts_with("--points"));
+        assert!(err(&[0.5], &[1.0], 11).starts_with("--g: expected gains >= 1"));
+        assert!(err(&[2.0], &[f64::NAN], 11).starts_with("--r"));
+        assert!(err(&[], &[1.0], 11).starts_with("--g"));
+        assert_eq!(
+            table(&[2.0], &[1.0], 11).unwrap().lines().count(),
+            2 + 1 + 2 + 1 + 11
+        );
     }
 
     #[test]

@@ -50,10 +50,92 @@ pub struct Store {
 /// The identity of a run of `scenario`: a hash of its effective document's
 /// values, so that comments and layout do not change it.
 pub fn run_id(scenario: &scenario::Scenario) -> String {
-    let canonical = toml::from_str::<toml::Table>(&scenario.document)
+    document_id(&scenario.document)
+}
+
+/// The run id of an effective scenario document (see [`run_id`]).
+fn document_id(document: &str) -> String {
+    let canonical = toml::from_str::<toml::Table>(document)
         .ok()
         .and_then(|table| toml::to_string(&table).ok());
-    content_id(canonical.as_deref().unwrap_or(&scenario.document))
+    content_id(canonical.as_deref().unwrap_or(document))
+}
+
+/// Why a record cannot be used for analysis, if it cannot: its id does not
+/// match its scenario, it holds no flows, or a metric is missing, not a
+/// number, negative or non-finite. (JSON has no NaN: serde writes a NaN as
+/// null, so a null where a number belongs is how a NaN shows up.)
+pub fn record_defect(record: &RunRecord) -> Option<String> {
+    let expected = document_id(&record.scenario);
+    if record.id != expected {
+        return Some(format!(
+            "its id {} does not match its scenario (whose id is {expected})",
+            record.id
+        ));
+    }
+    let summary = &record.summary;
+    let Some(flows) = summary.get("flows").and_then(Value::as_array) else {
+        return Some("its summary has no `flows` list".to_string());
+    };
+    if flows.is_empty() {
+        return Some("its summary holds no flows".to_string());
+    }
+    const FLOW_METRICS: [&str; 5] = [
+        "goodput_bps",
+        "retransmission_ratio",
+        "loss_ratio",
+        "bytes_sent",
+        "bytes_delivered",
+    ];
+    for (i, flow) in flows.iter().enumerate() {
+        for key in FLOW_METRICS {
+            if let Some(why) = number_defect(flow.get(key)) {
+                return Some(format!("flows[{i}].{key} {why}"));
+            }
+        }
+    }
+    for key in ["utilization", "capacity_bps"] {
+        if let Some(why) = number_defect(summary.get("link").and_then(|l| l.get(key))) {
+            return Some(format!("link.{key} {why}"));
+        }
+    }
+    negative_anywhere(summary, "")
+}
+
+fn number_defect(value: Option<&Value>) -> Option<String> {
+    match value {
+        None => Some("is missing".to_string()),
+        Some(Value::Null) => Some("is null (NaN when written)".to_string()),
+        Some(v) => match v.as_f64() {
+            None => Some(format!("is not a number: {v}")),
+            Some(x) if !x.is_finite() || x < 0.0 => Some(format!("is {x}, expected >= 0")),
+            Some(_) => None,
+        },
+    }
+}
+
+/// The first negative number anywhere in a summary: every metric bbrlab
+/// writes (rates, ratios, bytes, times, counts) is non-negative.
+fn negative_anywhere(value: &Value, at: &str) -> Option<String> {
+    match value {
+        Value::Number(n) => n
+            .as_f64()
+            .filter(|x| *x < 0.0)
+            .map(|x| format!("{at} is {x}, expected >= 0")),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, v)| negative_anywhere(v, &format!("{at}[{i}]"))),
+        Value::Object(map) => map.iter().find_map(|(k, v)| {
+            let path = if at.is_empty() {
+                k.clone()
+            } else {
+                format!("{at}.{k}")
+            };
+            negative_anywhere(v, &path)
+        }),
+        _ => None,
+    }
 }
 
 /// FNV-1a, 64 bit: a stable content hash (std's hasher may change between releases).
@@ -128,6 +210,11 @@ impl Store {
             .cloned()
     }
 
+    /// The file holding run `id`'s record.
+    pub fn record_path(&self, id: &str) -> PathBuf {
+        self.dir.join("runs").join(format!("{id}.json"))
+    }
+
     /// Where a run's extra files (time series) go.
     pub fn run_dir(&self, id: &str) -> PathBuf {
         self.dir.join("runs").join(id)
@@ -135,7 +222,7 @@ impl Store {
 
     /// Records a finished run (atomically) and rewrites results.csv.
     pub fn record(&self, record: RunRecord) -> anyhow::Result<()> {
-        let path = self.dir.join("runs").join(format!("{}.json", record.id));
+        let path = self.record_path(&record.id);
         write_atomically(&path, &serde_json::to_string_pretty(&record)?)?;
         let mut rows = self.rows.lock().expect("store lock");
         rows.retain(|r| r.id != record.id);

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use serde_json::Value;
 
-use crate::store::{RunRecord, Store};
+use crate::store::{record_defect, RunRecord, Store};
 
 /// The runs of one experiment, in sweep order, with their parameters.
 pub struct Runs {
@@ -17,31 +17,74 @@ pub struct Runs {
     pub dir: PathBuf,
     /// Points without a record (failed or not run).
     pub missing: usize,
+    /// Records left out because they are unusable: `(file, why)`.
+    pub rejected: Vec<(PathBuf, String)>,
 }
 
 impl Runs {
     /// Collects the records of `ids` (a sweep's points and their run ids)
     /// from the store in `dir`; records of other sweeps there are ignored.
+    /// A record that cannot be trusted (see [`record_defect`]), or whose
+    /// time series is truncated or garbled when `series` is needed, is left
+    /// out and listed in `rejected` with the reason.
     pub fn collect(
         dir: &Path,
         axes: Vec<scenario::Axis>,
         ids: &[(scenario::SweepPoint, String)],
+        series: bool,
     ) -> anyhow::Result<Runs> {
         let store = Store::open(dir)?;
-        let mut points = Vec::new();
-        let mut missing = 0;
-        for (point, id) in ids {
-            match store.get(id) {
-                Some(r) => points.push((point.params.clone(), r)),
-                None => missing += 1,
-            }
-        }
-        Ok(Runs {
-            points,
+        let mut runs = Runs {
+            points: Vec::new(),
             axes,
             dir: dir.to_path_buf(),
-            missing,
-        })
+            missing: 0,
+            rejected: Vec::new(),
+        };
+        for (point, id) in ids {
+            let Some(record) = store.get(id) else {
+                runs.missing += 1;
+                continue;
+            };
+            let defect = record_defect(&record).map(|why| (store.record_path(id), why));
+            let defect = defect.or_else(|| series.then(|| runs.series_defect(&record)).flatten());
+            match defect {
+                Some(rejected) => runs.rejected.push(rejected),
+                None => runs.points.push((point.params.clone(), record)),
+            }
+        }
+        Ok(runs)
+    }
+
+    /// Why a run's time series cannot be read, if it cannot: a file is
+    /// missing, a row is short or long (truncated), or a time is not a
+    /// finite, non-decreasing number.
+    fn series_defect(&self, record: &RunRecord) -> Option<(PathBuf, String)> {
+        for name in ["series_flows.csv", "series_link.csv"] {
+            let path = self.dir.join("runs").join(&record.id).join(name);
+            let rows = match self.series_file(record, name) {
+                Ok(rows) => rows,
+                Err(e) => return Some((path, format!("{e:#}"))),
+            };
+            let mut previous = f64::NEG_INFINITY;
+            for (line, row) in rows.iter().enumerate().skip(1) {
+                let t = row.get(0).and_then(|t| t.parse::<f64>().ok());
+                match t {
+                    Some(t) if t.is_finite() && t >= previous => previous = t,
+                    _ => {
+                        return Some((
+                            path,
+                            format!(
+                                "line {}: expected a finite time t_s not before the previous row's, got {:?}",
+                                line + 1,
+                                row.get(0).unwrap_or("")
+                            ),
+                        ))
+                    }
+                }
+            }
+        }
+        None
     }
 
     /// The values of axis `key`.

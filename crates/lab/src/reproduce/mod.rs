@@ -1,4 +1,4 @@
-//! `bbrlab reproduce`: run a paper's experiments and write a report.
+//! Reproducing the papers: run a suite's experiments and write a report.
 //!
 //! A suite is a list of experiments; an experiment is a sweep file under
 //! `scenarios/<suite>/` (readable and editable) and an analysis that turns
@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 pub use data::Runs;
 
 use crate::store::run_id;
+use crate::sweep::{self, SweepReport};
 
 /// One experiment of a suite.
 pub struct Experiment {
@@ -88,16 +89,6 @@ struct Manifest {
     scenarios: PathBuf,
 }
 
-/// `bbrlab list suites`.
-pub fn list() {
-    for s in suites() {
-        println!("{:8}  {}", s.name, s.summary);
-        for e in s.experiments {
-            println!("{:8}    {} (scenarios/{})", "", e.id, e.scenario);
-        }
-    }
-}
-
 /// Where the scenario files are: `--scenarios`, else `./scenarios`, else the
 /// repository the binary was built in.
 fn scenarios_dir(given: Option<&Path>) -> anyhow::Result<PathBuf> {
@@ -127,45 +118,84 @@ fn load(experiment: &Experiment, scenarios: &Path, fast: bool) -> anyhow::Result
     Ok(if fast { sweep.fast()? } else { sweep })
 }
 
-/// `bbrlab reproduce <suite>`.
+/// Hears how a reproduction progresses: each experiment's sweep (through
+/// [`sweep::Progress`]) and its end. Every method has an empty default.
+pub trait Observer: sweep::Progress {
+    /// An experiment's runs have finished (or were all recorded before).
+    fn experiment_done(&self, _id: &str, _report: &SweepReport, _seconds: f64) {}
+    /// An experiment cannot run (e.g. a trace file is missing); the report
+    /// marks it "not run" with this reason and the others go on.
+    fn experiment_not_run(&self, _id: &str, _reason: &str) {}
+}
+
+/// An [`Observer`] that says nothing.
+impl Observer for sweep::Silent {}
+
+/// What `reproduce` did.
+#[derive(Debug)]
+pub struct Reproduction {
+    /// The report written.
+    pub report: PathBuf,
+    /// Runs that failed, over every experiment.
+    pub failed_runs: usize,
+    /// Experiments that could not run, with why.
+    pub not_run: Vec<(String, String)>,
+    /// Run records the report left out as unusable: `(file, why)`.
+    pub rejected: Vec<(PathBuf, String)>,
+    /// Wall time, seconds.
+    pub seconds: f64,
+}
+
+/// How to reproduce a suite.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Output directory [default: out/<suite>, out/<suite>-fast with `fast`].
+    pub out: Option<PathBuf>,
+    /// Shortened runs (each scenario's [fast] table).
+    pub fast: bool,
+    /// Parallel runs [default: one per core].
+    pub jobs: Option<usize>,
+    /// The scenarios directory [default: ./scenarios, else the repository's].
+    pub scenarios: Option<PathBuf>,
+}
+
+/// Runs every experiment of `suite` (resuming what an earlier call
+/// recorded) and writes `report.html`. An experiment whose sweep cannot be
+/// loaded is reported as not run; the others run.
 pub fn reproduce(
     suite: &str,
-    out: Option<PathBuf>,
-    fast: bool,
-    jobs: Option<usize>,
-    scenarios: Option<&Path>,
-) -> anyhow::Result<()> {
+    options: &Options,
+    observer: &dyn Observer,
+) -> anyhow::Result<Reproduction> {
     let suite = find_suite(suite)?;
-    let scenarios = scenarios_dir(scenarios)?;
-    let out = out.unwrap_or_else(|| {
+    let jobs = sweep::jobs(options.jobs)?;
+    let scenarios = scenarios_dir(options.scenarios.as_deref())?;
+    let fast = options.fast;
+    let out = options.out.clone().unwrap_or_else(|| {
         PathBuf::from("out").join(format!("{}{}", suite.name, if fast { "-fast" } else { "" }))
     });
     std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
-    let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    // Validate every experiment before running any.
+    // Load every experiment before running any, so a broken one is known
+    // at once rather than after the others' minutes of simulation.
     let mut plans = Vec::new();
+    let mut not_run = Vec::new();
     for e in suite.experiments {
-        let sweep = load(e, &scenarios, fast).with_context(|| format!("experiment {}", e.id))?;
-        let runs = sweep.scenarios()?;
-        plans.push((e, runs));
+        match load(e, &scenarios, fast).and_then(|sweep| sweep.scenarios().map_err(Into::into)) {
+            Ok(runs) => plans.push((e, runs)),
+            Err(err) => {
+                let reason = format!("{err:#}");
+                observer.experiment_not_run(e.id, &reason);
+                not_run.push((e.id.to_string(), reason));
+            }
+        }
     }
     let started = std::time::Instant::now();
-    let mut failures = 0;
+    let mut failed_runs = 0;
     for (e, runs) in plans {
-        let n = runs.len();
         let t = std::time::Instant::now();
-        let report = crate::sweep::run_points(&out.join(e.id), runs, jobs, e.series)?;
-        failures += report.failures.len();
-        for f in &report.failures {
-            eprintln!("{}: failed: {f}", e.id);
-        }
-        println!(
-            "{:16} {:3} runs ({} recorded before) in {:.1} s",
-            e.id,
-            n,
-            report.skipped,
-            t.elapsed().as_secs_f64()
-        );
+        let report = sweep::run_points(&out.join(e.id), runs, jobs, e.series, observer)?;
+        failed_runs += report.failures.len();
+        observer.experiment_done(e.id, &report, t.elapsed().as_secs_f64());
     }
     let manifest = Manifest {
         suite: suite.name.to_string(),
@@ -177,19 +207,20 @@ pub fn reproduce(
         serde_json::to_string_pretty(&manifest)?,
     )
     .with_context(|| format!("cannot write {}", out.join("suite.json").display()))?;
-    let path = write_report(&out, suite, &manifest)?;
-    println!(
-        "{} in {:.1} s; report: {}",
-        suite.name,
-        started.elapsed().as_secs_f64(),
-        path.display()
-    );
-    anyhow::ensure!(failures == 0, "{failures} runs failed");
-    Ok(())
+    let (report, rejected) = write_report(&out, suite, &manifest)?;
+    Ok(Reproduction {
+        report,
+        rejected,
+        failed_runs,
+        not_run,
+        seconds: started.elapsed().as_secs_f64(),
+    })
 }
 
-/// `bbrlab report <dir>`: rebuilds report.html from the stores.
-pub fn rebuild(dir: &Path) -> anyhow::Result<()> {
+/// Rebuilds `report.html` from the stores `reproduce` left in `dir` (no
+/// simulation); returns its path and the run records it left out as
+/// unusable, `(file, why)`.
+pub fn rebuild(dir: &Path) -> anyhow::Result<(PathBuf, Vec<(PathBuf, String)>)> {
     let path = dir.join("suite.json");
     let text = std::fs::read_to_string(&path).with_context(|| {
         format!(
@@ -201,12 +232,17 @@ pub fn rebuild(dir: &Path) -> anyhow::Result<()> {
     let manifest: Manifest = serde_json::from_str(&text)
         .with_context(|| format!("{}: not a suite manifest", path.display()))?;
     let suite = find_suite(&manifest.suite)?;
-    let report = write_report(dir, suite, &manifest)?;
-    println!("{}", report.display());
-    Ok(())
+    write_report(dir, suite, &manifest)
 }
 
-fn write_report(out: &Path, suite: &Suite, manifest: &Manifest) -> anyhow::Result<PathBuf> {
+type Rejected = Vec<(PathBuf, String)>;
+
+fn write_report(
+    out: &Path,
+    suite: &Suite,
+    manifest: &Manifest,
+) -> anyhow::Result<(PathBuf, Rejected)> {
+    let mut rejected = Vec::new();
     let mut report = report::Report::new(
         format!("bbrlab: reproducing the papers ({} suite)", suite.name),
         format!(
@@ -221,22 +257,47 @@ fn write_report(out: &Path, suite: &Suite, manifest: &Manifest) -> anyhow::Resul
         ),
     );
     for e in suite.experiments {
-        let sweep = load(e, &manifest.scenarios, manifest.fast)?;
-        let ids: Vec<_> = sweep
-            .scenarios()?
+        let loaded = load(e, &manifest.scenarios, manifest.fast).and_then(|sweep| {
+            let scenarios = sweep.scenarios()?;
+            Ok((sweep, scenarios))
+        });
+        let (sweep, scenarios) = match loaded {
+            Ok(loaded) => loaded,
+            Err(err) => {
+                report = report.section(
+                    report::Section::new(e.id, e.id)
+                        .verdict(report::VerdictStatus::NotRun, format!("not run: {err:#}"))
+                        .description(format!("Scenario: scenarios/{}.", e.scenario)),
+                );
+                continue;
+            }
+        };
+        let ids: Vec<_> = scenarios
             .into_iter()
             .map(|(p, s)| {
                 let id = run_id(&s);
                 (p, id)
             })
             .collect();
-        let runs = Runs::collect(&out.join(e.id), sweep.axes.clone(), &ids)?;
+        let runs = Runs::collect(&out.join(e.id), sweep.axes.clone(), &ids, e.series)?;
         let mut section = if runs.points.is_empty() {
             report::Section::new(e.id, e.id)
                 .verdict(report::VerdictStatus::NotRun, "no runs recorded")
         } else {
             (e.analyze)(&runs)
         };
+        if !runs.rejected.is_empty() {
+            section.description.push_str(&format!(
+                " Left out {} unusable run record(s): {}.",
+                runs.rejected.len(),
+                runs.rejected
+                    .iter()
+                    .map(|(file, why)| format!("{}: {why}", file.display()))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ));
+        }
+        rejected.extend(runs.rejected.iter().cloned());
         if runs.missing > 0 {
             section.description.push_str(&format!(
                 " ({} of {} runs missing.)",
@@ -253,12 +314,12 @@ fn write_report(out: &Path, suite: &Suite, manifest: &Manifest) -> anyhow::Resul
         "Goodput: application bytes delivered in order to the receiver / measurement time.",
         "Retransmission ratio: retransmitted bytes / delivered bytes (the oBBR paper's definition). Loss ratio: bytes dropped anywhere / bytes sent.",
         "BDP: bottleneck rate x base RTT. R: buffer size / BDP. Jain's index: (sum x)^2 / (n sum x^2) over per-flow goodputs.",
-        "Paper numbers are read from the papers' text (shared/papers); docs/REPRODUCTION.md lists them with ours.",
+        "Paper numbers are read from the papers' text; docs/REPRODUCTION.md lists them with ours.",
     ] {
         report = report.note(note);
     }
     let path = out.join("report.html");
     std::fs::write(&path, report::render_html(&report))
         .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(path)
+    Ok((path, rejected))
 }

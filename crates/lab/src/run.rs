@@ -1,0 +1,20 @@
+//! One run: a scenario through the simulator, with a panic inside the
+//! simulation turned into an error that names it, so one bad point of a
+//! sweep cannot take the others down.
+
+use sim::RunResult;
+
+/// Simulates `scenario` and returns its result, or an error if the
+/// simulation panicked.
+pub fn simulate(scenario: &scenario::Scenario) -> anyhow::Result<RunResult> {
+    std::panic::catch_unwind(|| sim::Simulation::new(scenario.config.clone()).run()).map_err(
+        |panic| {
+            let what = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".to_string());
+            anyhow::anyhow!("{}: simulation panicked: {what}", scenario.name)
+        },
+    )
+}
