@@ -569,6 +569,36 @@ fn reproduce_quick_writes_a_report_that_renders() {
         assert!(out.join(id).join("results.csv").exists());
     }
     assert!(html.contains("<svg"));
+    // Claims are data: claims.json lists each with the paper's number,
+    // ours, the declared tolerance and the computed verdict.
+    let claims: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("claims.json")).unwrap()).unwrap();
+    let claims = claims.as_array().unwrap();
+    let five_fold = claims
+        .iter()
+        .find(|c| c["id"] == "obbr.fig7.five-fold")
+        .expect("the Fig. 7 five-fold claim is judged in quick");
+    assert_eq!(five_fold["experiment"], "stable-links");
+    assert_eq!(five_fold["about"], "oBBR mu 0.5 (paper's algorithm)");
+    assert_eq!(five_fold["origin"], "project target");
+    for key in [
+        "paper_says",
+        "ours",
+        "tolerance",
+        "tolerance_reason",
+        "verdict",
+    ] {
+        assert!(
+            five_fold[key].as_str().is_some_and(|v| !v.is_empty()),
+            "{key}"
+        );
+    }
+    let csv = std::fs::read_to_string(out.join("claims.csv")).unwrap();
+    assert_eq!(
+        csv.lines().count(),
+        claims.len() + 1,
+        "one CSV row per claim"
+    );
     // A second run records nothing new; report rebuilds the same page.
     let o = bbrlab(&[
         "reproduce",

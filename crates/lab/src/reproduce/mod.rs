@@ -8,6 +8,7 @@
 //! `bbrlab report <out>` rebuilds the report from the stores alone.
 
 mod bbr2;
+pub mod claims;
 mod cws;
 mod data;
 mod obbr;
@@ -32,8 +33,49 @@ pub struct Experiment {
     pub scenario: &'static str,
     /// Whether its analysis needs the runs' time series.
     pub series: bool,
-    /// Turns its runs into a report section.
-    pub analyze: fn(&Runs) -> report::Section,
+    /// Turns its runs into a report section and judges its claims.
+    pub analyze: fn(&Runs) -> Analysis,
+}
+
+/// What an analysis makes of an experiment's runs: its report section and
+/// the claims it judged on them.
+pub struct Analysis {
+    /// The report section (figures, tables, verdict).
+    pub section: report::Section,
+    /// The claims judged, in the order of the section's claims table.
+    pub claims: Vec<claims::Judged>,
+}
+
+impl Analysis {
+    /// A section judged by its claims: the verdict is computed from them
+    /// (`all_reproduced` is its text when every claim holds) and the
+    /// claims table is added after the section's own tables.
+    pub fn judged(
+        section: report::Section,
+        judged: Vec<claims::Judged>,
+        all_reproduced: &str,
+    ) -> Analysis {
+        let status = claims::section_verdict(&judged);
+        let text = claims::verdict_text(&judged, all_reproduced);
+        let section = section
+            .table(claims::claims_table(&judged))
+            .verdict(status, text);
+        Analysis {
+            section,
+            claims: judged,
+        }
+    }
+}
+
+/// A section whose analysis does not declare its claims as data yet: its
+/// verdict comes from the analysis' own named checks.
+impl From<report::Section> for Analysis {
+    fn from(section: report::Section) -> Self {
+        Analysis {
+            section,
+            claims: Vec::new(),
+        }
+    }
 }
 
 /// A named suite.
@@ -243,6 +285,7 @@ fn write_report(
     manifest: &Manifest,
 ) -> anyhow::Result<(PathBuf, Rejected)> {
     let mut rejected = Vec::new();
+    let mut claims = Vec::new();
     let mut report = report::Report::new(
         format!("bbrlab: reproducing the papers ({} suite)", suite.name),
         format!(
@@ -284,7 +327,9 @@ fn write_report(
             report::Section::new(e.id, e.id)
                 .verdict(report::VerdictStatus::NotRun, "no runs recorded")
         } else {
-            (e.analyze)(&runs)
+            let analysis = (e.analyze)(&runs);
+            claims.extend(analysis.claims.iter().map(|j| (e.id, j.record())));
+            analysis.section
         };
         if !runs.rejected.is_empty() {
             section.description.push_str(&format!(
@@ -318,8 +363,67 @@ fn write_report(
     ] {
         report = report.note(note);
     }
+    write_claims(out, &claims)?;
     let path = out.join("report.html");
     std::fs::write(&path, report::render_html(&report))
         .with_context(|| format!("cannot write {}", path.display()))?;
     Ok((path, rejected))
+}
+
+/// One row of claims.json / claims.csv: the experiment and its judged claim.
+#[derive(Serialize)]
+struct ClaimRow<'a> {
+    experiment: &'a str,
+    #[serde(flatten)]
+    claim: &'a claims::ClaimRecord,
+}
+
+/// Writes claims.json and claims.csv: every claim the analyses judged.
+fn write_claims(out: &Path, claims: &[(&str, claims::ClaimRecord)]) -> anyhow::Result<()> {
+    let rows: Vec<ClaimRow> = claims
+        .iter()
+        .map(|(experiment, claim)| ClaimRow { experiment, claim })
+        .collect();
+    let json = out.join("claims.json");
+    std::fs::write(&json, serde_json::to_string_pretty(&rows)? + "\n")
+        .with_context(|| format!("cannot write {}", json.display()))?;
+    let path = out.join("claims.csv");
+    let mut w = csv::Writer::from_path(&path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    w.write_record([
+        "experiment",
+        "id",
+        "paper",
+        "place",
+        "statement",
+        "about",
+        "metric",
+        "paper_says",
+        "ours",
+        "tolerance",
+        "tolerance_reason",
+        "origin",
+        "verdict",
+    ])?;
+    for (experiment, c) in claims {
+        w.serialize((
+            experiment,
+            c.id,
+            serde_json::to_value(c.paper)?.as_str().unwrap_or_default(),
+            c.place,
+            c.statement,
+            c.about,
+            c.metric,
+            c.paper_says,
+            &c.ours,
+            &c.tolerance,
+            c.tolerance_reason,
+            serde_json::to_value(c.origin)?.as_str().unwrap_or_default(),
+            c.verdict,
+        ))
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    w.flush()
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
 }

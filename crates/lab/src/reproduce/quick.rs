@@ -1,13 +1,12 @@
 //! The `quick` suite: one experiment from each paper, and the Q_r model.
 
-use report::{BarGroup, Cell, Figure, Line, LineStyle, ReferenceLine, Section, Table};
+use report::{Cell, Figure, Line, LineStyle, ReferenceLine, Section, Table};
 
 use super::cws::fig13;
 use super::data::{metric, series_column, Runs};
 use super::obbr::fig3;
-use super::obbr::OBBR_AS_TESTED;
 use super::verdict::judge;
-use super::Experiment;
+use super::{Analysis, Experiment};
 use crate::model;
 
 /// The experiments, in report order.
@@ -16,7 +15,7 @@ pub static EXPERIMENTS: &[Experiment] = &[
         id: "buffer-share",
         scenario: "quick/buffer-share.toml",
         series: false,
-        analyze: buffer_share,
+        analyze: |runs| buffer_share(runs).into(),
     },
     Experiment {
         id: "stable-links",
@@ -28,19 +27,19 @@ pub static EXPERIMENTS: &[Experiment] = &[
         id: "bandwidth-drop",
         scenario: "quick/bandwidth-drop.toml",
         series: true,
-        analyze: bandwidth_drop,
+        analyze: |runs| bandwidth_drop(runs).into(),
     },
     Experiment {
         id: "cws-fairness",
         scenario: "quick/cws-fairness.toml",
         series: false,
-        analyze: cws_fairness,
+        analyze: |runs| cws_fairness(runs).into(),
     },
     Experiment {
         id: "bbr2-loss",
         scenario: "quick/bbr2-loss.toml",
         series: false,
-        analyze: bbr2_loss,
+        analyze: |runs| bbr2_loss(runs).into(),
     },
 ];
 
@@ -116,138 +115,13 @@ fn buffer_share(runs: &Runs) -> Section {
     )
 }
 
-/// oBBR Fig. 7 (40 Mbit/s, 100 ms): goodput and retransmissions per controller.
-fn stable_links(runs: &Runs) -> Section {
-    let ccs = runs.axis("flow.0.cc");
-    let losses = runs.axis("link.loss");
-    let value = |cc: &str, loss: &str, m: &str| {
-        runs.one(&[("flow.0.cc", cc), ("link.loss", loss)])
-            .and_then(|r| metric(r, m))
-            .unwrap_or(f64::NAN)
-    };
-    let groups = |m: &str, scale: f64| -> Vec<BarGroup> {
-        ccs.iter()
-            .map(|cc| {
-                BarGroup::new(
-                    cc.clone(),
-                    losses.iter().map(|l| value(cc, l, m) * scale).collect(),
-                )
-            })
-            .collect()
-    };
-    let loss_labels: Vec<String> = losses.iter().map(|l| format!("{l} loss")).collect();
-    let goodput = Figure::bars(
-        "Goodput",
-        "random loss",
-        "goodput (Mbit/s)",
-        loss_labels.clone(),
-        groups("/flows/0/goodput_bps", 1e-6),
-    )
-    .reference(ReferenceLine::horizontal(40.0, "capacity"));
-    let retx = Figure::bars(
-        "Retransmission ratio",
-        "random loss",
-        "retransmitted / delivered (%)",
-        loss_labels,
-        groups("/flows/0/retransmission_ratio", 100.0),
-    )
-    .log_y();
-    let bbr0 = value("bbr", "0", "/flows/0/retransmission_ratio");
-    let mut table = Table::new(
-        "The paper's numbers (40 Mbit/s, 100 ms, R = 0.25) and ours",
-        ["quantity", "paper", "ours"],
-    );
-    let mut rows: Vec<(String, String, f64, bool)> = Vec::new();
-    for (mu, paper0, paper2) in [("0.5", 0.51, 2.82), ("0.75", 0.62, 3.06), ("1", 1.97, 3.93)] {
-        let cc = format!("obbr:mu={mu}");
-        rows.push((
-            format!("oBBR mu {mu} retransmission ratio, no loss"),
-            format!("{paper0}%"),
-            value(&cc, "0", "/flows/0/retransmission_ratio") * 100.0,
-            true,
-        ));
-        rows.push((
-            format!("oBBR mu {mu} retransmission ratio, 2% loss"),
-            format!("{paper2}%"),
-            value(&cc, "2%", "/flows/0/retransmission_ratio") * 100.0,
-            true,
-        ));
-    }
-    rows.push((
-        "BBR retransmission ratio, no loss".into(),
-        "17.42% (mean over Fig. 7)".into(),
-        bbr0 * 100.0,
-        true,
-    ));
-    let drop = |cc: &str, loss: &str| {
-        100.0
-            * (1.0
-                - value(cc, loss, "/flows/0/goodput_bps") / value(cc, "0", "/flows/0/goodput_bps"))
-    };
-    rows.push((
-        "CUBIC goodput drop at 1% loss".into(),
-        "94%".into(),
-        drop("cubic", "1%"),
-        true,
-    ));
-    rows.push((
-        "BBRv2 goodput drop at 1% loss".into(),
-        "76%".into(),
-        drop("bbr2", "1%"),
-        true,
-    ));
-    rows.push((
-        "CUBIC goodput drop at 2% loss".into(),
-        "96%".into(),
-        drop("cubic", "2%"),
-        true,
-    ));
-    rows.push((
-        "BBRv2 goodput drop at 2% loss".into(),
-        "94%".into(),
-        drop("bbr2", "2%"),
-        true,
-    ));
-    for (q, paper, ours, _) in &rows {
-        table = table.row([
-            Cell::text(q.clone()),
-            Cell::text(paper.clone()),
-            Cell::fixed(*ours, 2).with_unit("%"),
-        ]);
-    }
-    let obbr_min_goodput = ccs
-        .iter()
-        .filter(|cc| cc.starts_with("obbr"))
-        .flat_map(|cc| losses.iter().map(move |l| (cc, l)))
-        .map(|(cc, l)| value(cc, l, "/flows/0/goodput_bps") / 40e6)
-        .fold(f64::INFINITY, f64::min);
-    table = table.row([
-        Cell::text("oBBR goodput, lowest over these runs"),
-        Cell::text(">= 82.76% of capacity"),
-        Cell::percent(obbr_min_goodput, 1),
-    ]);
-    let obbr0 = value("obbr:mu=0.5", "0", "/flows/0/retransmission_ratio");
-    let tested0 = value(OBBR_AS_TESTED, "0", "/flows/0/retransmission_ratio");
-    let section = Section::new("stable-links", "oBBR Fig. 7: one flow over a shallow, bursty buffer (40 Mbit/s, 100 ms, R = 0.25)")
-        .description(
-            "One flow per controller, 100 KB token-bucket burst as the paper's tc setting, 0/1/2% random loss. \
-             The paper's QUIC BBR retransmits far more (17% on average) than this BBR, which follows Linux; \
-             the comparison is in the direction and the ratios. \"oBBR as tested\" (the last bars) is the authors' May 2023 \
-             code, whose drop detector resets a burst-inflated estimate at every loss; the paper's text does not.",
-        )
-        .figure(goodput)
-        .figure(retx)
-        .table(table);
-    judge(
-        section,
-        &[
-            ("oBBR as tested (mu 0.5) retransmits <= 1/5 of BBR's without loss", tested0 <= bbr0 / 5.0),
-            ("oBBR as the paper writes it retransmits less than BBR without loss", obbr0 < bbr0),
-            ("oBBR keeps >= 82.76% of capacity", obbr_min_goodput >= 0.8276),
-            ("CUBIC loses >= 80% of its goodput at 1% loss", drop("cubic", "1%") >= 80.0),
-            ("BBRv2 loses >= 70% of its goodput at 2% loss", drop("bbr2", "2%") >= 70.0),
-        ],
-        "oBBR cuts BBR's retransmissions at least five-fold and keeps its goodput; CUBIC and BBRv2 collapse under loss.",
+/// oBBR Fig. 7 (40 Mbit/s, 100 ms): the obbr suite's long-link analysis
+/// and claims, on shorter transfers.
+fn stable_links(runs: &Runs) -> Analysis {
+    super::obbr::fig7::long_link(
+        runs,
+        "stable-links",
+        "oBBR Fig. 7: one flow over a shallow, bursty buffer (40 Mbit/s, 100 ms, R = 0.25)",
     )
 }
 

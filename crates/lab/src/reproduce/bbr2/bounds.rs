@@ -13,7 +13,7 @@ pub const BOUNDS: Experiment = Experiment {
     id: "figs5-6-bounds",
     scenario: "bbr2/figs5-6-bounds.toml",
     series: true,
-    analyze: figs5_6_bounds,
+    analyze: |runs| figs5_6_bounds(runs).into(),
 };
 
 /// A relative fall of inflight_hi between two samples that counts as a cut

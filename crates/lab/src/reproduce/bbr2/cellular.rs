@@ -15,7 +15,7 @@ pub const CELLULAR: Experiment = Experiment {
     id: "cellular",
     scenario: "bbr2/cellular.toml",
     series: false,
-    analyze: cellular,
+    analyze: |runs| cellular(runs).into(),
 };
 
 /// Table III's conditions by their mean loss rate.

@@ -13,7 +13,7 @@ pub const CHANGING_BANDWIDTH: Experiment = Experiment {
     id: "table4-changing-bandwidth",
     scenario: "bbr2/table4-changing-bandwidth.toml",
     series: true,
-    analyze: table4_changing_bandwidth,
+    analyze: |runs| table4_changing_bandwidth(runs).into(),
 };
 
 /// Table IV: goodput (Mbit/s) per controller at (0%, 2%) induced loss.

@@ -15,7 +15,7 @@ pub const HARM: Experiment = Experiment {
     id: "table2-harm",
     scenario: "bbr2/table2-harm.toml",
     series: false,
-    analyze: table2_harm,
+    analyze: |runs| table2_harm(runs).into(),
 };
 
 /// The competitors of Table II (and Fig. 8), as flow 1's controller.

@@ -16,7 +16,7 @@ pub const GOODPUT_UNDER_LOSS: Experiment = Experiment {
     id: "goodput-under-loss",
     scenario: "bbr2/goodput-under-loss.toml",
     series: false,
-    analyze: goodput_under_loss,
+    analyze: |runs| goodput_under_loss(runs).into(),
 };
 
 fn goodput_under_loss(runs: &Runs) -> Section {

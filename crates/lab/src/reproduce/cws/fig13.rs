@@ -16,7 +16,7 @@ pub const FAIRNESS: Experiment = Experiment {
     id: "fig13-fairness",
     scenario: "cws/fig13-fairness.toml",
     series: false,
-    analyze: fig13_fairness,
+    analyze: |runs| fig13_fairness(runs).into(),
 };
 
 /// The paper's fairness bar: BBR-CWS ">= 0.9 ... without being affected by

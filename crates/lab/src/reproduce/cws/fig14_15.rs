@@ -16,7 +16,7 @@ pub const THREE_VS_THREE: Experiment = Experiment {
     id: "figs14-15-three-vs-three",
     scenario: "cws/figs14-15-three-vs-three.toml",
     series: true,
-    analyze: figs14_15_three_vs_three,
+    analyze: |runs| figs14_15_three_vs_three(runs).into(),
 };
 
 /// Flows `0..BBR_FLOWS` are the BBR family, the rest CUBIC.

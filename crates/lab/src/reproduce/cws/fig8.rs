@@ -16,7 +16,7 @@ pub const SINGLE_FLOW: Experiment = Experiment {
     id: "fig8-single-flow",
     scenario: "cws/fig8-single-flow.toml",
     series: true,
-    analyze: fig8_single_flow,
+    analyze: |runs| fig8_single_flow(runs).into(),
 };
 
 /// BBR-CWS's scaling factor in `series_controller.csv` (its `snapshot()`).

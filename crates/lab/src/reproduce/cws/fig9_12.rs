@@ -17,7 +17,7 @@ pub const VERSUS_CUBIC: Experiment = Experiment {
     id: "figs9-12-vs-cubic",
     scenario: "cws/figs9-12-vs-cubic.toml",
     series: true,
-    analyze: figs9_12_vs_cubic,
+    analyze: |runs| figs9_12_vs_cubic(runs).into(),
 };
 
 /// The paper's figures: (figure, controller, buffer).

@@ -13,7 +13,7 @@ pub const TRACES: Experiment = Experiment {
     id: "fig11-traces",
     scenario: "obbr/fig11-traces.toml",
     series: false,
-    analyze: fig11_traces,
+    analyze: |runs| fig11_traces(runs).into(),
 };
 
 /// The paper's trace names and the dataset files the scenario uses for

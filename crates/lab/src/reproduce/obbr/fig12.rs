@@ -14,7 +14,7 @@ pub const COMPETING: Experiment = Experiment {
     id: "fig12-competing",
     scenario: "obbr/fig12-competing.toml",
     series: false,
-    analyze: fig12_competing,
+    analyze: |runs| fig12_competing(runs).into(),
 };
 
 /// Flow 0's share of the two flows' goodput.

@@ -19,7 +19,7 @@ pub const BUFFER: Experiment = Experiment {
     id: "fig3-buffer",
     scenario: "obbr/fig3-buffer.toml",
     series: false,
-    analyze: fig3_buffer,
+    analyze: |runs| fig3_buffer(runs).into(),
 };
 
 /// Fig. 3 (rightmost): share over g at R = 16.
@@ -27,7 +27,7 @@ pub const GAIN: Experiment = Experiment {
     id: "fig3-gain",
     scenario: "obbr/fig3-gain.toml",
     series: false,
-    analyze: fig3_gain,
+    analyze: |runs| fig3_gain(runs).into(),
 };
 
 /// Fig. 3 (middle): share over R with g = 1.
@@ -35,7 +35,7 @@ pub const GAIN_ONE: Experiment = Experiment {
     id: "fig3-gain-one",
     scenario: "obbr/fig3-gain-one.toml",
     series: false,
-    analyze: fig3_gain_one,
+    analyze: |runs| fig3_gain_one(runs).into(),
 };
 
 /// The cwnd gain g of a BBR spec string: `bbr:cwnd_gain=1.5` is 1.5,

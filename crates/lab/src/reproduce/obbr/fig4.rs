@@ -14,7 +14,7 @@ pub const DROP: Experiment = Experiment {
     id: "fig4-drop",
     scenario: "obbr/fig4-drop.toml",
     series: true,
-    analyze: fig4_drop,
+    analyze: |runs| fig4_drop(runs).into(),
 };
 
 /// An estimate within this factor of the new rate has followed the drop.

@@ -21,7 +21,7 @@ pub const SAMPLES: Experiment = Experiment {
     id: "fig5-samples",
     scenario: "obbr/fig5-samples.toml",
     series: true,
-    analyze: fig5_samples,
+    analyze: |runs| fig5_samples(runs).into(),
 };
 
 /// oBBR's run length k (§5.1).

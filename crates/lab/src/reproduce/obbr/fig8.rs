@@ -16,7 +16,7 @@ pub const MULTI_FLOW: Experiment = Experiment {
     id: "fig8-multi-flow",
     scenario: "obbr/fig8-multi-flow.toml",
     series: false,
-    analyze: fig8_multi_flow,
+    analyze: |runs| fig8_multi_flow(runs).into(),
 };
 
 /// Whether a controller spec is one of the oBBR variants.

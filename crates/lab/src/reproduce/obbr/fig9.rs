@@ -14,7 +14,7 @@ pub const ALTERNATING: Experiment = Experiment {
     id: "fig9-alternating",
     scenario: "obbr/fig9-alternating.toml",
     series: true,
-    analyze: fig9_alternating,
+    analyze: |runs| fig9_alternating(runs).into(),
 };
 
 /// How close to the new rate a bandwidth estimate must come to count as

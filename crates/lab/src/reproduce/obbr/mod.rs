@@ -5,7 +5,8 @@ mod fig12;
 pub(crate) mod fig3;
 mod fig4;
 mod fig5;
-mod fig7;
+pub(crate) mod fig7;
+mod fig7_claims;
 mod fig8;
 mod fig9;
 
