@@ -75,6 +75,20 @@ enum Command {
         /// The output directory of `bbrlab reproduce`.
         dir: PathBuf,
     },
+    /// Print the claims judged by one or more `bbrlab reproduce` outputs,
+    /// or write them as the reproduction document.
+    ///
+    /// Reads each directory's claims.json and sections.json (written with
+    /// report.html). With --markdown, writes the document that
+    /// docs/REPRODUCTION.md is (default-fidelity outputs only).
+    Claims {
+        /// Output directories of `bbrlab reproduce`, one per suite.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Write the markdown document to this file.
+        #[arg(long, value_name = "FILE")]
+        markdown: Option<PathBuf>,
+    },
     /// List what bbrlab knows.
     List {
         /// What to list.
@@ -182,6 +196,47 @@ fn report(dir: &std::path::Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `bbrlab claims`: the claims table, or the markdown document.
+fn claims(dirs: &[PathBuf], markdown: Option<&std::path::Path>) -> anyhow::Result<()> {
+    if let Some(path) = markdown {
+        let dirs: Vec<&std::path::Path> = dirs.iter().map(PathBuf::as_path).collect();
+        let text = lab::reproduce::doc::markdown(&dirs)?;
+        std::fs::write(path, text)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        println!("{}", path.display());
+        return Ok(());
+    }
+    for dir in dirs {
+        let path = dir.join("claims.json");
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            anyhow::anyhow!(
+                "cannot read {} ({e}); is {} the output of `bbrlab reproduce`?",
+                path.display(),
+                dir.display()
+            )
+        })?;
+        let rows: Vec<ClaimLine> = serde_json::from_str(&text)
+            .map_err(|e| anyhow::anyhow!("{}: not a claims table: {e}", path.display()))?;
+        for r in rows {
+            println!(
+                "{:18} {:40} paper {:28} ours {:24} {}",
+                r.verdict, r.id, r.paper_says, r.ours, r.tolerance
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The columns `bbrlab claims` prints.
+#[derive(serde::Deserialize)]
+struct ClaimLine {
+    id: String,
+    paper_says: String,
+    ours: String,
+    tolerance: String,
+    verdict: String,
+}
+
 fn warn_rejected(rejected: &[(PathBuf, String)]) {
     for (file, why) in rejected {
         eprintln!("warning: {}: left out of the report: {why}", file.display());
@@ -211,6 +266,7 @@ fn main() -> ExitCode {
             scenarios,
         } => reproduce(&suite, out, fast, jobs, scenarios),
         Command::Report { dir } => report(&dir),
+        Command::Claims { dirs, markdown } => claims(&dirs, markdown.as_deref()),
         Command::List { what } => {
             list::list(what);
             Ok(())

@@ -475,18 +475,29 @@ pub fn claims_table(judged: &[Judged]) -> Table {
     table
 }
 
-/// One line naming the claims that are not reproduced, for the verdict text.
+/// The verdict's one line: `all_reproduced` when every claim holds, else
+/// how many do and how the others fared (the claims table has each).
 pub fn verdict_text(judged: &[Judged], all_reproduced: &str) -> String {
-    let missed: Vec<String> = judged
-        .iter()
-        .filter(|j| j.verdict != VerdictStatus::Reproduced)
-        .map(|j| format!("{} ({}: {})", j.claim.statement, j.verdict.label(), j.ours))
-        .collect();
-    if missed.is_empty() {
-        all_reproduced.to_string()
-    } else {
-        format!("not reproduced: {}", missed.join("; "))
+    let count = |v: VerdictStatus| judged.iter().filter(|j| j.verdict == v).count();
+    let reproduced = count(VerdictStatus::Reproduced);
+    if reproduced == judged.len() {
+        return all_reproduced.to_string();
     }
+    let others: Vec<String> = [
+        VerdictStatus::Partly,
+        VerdictStatus::Differs,
+        VerdictStatus::NotRun,
+    ]
+    .into_iter()
+    .map(|v| (v, count(v)))
+    .filter(|(_, n)| *n > 0)
+    .map(|(v, n)| format!("{n} {}", v.label().to_lowercase()))
+    .collect();
+    format!(
+        "{reproduced} of {} claims reproduced; {} (claims table below)",
+        judged.len(),
+        others.join(", ")
+    )
 }
 
 #[cfg(test)]
@@ -611,7 +622,10 @@ mod tests {
         assert_eq!(section_verdict(&[d.clone(), d.clone()]), Differs);
         assert_eq!(section_verdict(&[r.clone(), n.clone()]), Partly);
         assert_eq!(section_verdict(std::slice::from_ref(&n)), NotRun);
-        assert!(verdict_text(&[r.clone(), d], "all good").starts_with("not reproduced: oBBR"));
+        assert_eq!(
+            verdict_text(&[r.clone(), d, n.clone()], "all good"),
+            "1 of 3 claims reproduced; 1 differs, 1 not run (claims table below)"
+        );
         assert_eq!(verdict_text(&[r], "all good"), "all good");
     }
 

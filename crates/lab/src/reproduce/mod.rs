@@ -11,7 +11,9 @@ mod bbr2;
 pub mod claims;
 mod cws;
 mod data;
+pub mod doc;
 mod obbr;
+pub mod outside;
 mod quick;
 mod verdict;
 
@@ -86,6 +88,8 @@ pub struct Suite {
     pub summary: &'static str,
     /// Its experiments, in report order.
     pub experiments: &'static [Experiment],
+    /// The paper's claims that no simulated experiment can measure.
+    pub outside: &'static [outside::Outside],
 }
 
 /// Every suite.
@@ -95,22 +99,26 @@ pub fn suites() -> &'static [Suite] {
             name: "quick",
             summary: "a one-minute tour: one experiment from each paper and the Q_r model",
             experiments: quick::EXPERIMENTS,
+            outside: &[],
         },
         Suite {
             name: "obbr",
             summary: "the oBBR paper (Bi et al.): Figs. 3-5, 7-9, 11, 12",
             experiments: obbr::EXPERIMENTS,
+            outside: outside::OBBR,
         },
         Suite {
             name: "cws",
             summary: "the BBR-CWS paper (Kim et al.): Figs. 8-15",
             experiments: cws::EXPERIMENTS,
+            outside: &[],
         },
         Suite {
             name: "bbr2",
             summary:
                 "adaptive BBRv2 (Drucker et al.): loss, harm, changing bandwidth, cellular, bounds",
             experiments: bbr2::EXPERIMENTS,
+            outside: outside::BBR2,
         },
     ];
     SUITES
@@ -125,10 +133,10 @@ fn find_suite(name: &str) -> anyhow::Result<&'static Suite> {
 
 /// What `reproduce` records next to the stores, so `report` can rebuild.
 #[derive(Serialize, Deserialize)]
-struct Manifest {
-    suite: String,
-    fast: bool,
-    scenarios: PathBuf,
+pub(crate) struct Manifest {
+    pub(crate) suite: String,
+    pub(crate) fast: bool,
+    pub(crate) scenarios: PathBuf,
 }
 
 /// Where the scenario files are: `--scenarios`, else `./scenarios`, else the
@@ -286,6 +294,7 @@ fn write_report(
 ) -> anyhow::Result<(PathBuf, Rejected)> {
     let mut rejected = Vec::new();
     let mut claims = Vec::new();
+    let mut verdicts = Vec::new();
     let mut report = report::Report::new(
         format!("bbrlab: reproducing the papers ({} suite)", suite.name),
         format!(
@@ -307,11 +316,11 @@ fn write_report(
         let (sweep, scenarios) = match loaded {
             Ok(loaded) => loaded,
             Err(err) => {
-                report = report.section(
-                    report::Section::new(e.id, e.id)
-                        .verdict(report::VerdictStatus::NotRun, format!("not run: {err:#}"))
-                        .description(format!("Scenario: scenarios/{}.", e.scenario)),
-                );
+                let section = report::Section::new(e.id, e.id)
+                    .verdict(report::VerdictStatus::NotRun, format!("not run: {err:#}"))
+                    .description(format!("Scenario: scenarios/{}.", e.scenario));
+                verdicts.push(SectionVerdict::of(e.id, &section));
+                report = report.section(section);
                 continue;
             }
         };
@@ -343,6 +352,7 @@ fn write_report(
             ));
         }
         rejected.extend(runs.rejected.iter().cloned());
+        verdicts.push(SectionVerdict::of(e.id, &section));
         if runs.missing > 0 {
             section.description.push_str(&format!(
                 " ({} of {} runs missing.)",
@@ -363,11 +373,63 @@ fn write_report(
     ] {
         report = report.note(note);
     }
+    if !suite.outside.is_empty() {
+        let judged: Vec<_> = suite.outside.iter().map(|o| o.judged()).collect();
+        claims.extend(judged.iter().map(|j| (OUTSIDE_ID, j.record())));
+        let section = Analysis::judged(
+            report::Section::new(OUTSIDE_ID, "Claims outside the simulator").description(
+                "Claims of the paper's evaluation that need something a simulated dumbbell is not: \
+                 a real Internet path, a video player over it, or a condition grid the paper does not list. \
+                 They are listed so the claims table is complete; none is run.",
+            ),
+            judged,
+            "",
+        )
+        .section;
+        verdicts.push(SectionVerdict::of(OUTSIDE_ID, &section));
+        report = report.section(section);
+    }
     write_claims(out, &claims)?;
+    let path = out.join("sections.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&verdicts)? + "\n")
+        .with_context(|| format!("cannot write {}", path.display()))?;
     let path = out.join("report.html");
     std::fs::write(&path, report::render_html(&report))
         .with_context(|| format!("cannot write {}", path.display()))?;
     Ok((path, rejected))
+}
+
+/// The section id of the claims no experiment can run.
+const OUTSIDE_ID: &str = "outside-the-simulator";
+
+/// One row of sections.json: a report section's verdict.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct SectionVerdict {
+    /// The experiment id (the section's anchor).
+    pub id: String,
+    /// The section title.
+    pub title: String,
+    /// The verdict label.
+    pub verdict: String,
+    /// The verdict text.
+    pub text: String,
+}
+
+impl SectionVerdict {
+    fn of(id: &str, section: &report::Section) -> SectionVerdict {
+        let (verdict, text) = section
+            .verdict
+            .as_ref()
+            .map_or(("—".to_string(), String::new()), |v| {
+                (v.status.label().to_string(), v.text.clone())
+            });
+        SectionVerdict {
+            id: id.to_string(),
+            title: section.title.clone(),
+            verdict,
+            text,
+        }
+    }
 }
 
 /// One row of claims.json / claims.csv: the experiment and its judged claim.
