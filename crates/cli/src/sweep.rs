@@ -26,6 +26,7 @@ pub fn sweep(args: SweepArgs) -> anyhow::Result<()> {
         .clone()
         .unwrap_or_else(|| PathBuf::from("out").join(format!("{name}-sweep")));
     let report = lab::sweep::run_points(&out, scenarios, jobs, args.series, &Bar::default())?;
+    print!("{}", lab::sweep::table(&out, &report.ids)?);
     println!(
         "{}: {} runs ({} already recorded, {} run now, {} failed); results in {}",
         name,

@@ -328,6 +328,35 @@ fn sweep_runs_the_product_and_resumes_without_rerunning() {
     assert!(header.starts_with("run_id,flow.0.cc,"), "{header}");
     assert_eq!(header.matches(",seed,").count(), 1, "{header}");
     assert_eq!(csv_rows(&out.join("results.csv")).len(), 6);
+    // Rows follow the sweep's axes (cc, then seed), not the run ids.
+    let table = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let columns: Vec<&str> = table.lines().next().unwrap().split(',').collect();
+    let (cc, seed) = (
+        columns.iter().position(|c| *c == "flow.0.cc").unwrap(),
+        columns.iter().position(|c| *c == "seed").unwrap(),
+    );
+    let order: Vec<String> = table
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let cells: Vec<&str> = l.split(',').collect();
+            format!("{}/{}", cells[cc], cells[seed])
+        })
+        .collect();
+    assert_eq!(
+        order,
+        ["bbr/1", "bbr/2", "bbr/3", "cubic/1", "cubic/2", "cubic/3"]
+    );
+    // The command prints the results table in the same order.
+    let printed: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("bbr ") || l.starts_with("cubic "))
+        .collect();
+    assert_eq!(printed.len(), 6, "{text}");
+    assert!(
+        text.contains("goodput Mb/s") && text.contains("rtt p95 ms"),
+        "{text}"
+    );
 
     // Lose one record as a kill would (no record written): only it reruns.
     let runs: Vec<_> = std::fs::read_dir(out.join("runs"))

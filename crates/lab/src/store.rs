@@ -43,8 +43,9 @@ pub struct RunRecord {
 pub struct Store {
     dir: PathBuf,
     rows: Mutex<Vec<RunRecord>>,
-    /// The runs results.csv lists (`None`: every record).
-    table: Option<BTreeSet<String>>,
+    /// The runs results.csv lists, in the sweep's order (`None`: every
+    /// record, by id).
+    table: Option<Vec<String>>,
 }
 
 /// The identity of a run of `scenario`: a hash of its effective document's
@@ -185,10 +186,19 @@ impl Store {
     }
 
     fn write_table(&self, rows: &[RunRecord]) -> anyhow::Result<()> {
-        let listed = rows
-            .iter()
-            .filter(|r| self.table.as_ref().is_none_or(|ids| ids.contains(&r.id)));
-        write_atomically(&self.dir.join("results.csv"), &to_csv(listed)?)
+        let text = match &self.table {
+            None => to_csv(rows.iter())?,
+            Some(ids) => {
+                // `rows` is sorted by id (see `record`): find each in the sweep's order.
+                let listed = ids.iter().filter_map(|id| {
+                    rows.binary_search_by(|r| r.id.as_str().cmp(id))
+                        .ok()
+                        .map(|i| &rows[i])
+                });
+                to_csv(listed)?
+            }
+        };
+        write_atomically(&self.dir.join("results.csv"), &text)
     }
 
     /// Whether a run with this id is recorded.
@@ -312,16 +322,24 @@ fn flatten(record: &RunRecord) -> BTreeMap<String, String> {
     row
 }
 
-/// The table: columns are the union over rows (parameters first).
+/// The table: rows in the order given, columns the union over rows: the
+/// run id, the sweep's parameters in axis order, then the metrics.
 fn to_csv<'a>(rows: impl Iterator<Item = &'a RunRecord>) -> anyhow::Result<String> {
-    let flat: Vec<_> = rows.map(flatten).collect();
-    let mut params = BTreeSet::new();
+    let rows: Vec<&RunRecord> = rows.collect();
+    let flat: Vec<_> = rows.iter().map(|r| flatten(r)).collect();
+    let mut params: Vec<String> = Vec::new();
+    for record in &rows {
+        for (k, _) in &record.params {
+            let column = format!("param:{k}");
+            if k != "seed" && !params.contains(&column) {
+                params.push(column);
+            }
+        }
+    }
     let mut metrics = BTreeSet::new();
     for row in &flat {
         for k in row.keys() {
-            if k.starts_with("param:") {
-                params.insert(k.clone());
-            } else if k != "run_id" {
+            if !k.starts_with("param:") && k != "run_id" {
                 metrics.insert(k.clone());
             }
         }

@@ -29,6 +29,8 @@ pub struct SweepReport {
     pub ran: usize,
     /// Points that failed, with why.
     pub failures: Vec<String>,
+    /// Every point's run id, in the sweep's order.
+    pub ids: Vec<String>,
 }
 
 /// Hears how a sweep progresses (a progress bar, a log). Every method has
@@ -78,7 +80,8 @@ pub fn run_points(
         .into_iter()
         .map(|(p, s)| (run_id(&s), p, s))
         .collect();
-    store.limit_table_to(points.iter().map(|(id, _, _)| id.clone()));
+    let ids: Vec<String> = points.iter().map(|(id, _, _)| id.clone()).collect();
+    store.limit_table_to(ids.iter().cloned());
     let todo: Vec<_> = points
         .into_iter()
         .filter(|(id, _, _)| !store.contains(id))
@@ -127,5 +130,81 @@ pub fn run_points(
         skipped,
         ran: todo.len(),
         failures,
+        ids,
     })
+}
+
+/// The most rows [`table`] prints; results.csv has them all.
+pub const TABLE_ROWS: usize = 200;
+
+/// The sweep's results as a text table, one row per recorded run in the
+/// sweep's order: its parameters, then total goodput, the retransmission
+/// ratio over all flows (retransmitted / delivered bytes), link
+/// utilization, Jain's index and the worst flow's p95 RTT.
+pub fn table(out: &Path, ids: &[String]) -> anyhow::Result<String> {
+    use std::fmt::Write as _;
+    let store = Store::open(out)?;
+    let records: Vec<RunRecord> = ids.iter().filter_map(|id| store.get(id)).collect();
+    let Some(first) = records.first() else {
+        return Ok("no runs recorded\n".to_string());
+    };
+    let keys: Vec<&str> = first.params.iter().map(|(k, _)| k.as_str()).collect();
+    let widths: Vec<usize> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            records
+                .iter()
+                .filter_map(|r| r.params.get(i).map(|(_, v)| v.len()))
+                .chain([k.len()])
+                .max()
+                .unwrap_or(0)
+                .min(40)
+        })
+        .collect();
+    let mut text = String::new();
+    for (k, w) in keys.iter().zip(&widths) {
+        let _ = write!(text, "{k:w$}  ");
+    }
+    let _ = writeln!(
+        text,
+        "{:>13}  {:>8}  {:>7}  {:>6}  {:>12}",
+        "goodput Mb/s", "retx %", "util %", "Jain", "rtt p95 ms"
+    );
+    for r in records.iter().take(TABLE_ROWS) {
+        for ((_, v), w) in r.params.iter().zip(&widths) {
+            let v: String = v.chars().take(*w).collect();
+            let _ = write!(text, "{v:w$}  ");
+        }
+        let s = &r.summary;
+        let flows = s["flows"].as_array().map(Vec::as_slice).unwrap_or_default();
+        let sum = |key: &str| flows.iter().filter_map(|f| f[key].as_f64()).sum::<f64>();
+        let delivered = sum("bytes_delivered");
+        let retx = if delivered > 0.0 {
+            100.0 * sum("bytes_retransmitted") / delivered
+        } else {
+            f64::NAN
+        };
+        let p95 = flows
+            .iter()
+            .filter_map(|f| f["rtt_ms"]["p95"].as_f64())
+            .fold(f64::NAN, f64::max);
+        let _ = writeln!(
+            text,
+            "{:>13.2}  {:>8.3}  {:>7.1}  {:>6.3}  {:>12.1}",
+            sum("goodput_bps") / 1e6,
+            retx,
+            s["link"]["utilization"].as_f64().unwrap_or(f64::NAN) * 100.0,
+            s["jain_index"].as_f64().unwrap_or(f64::NAN),
+            p95
+        );
+    }
+    if records.len() > TABLE_ROWS {
+        let _ = writeln!(
+            text,
+            "... {} more rows in results.csv",
+            records.len() - TABLE_ROWS
+        );
+    }
+    Ok(text)
 }
