@@ -165,6 +165,7 @@ fn reproduce(
         fast,
         jobs,
         scenarios,
+        command: Some(command_line()),
     };
     let done = lab::reproduce::reproduce(suite, &options, &progress::Bar::default())?;
     warn_rejected(&done.rejected);
@@ -186,6 +187,21 @@ fn reproduce(
             .join(", ")
     );
     Ok(())
+}
+
+/// This process's command line, as a report records it.
+fn command_line() -> String {
+    let mut args = std::env::args();
+    let program = args.next().map(|p| {
+        std::path::Path::new(&p)
+            .file_name()
+            .map_or(p.clone(), |n| n.to_string_lossy().into_owned())
+    });
+    program
+        .into_iter()
+        .chain(args)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// `bbrlab report`: rebuilds the page, naming every record it left out.

@@ -641,6 +641,13 @@ fn reproduce_quick_writes_a_report_that_renders() {
         "{}",
         String::from_utf8_lossy(&o.stdout)
     );
+    // The page records each invocation's provenance (date, wall time,
+    // runs reused), so compare the rebuild with the second run's page.
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        html.contains("reused") && html.contains("commit"),
+        "provenance shown"
+    );
     std::fs::remove_file(out.join("report.html")).unwrap();
     let o = bbrlab(&["report", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));

@@ -71,6 +71,9 @@ table.data th { background: #f6f8fa; border-bottom: 2px solid #c8ccd0; font-weig
 table.data td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 table.data tbody tr:nth-child(even) td { background: #fbfbfc; }
 footer.notes ul { margin: 0; padding-left: 1.2em; }
+dl.provenance { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 8px 0 0; font-size: 0.9em; opacity: 0.85; }
+dl.provenance dt { font-weight: 600; }
+dl.provenance dd { margin: 0; overflow-wrap: anywhere; }
 footer.notes li { margin: 4px 0; }
 footer.generator { color: var(--muted); font-size: 0.85em; text-align: center; padding: 0 0 24px; }
 @media print {
@@ -107,6 +110,13 @@ pub fn render_html(report: &Report) -> String {
             "<p class=\"subtitle\">{}</p>",
             escape(&report.subtitle)
         );
+    }
+    if !report.provenance.is_empty() {
+        html.push_str("<dl class=\"provenance\">\n");
+        for (key, value) in &report.provenance {
+            let _ = writeln!(html, "<dt>{}</dt><dd>{}</dd>", escape(key), escape(value));
+        }
+        html.push_str("</dl>\n");
     }
     html.push_str("</header>\n<main>\n");
 

@@ -17,6 +17,9 @@ pub struct Report {
     pub sections: Vec<Section>,
     /// Paragraphs shown at the end under "Notes".
     pub notes: Vec<String>,
+    /// Where the results come from, shown under the title as `key: value`
+    /// pairs in this order (version, commit, date, command, seeds, ...).
+    pub provenance: Vec<(String, String)>,
 }
 
 impl Report {
@@ -27,7 +30,14 @@ impl Report {
             subtitle: subtitle.into(),
             sections: Vec::new(),
             notes: Vec::new(),
+            provenance: Vec::new(),
         }
+    }
+
+    /// Appends a provenance entry (builder style).
+    pub fn provenance(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.provenance.push((key.into(), value.into()));
+        self
     }
 
     /// Appends a section (builder style).

@@ -137,6 +137,31 @@ pub(crate) struct Manifest {
     pub(crate) suite: String,
     pub(crate) fast: bool,
     pub(crate) scenarios: PathBuf,
+    /// Where the results come from (absent in outputs of older versions).
+    #[serde(default)]
+    pub(crate) provenance: Option<Provenance>,
+}
+
+/// How and when a reproduction ran, for its report.
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub(crate) struct Provenance {
+    /// bbrlab's version.
+    pub(crate) version: String,
+    /// The git commit it was built from.
+    pub(crate) commit: String,
+    /// When the invocation that ran it started (UTC, RFC 3339).
+    pub(crate) started: String,
+    /// The command line, if the caller gave it.
+    pub(crate) command: Option<String>,
+    /// Wall time of that invocation, seconds.
+    pub(crate) wall_time_s: f64,
+    /// Runs recorded by earlier invocations (resumed, not rerun).
+    pub(crate) resumed_runs: usize,
+}
+
+/// This build's version and commit.
+pub fn build_id() -> (&'static str, &'static str) {
+    (env!("CARGO_PKG_VERSION"), env!("BBRLAB_GIT_COMMIT"))
 }
 
 /// Where the scenario files are: `--scenarios`, else `./scenarios`, else the
@@ -207,6 +232,8 @@ pub struct Options {
     pub jobs: Option<usize>,
     /// The scenarios directory [default: ./scenarios, else the repository's].
     pub scenarios: Option<PathBuf>,
+    /// The command line that asked for this, recorded in the report.
+    pub command: Option<String>,
 }
 
 /// Runs every experiment of `suite` (resuming what an earlier call
@@ -240,17 +267,29 @@ pub fn reproduce(
         }
     }
     let started = std::time::Instant::now();
+    let started_at = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     let mut failed_runs = 0;
+    let mut resumed_runs = 0;
     for (e, runs) in plans {
         let t = std::time::Instant::now();
         let report = sweep::run_points(&out.join(e.id), runs, jobs, e.series, observer)?;
         failed_runs += report.failures.len();
+        resumed_runs += report.skipped;
         observer.experiment_done(e.id, &report, t.elapsed().as_secs_f64());
     }
+    let (version, commit) = build_id();
     let manifest = Manifest {
         suite: suite.name.to_string(),
         fast,
         scenarios: scenarios.canonicalize().unwrap_or(scenarios),
+        provenance: Some(Provenance {
+            version: version.to_string(),
+            commit: commit.to_string(),
+            started: started_at,
+            command: options.command.clone(),
+            wall_time_s: started.elapsed().as_secs_f64(),
+            resumed_runs,
+        }),
     };
     std::fs::write(
         out.join("suite.json"),
@@ -297,17 +336,9 @@ fn write_report(
     let mut verdicts = Vec::new();
     let mut report = report::Report::new(
         format!("bbrlab: reproducing the papers ({} suite)", suite.name),
-        format!(
-            "{}{} · bbrlab {}",
-            suite.summary,
-            if manifest.fast {
-                " · --fast (shortened runs)"
-            } else {
-                ""
-            },
-            env!("CARGO_PKG_VERSION")
-        ),
+        suite.summary,
     );
+    let mut seeds = std::collections::BTreeSet::new();
     for e in suite.experiments {
         let loaded = load(e, &manifest.scenarios, manifest.fast).and_then(|sweep| {
             let scenarios = sweep.scenarios()?;
@@ -332,6 +363,11 @@ fn write_report(
             })
             .collect();
         let runs = Runs::collect(&out.join(e.id), sweep.axes.clone(), &ids, e.series)?;
+        seeds.extend(
+            runs.points
+                .iter()
+                .filter_map(|(_, r)| r.summary["seed"].as_u64()),
+        );
         let mut section = if runs.points.is_empty() {
             report::Section::new(e.id, e.id)
                 .verdict(report::VerdictStatus::NotRun, "no runs recorded")
@@ -373,6 +409,7 @@ fn write_report(
     ] {
         report = report.note(note);
     }
+    report = with_provenance(report, manifest, &seeds);
     if !suite.outside.is_empty() {
         let judged: Vec<_> = suite.outside.iter().map(|o| o.judged()).collect();
         claims.extend(judged.iter().map(|j| (OUTSIDE_ID, j.record())));
@@ -397,6 +434,53 @@ fn write_report(
     std::fs::write(&path, report::render_html(&report))
         .with_context(|| format!("cannot write {}", path.display()))?;
     Ok((path, rejected))
+}
+
+/// The report's provenance block: build, date, command, fidelity, seeds, wall time.
+fn with_provenance(
+    mut report: report::Report,
+    manifest: &Manifest,
+    seeds: &std::collections::BTreeSet<u64>,
+) -> report::Report {
+    let fidelity = if manifest.fast {
+        "--fast (shortened runs)"
+    } else {
+        "default (the suites' full runs)"
+    };
+    if let Some(p) = &manifest.provenance {
+        report = report
+            .provenance("bbrlab", format!("{} (commit {})", p.version, p.commit))
+            .provenance("run", p.started.clone());
+        if let Some(command) = &p.command {
+            report = report.provenance("command", command.clone());
+        }
+        report = report.provenance(
+            "wall time",
+            if p.resumed_runs > 0 {
+                format!(
+                    "{:.1} s ({} runs recorded by earlier invocations were reused)",
+                    p.wall_time_s, p.resumed_runs
+                )
+            } else {
+                format!("{:.1} s", p.wall_time_s)
+            },
+        );
+    } else {
+        let (version, commit) = build_id();
+        report = report.provenance(
+            "bbrlab",
+            format!("{version} (commit {commit}; the runs' own build was not recorded)"),
+        );
+    }
+    let seeds: Vec<String> = seeds.iter().map(u64::to_string).collect();
+    report.provenance("fidelity", fidelity).provenance(
+        "seeds",
+        if seeds.is_empty() {
+            "none recorded".to_string()
+        } else {
+            seeds.join(", ")
+        },
+    )
 }
 
 /// The section id of the claims no experiment can run.
