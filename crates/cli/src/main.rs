@@ -70,10 +70,24 @@ enum Command {
         #[arg(long)]
         scenarios: Option<PathBuf>,
     },
-    /// Rebuild report.html from the results of `bbrlab reproduce` (no simulation).
+    /// Write report.html for the output of `run`, `sweep` or `reproduce` (no simulation).
+    ///
+    /// A run: the summary and time-series plots per flow. A sweep: results
+    /// in the sweep's order with mean and spread over seeds, each metric
+    /// against each axis, throughput against delay. A reproduction: the
+    /// suite's report, rebuilt from its stores.
     Report {
-        /// The output directory of `bbrlab reproduce`.
+        /// An output directory of `bbrlab run`, `sweep` or `reproduce`.
         dir: PathBuf,
+    },
+    /// Compare runs side by side: summary differences and overlaid time series.
+    Compare {
+        /// Output directories of `bbrlab run` (the first is the baseline).
+        #[arg(required = true, num_args = 2..)]
+        dirs: Vec<PathBuf>,
+        /// Where to write compare.html [default: out/compare].
+        #[arg(long, short)]
+        out: Option<PathBuf>,
     },
     /// Print the claims judged by one or more `bbrlab reproduce` outputs,
     /// or write them as the reproduction document.
@@ -204,9 +218,9 @@ fn command_line() -> String {
         .join(" ")
 }
 
-/// `bbrlab report`: rebuilds the page, naming every record it left out.
+/// `bbrlab report`: writes the page of any output, naming every record it left out.
 fn report(dir: &std::path::Path) -> anyhow::Result<()> {
-    let (path, rejected) = lab::reproduce::rebuild(dir)?;
+    let (path, rejected) = lab::pages::report_dir(dir)?;
     warn_rejected(&rejected);
     println!("{}", path.display());
     Ok(())
@@ -282,6 +296,10 @@ fn main() -> ExitCode {
             scenarios,
         } => reproduce(&suite, out, fast, jobs, scenarios),
         Command::Report { dir } => report(&dir),
+        Command::Compare { dirs, out } => {
+            let out = out.unwrap_or_else(|| PathBuf::from("out").join("compare"));
+            lab::pages::compare(&dirs, &out).map(|path| println!("{}", path.display()))
+        }
         Command::Claims { dirs, markdown } => claims(&dirs, markdown.as_deref()),
         Command::List { what } => {
             list::list(what);

@@ -565,7 +565,11 @@ fn unknown_suite_and_missing_report_dir_are_clear_errors() {
     );
     let o = bbrlab(&["report", "/no/such/dir"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("suite.json"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("/no/such/dir: not a directory"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 /// The quick suite end to end at --fast: stores, report, a rebuild from
@@ -947,4 +951,117 @@ fn report_names_and_skips_bad_records() {
         stderr(&o)
     );
     std::fs::remove_dir_all(&out).ok();
+}
+
+/// `report` on a run and on a sweep, and `compare` on two runs: each page
+/// has its figures and renders in Chromium; bad directories are named.
+#[test]
+fn report_and_compare_pages_for_runs_and_sweeps() {
+    let dir = tempdir("pages");
+    let runs: Vec<PathBuf> = ["bbr", "cubic"]
+        .iter()
+        .map(|cc| {
+            let out = dir.join(format!("run-{cc}"));
+            let o = bbrlab(&[
+                "run",
+                &example("bbr-shallow.toml"),
+                "--out",
+                out.to_str().unwrap(),
+                "--set",
+                &format!("flow.0.cc={cc}"),
+                "--set",
+                "duration=8s",
+            ]);
+            assert!(o.status.success(), "{}", stderr(&o));
+            out
+        })
+        .collect();
+    let o = bbrlab(&["report", runs[0].to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let html = std::fs::read_to_string(runs[0].join("report.html")).unwrap();
+    for figure in [
+        "Goodput",
+        "Congestion window",
+        "Bandwidth estimate and link capacity",
+        "Bottleneck queue",
+    ] {
+        assert!(html.contains(figure), "run page lacks {figure}");
+    }
+    check_in_browser(&runs[0].join("report.html"), "run");
+
+    let file = sweep_file(&dir);
+    let sweep_out = dir.join("sweep");
+    let o = bbrlab(&[
+        "sweep",
+        file.to_str().unwrap(),
+        "--out",
+        sweep_out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = bbrlab(&["report", sweep_out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let html = std::fs::read_to_string(sweep_out.join("report.html")).unwrap();
+    assert!(
+        html.contains("Results in the sweep&#39;s order")
+            || html.contains("Results in the sweep's order")
+    );
+    assert!(html.contains("Throughput vs p95 delay"));
+    assert!(html.contains("mean ± sd over the seeds"));
+    check_in_browser(&sweep_out.join("report.html"), "sweep");
+
+    let cmp = dir.join("cmp");
+    let o = bbrlab(&[
+        "compare",
+        runs[0].to_str().unwrap(),
+        runs[1].to_str().unwrap(),
+        "--out",
+        cmp.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let html = std::fs::read_to_string(cmp.join("compare.html")).unwrap();
+    assert!(
+        html.contains("B - A")
+            && html.contains("A: flow 0 (bbr)")
+            && html.contains("B: flow 0 (cubic)")
+    );
+    check_in_browser(&cmp.join("compare.html"), "compare");
+
+    // Bad directories: named, with what was expected.
+    let o = bbrlab(&["report", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("not a bbrlab output directory"),
+        "{}",
+        stderr(&o)
+    );
+    let o = bbrlab(&[
+        "compare",
+        runs[0].to_str().unwrap(),
+        sweep_out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("not the output of `bbrlab run`"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::write(runs[1].join("summary.json"), "{ truncated").unwrap();
+    let o = bbrlab(&["report", runs[1].to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("summary.json: not a run summary"),
+        "{}",
+        stderr(&o)
+    );
+    let series = runs[0].join("series_flows.csv");
+    let text = std::fs::read_to_string(&series).unwrap();
+    std::fs::write(&series, &text[..text.len() / 2]).unwrap();
+    let o = bbrlab(&["report", runs[0].to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("series_flows.csv: line"),
+        "a truncated series names its line: {}",
+        stderr(&o)
+    );
+    std::fs::remove_dir_all(&dir).ok();
 }

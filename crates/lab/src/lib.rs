@@ -11,6 +11,7 @@
 //! - [`reproduce`]: the papers' suites: experiments (sweep files under
 //!   `scenarios/<suite>/`) with the analyses that turn their runs into
 //!   report sections, verdicts and `report.html`;
+//! - [`pages`]: report pages for a run, a sweep, or runs side by side;
 //! - [`model`]: the oBBR paper's buffer-occupancy model (Eq. 1).
 //!
 //! Nothing here prints: long operations report through a
@@ -25,6 +26,7 @@
 
 pub mod model;
 pub mod output;
+pub mod pages;
 pub mod reproduce;
 pub mod run;
 pub mod store;

@@ -10,7 +10,7 @@
 mod bbr2;
 pub mod claims;
 mod cws;
-mod data;
+pub(crate) mod data;
 pub mod doc;
 mod obbr;
 pub mod outside;

@@ -1,0 +1,315 @@
+//! The page of one run (`bbrlab run`'s output directory): the summary
+//! table and, when the time series were kept, one figure per quantity with
+//! a line per flow: goodput, cwnd, bytes in flight, pacing rate, bandwidth
+//! estimate against the link capacity, RTT, pacing gain, and the
+//! bottleneck's queue, with the time each controller spent in each mode.
+
+use std::path::Path;
+
+use anyhow::Context;
+use report::{Cell, Figure, Line, LineStyle, Report, Section, Table};
+use serde_json::Value;
+
+use super::series::{mode_shares, rate_mbps, SeriesFile};
+
+/// A run's outputs, read back.
+pub struct RunOutput {
+    /// The directory.
+    pub dir: std::path::PathBuf,
+    /// summary.json.
+    pub summary: Value,
+    /// series_flows.csv, if written.
+    pub flows: Option<SeriesFile>,
+    /// series_link.csv, if written.
+    pub link: Option<SeriesFile>,
+}
+
+impl RunOutput {
+    /// Reads a run's directory; the time series are optional (`--no-series`).
+    pub fn read(dir: &Path) -> anyhow::Result<RunOutput> {
+        let path = dir.join("summary.json");
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let summary: Value = serde_json::from_str(&text)
+            .with_context(|| format!("{}: not a run summary (invalid JSON)", path.display()))?;
+        anyhow::ensure!(
+            summary["flows"].as_array().is_some_and(|f| !f.is_empty()),
+            "{}: not a run summary (no `flows` list)",
+            path.display()
+        );
+        let optional = |name: &str| -> anyhow::Result<Option<SeriesFile>> {
+            let path = dir.join(name);
+            if path.exists() {
+                SeriesFile::read(&path).map(Some)
+            } else {
+                Ok(None)
+            }
+        };
+        Ok(RunOutput {
+            dir: dir.to_path_buf(),
+            flows: optional("series_flows.csv")?,
+            link: optional("series_link.csv")?,
+            summary,
+        })
+    }
+
+    /// The scenario's name.
+    pub fn name(&self) -> String {
+        self.summary["scenario"]
+            .as_str()
+            .unwrap_or("run")
+            .to_string()
+    }
+
+    /// `flow i (cc)` labels, in flow order.
+    pub fn flow_labels(&self) -> Vec<(usize, String)> {
+        self.summary["flows"]
+            .as_array()
+            .map(|flows| {
+                flows
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| {
+                        let id = f["id"].as_u64().map_or(i, |id| id as usize);
+                        (
+                            id,
+                            format!("flow {id} ({})", f["cc"].as_str().unwrap_or("?")),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The simulated duration, seconds.
+    pub fn duration_s(&self) -> f64 {
+        self.summary["sim_time_s"].as_f64().unwrap_or(0.0)
+    }
+}
+
+/// The run's page.
+pub fn page(run: &RunOutput) -> Report {
+    let s = &run.summary;
+    let mut report = Report::new(
+        format!("bbrlab run: {}", run.name()),
+        format!(
+            "seed {}, {:.1} s simulated in {:.2} s",
+            s["seed"],
+            run.duration_s(),
+            s["wall_time_s"].as_f64().unwrap_or(f64::NAN)
+        ),
+    )
+    .provenance("directory", run.dir.display().to_string())
+    .provenance(
+        "bbrlab",
+        s["bbrlab_version"]
+            .as_str()
+            .unwrap_or("unknown")
+            .to_string(),
+    )
+    .provenance(
+        "scenario",
+        s["scenario_file"].as_str().unwrap_or("unknown").to_string(),
+    )
+    .provenance("seed", s["seed"].to_string());
+    report = report.section(summary_section(run));
+    report = match (&run.flows, &run.link) {
+        (Some(flows), link) => report.section(series_section(run, flows, link.as_ref())),
+        (None, _) => report.section(Section::new("time-series", "Time series").description(
+            "This run kept no time series (it ran with --no-series); rerun without it to see them.",
+        )),
+    };
+    report.note(
+        "Goodput: application bytes delivered in order / measurement time. Retransmission ratio: retransmitted / delivered bytes. \
+         Loss ratio: bytes dropped anywhere / bytes sent. Jain's index over per-flow goodputs.",
+    )
+}
+
+fn summary_section(run: &RunOutput) -> Section {
+    let s = &run.summary;
+    let link = &s["link"];
+    let num = |v: &Value| v.as_f64().unwrap_or(f64::NAN);
+    let mut flows = Table::new(
+        "Per flow, over the measurement window",
+        [
+            "flow",
+            "controller",
+            "goodput",
+            "retransmission ratio",
+            "loss ratio",
+            "RTT p50",
+            "RTT p95",
+            "RTT p99",
+            "completion",
+        ],
+    );
+    for f in s["flows"].as_array().into_iter().flatten() {
+        flows = flows.row([
+            Cell::text(f["id"].to_string()),
+            Cell::text(f["cc"].as_str().unwrap_or("?")),
+            Cell::fixed(num(&f["goodput_bps"]) / 1e6, 2).with_unit("Mbit/s"),
+            Cell::percent(num(&f["retransmission_ratio"]), 3),
+            Cell::percent(num(&f["loss_ratio"]), 3),
+            Cell::fixed(num(&f["rtt_ms"]["p50"]), 1).with_unit("ms"),
+            Cell::fixed(num(&f["rtt_ms"]["p95"]), 1).with_unit("ms"),
+            Cell::fixed(num(&f["rtt_ms"]["p99"]), 1).with_unit("ms"),
+            f["completion_time_s"]
+                .as_f64()
+                .map_or(Cell::text("—"), |t| Cell::fixed(t, 2).with_unit("s")),
+        ]);
+    }
+    let bottleneck = Table::new("The bottleneck", ["quantity", "value"])
+        .row([
+            Cell::text("mean capacity"),
+            Cell::fixed(num(&link["capacity_bps"]) / 1e6, 2).with_unit("Mbit/s"),
+        ])
+        .row([
+            Cell::text("utilization"),
+            Cell::percent(num(&link["utilization"]), 1),
+        ])
+        .row([
+            Cell::text("queueing delay p50 / p95"),
+            Cell::text(format!(
+                "{:.1} / {:.1} ms",
+                num(&link["queue_delay_ms"]["p50"]),
+                num(&link["queue_delay_ms"]["p95"])
+            )),
+        ])
+        .row([
+            Cell::text("Jain's index"),
+            Cell::fixed(num(&s["jain_index"]), 3),
+        ]);
+    Section::new("summary", "Summary")
+        .table(flows)
+        .table(bottleneck)
+}
+
+/// The time-series bin for goodput: about 200 points over the run, never
+/// finer than the samples.
+fn goodput_bin(duration_s: f64) -> f64 {
+    (duration_s / 200.0).max(0.05)
+}
+
+fn series_section(run: &RunOutput, flows: &SeriesFile, link: Option<&SeriesFile>) -> Section {
+    let labels = run.flow_labels();
+    let per_flow = |column: &str, scale: f64| -> Vec<Line> {
+        labels
+            .iter()
+            .map(|(id, label)| {
+                Line::new(
+                    label.clone(),
+                    flows
+                        .numeric(Some(*id), column)
+                        .into_iter()
+                        .map(|(t, v)| (t, v * scale))
+                        .collect(),
+                )
+            })
+            .collect()
+    };
+    let bin = goodput_bin(run.duration_s());
+    let goodput: Vec<Line> = labels
+        .iter()
+        .map(|(id, label)| {
+            Line::new(
+                label.clone(),
+                rate_mbps(&flows.numeric(Some(*id), "delivered"), bin),
+            )
+        })
+        .collect();
+    // Controllers without a bandwidth model (CUBIC, Reno) report 0: leave
+    // them out rather than draw a line along the axis.
+    let mut estimate: Vec<Line> = per_flow("bw_estimate_bps", 1e-6)
+        .into_iter()
+        .filter(|l| l.points.iter().any(|&(_, v)| v > 0.0))
+        .collect();
+    if let Some(link) = link {
+        estimate.push(
+            Line::new(
+                "link capacity",
+                link.numeric(None, "capacity_bps")
+                    .into_iter()
+                    .map(|(t, v)| (t, v / 1e6))
+                    .collect(),
+            )
+            .style(LineStyle::Step),
+        );
+    }
+    let gains: Vec<Line> = per_flow("pacing_gain", 1.0)
+        .into_iter()
+        .map(|l| l.style(LineStyle::Step))
+        .collect();
+    let mut section = Section::new("time-series", "Time series")
+        .description(format!(
+            "Every sample of the run's recorder, one line per flow. Goodput is averaged over {bin:.2} s bins."
+        ))
+        .figure(Figure::lines("Goodput", "time (s)", "goodput (Mbit/s)", goodput))
+        .figure(Figure::lines(
+            "Bandwidth estimate and link capacity",
+            "time (s)",
+            "Mbit/s",
+            estimate,
+        ))
+        .figure(Figure::lines(
+            "Congestion window",
+            "time (s)",
+            "cwnd (KB)",
+            per_flow("cwnd", 1e-3),
+        ))
+        .figure(Figure::lines(
+            "Bytes in flight",
+            "time (s)",
+            "inflight (KB)",
+            per_flow("inflight", 1e-3),
+        ))
+        .figure(Figure::lines(
+            "Pacing rate",
+            "time (s)",
+            "pacing rate (Mbit/s)",
+            per_flow("pacing_rate_bps", 1e-6),
+        ))
+        .figure(Figure::lines(
+            "Smoothed RTT",
+            "time (s)",
+            "srtt (ms)",
+            per_flow("srtt_ms", 1.0),
+        ))
+        .figure(Figure::lines(
+            "Pacing gain (controller state)",
+            "time (s)",
+            "pacing gain",
+            gains,
+        ));
+    if let Some(link) = link {
+        section = section.figure(Figure::lines(
+            "Bottleneck queue",
+            "time (s)",
+            "queue (KB)",
+            vec![Line::new(
+                "queue",
+                link.numeric(None, "queue_bytes")
+                    .into_iter()
+                    .map(|(t, v)| (t, v / 1e3))
+                    .collect(),
+            )],
+        ));
+    }
+    let mut modes = Table::new(
+        "Time in each controller mode (share of samples)",
+        ["flow", "modes", "mode changes"],
+    );
+    for (id, label) in &labels {
+        let (shares, changes) = mode_shares(&flows.text(*id, "mode"));
+        let text = shares
+            .iter()
+            .map(|(m, share)| format!("{m} {:.1}%", share * 100.0))
+            .collect::<Vec<_>>()
+            .join(", ");
+        modes = modes.row([
+            Cell::text(label.clone()),
+            Cell::text(text),
+            Cell::text(changes.to_string()),
+        ]);
+    }
+    section.table(modes)
+}
