@@ -8,3 +8,6 @@ cd "$(dirname "$0")/.."
 ./scripts/setup-browser.sh
 cargo fmt --all -- --check
 cargo test --workspace --locked --release "$@"
+# The Python package: built from this clone into a virtualenv (maturin,
+# release profile, so it reuses the build above), then its tests.
+./scripts/test-python.sh

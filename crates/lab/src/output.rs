@@ -96,6 +96,23 @@ fn write_csv<T: Serialize>(
     Ok(())
 }
 
+fn csv_text<T: Serialize>(rows: impl Iterator<Item = T>) -> anyhow::Result<String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for row in rows {
+        w.serialize(row)?;
+    }
+    Ok(String::from_utf8(w.into_inner()?)?)
+}
+
+/// The flow and link time series as CSV text, exactly as series_flows.csv
+/// and series_link.csv hold them (for callers that keep them in memory).
+pub fn series_csv(result: &RunResult) -> anyhow::Result<(String, String)> {
+    Ok((
+        csv_text(result.series.flows.iter())?,
+        csv_text(result.series.link.iter())?,
+    ))
+}
+
 /// One flows.csv row: the summary with the RTT percentiles flattened.
 #[derive(Serialize)]
 struct FlowRow<'a> {

@@ -254,9 +254,19 @@ fn write_atomically(path: &Path, content: &str) -> anyhow::Result<()> {
     fs::rename(&tmp, path).with_context(|| format!("cannot move {} into place", path.display()))
 }
 
-/// One record flattened to columns.
+/// One record flattened to columns, as text (results.csv).
 fn flatten(record: &RunRecord) -> BTreeMap<String, String> {
-    let mut row = BTreeMap::new();
+    let mut row: BTreeMap<String, String> = summary_columns(&record.summary)
+        .into_iter()
+        .map(|(k, v)| {
+            let text = match v {
+                Value::Null => String::new(),
+                Value::String(s) => s,
+                other => other.to_string(),
+            };
+            (k, text)
+        })
+        .collect();
     row.insert("run_id".to_string(), record.id.clone());
     for (k, v) in &record.params {
         // The seed is a summary column already.
@@ -264,14 +274,16 @@ fn flatten(record: &RunRecord) -> BTreeMap<String, String> {
             row.insert(format!("param:{k}"), v.clone());
         }
     }
-    let s = &record.summary;
+    row
+}
+
+/// A run's summary flattened to the columns of results.csv (scenario,
+/// seed, times, link metrics, then `flow<i>_<metric>` per flow), values
+/// kept as JSON (numbers stay numbers, a missing value is null).
+pub fn summary_columns(s: &Value) -> BTreeMap<String, Value> {
+    let mut row = BTreeMap::new();
     let mut put = |name: String, v: &Value| {
-        let text = match v {
-            Value::Null => String::new(),
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        };
-        row.insert(name, text);
+        row.insert(name, v.clone());
     };
     for key in [
         "scenario",

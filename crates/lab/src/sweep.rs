@@ -208,3 +208,29 @@ pub fn table(out: &Path, ids: &[String]) -> anyhow::Result<String> {
     }
     Ok(text)
 }
+
+/// Runs `scenarios` `jobs` at a time without a store, for callers that
+/// keep results themselves (the Python package): each run's summary (what
+/// summary.json holds) or why it failed, in the order given.
+pub fn run_all(
+    scenarios: &[scenario::Scenario],
+    jobs: usize,
+) -> anyhow::Result<Vec<anyhow::Result<serde_json::Value>>> {
+    anyhow::ensure!(
+        (1..=MAX_JOBS).contains(&jobs),
+        "jobs: expected 1 to {MAX_JOBS} parallel runs, got {jobs}"
+    );
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .context("cannot start worker threads")?;
+    Ok(pool.install(|| {
+        scenarios
+            .par_iter()
+            .map(|scenario| {
+                let result = crate::run::simulate(scenario)?;
+                Ok(serde_json::to_value(output::summary(scenario, &result))?)
+            })
+            .collect()
+    }))
+}
