@@ -97,6 +97,11 @@ pub enum SpecError {
     /// A parameter is given twice.
     #[error("parameter `{param}` given twice in `{spec}`")]
     Duplicate { spec: String, param: String },
+    /// A `:` with no parameters after it, or an empty item between commas.
+    #[error(
+        "empty parameter list or item in `{spec}`: expected name or name:key=value[,key=value...]"
+    )]
+    EmptyItem { spec: String },
 }
 
 /// A parsed, validated algorithm spec (defaults filled in).
@@ -127,12 +132,17 @@ impl AlgorithmSpec {
             );
         }
         let mut given = Vec::new();
-        for item in rest
+        let items: Vec<&str> = rest
             .into_iter()
             .flat_map(|r| r.split(','))
             .map(str::trim)
-            .filter(|i| !i.is_empty())
-        {
+            .collect();
+        if items.iter().any(|i| i.is_empty()) {
+            return Err(SpecError::EmptyItem {
+                spec: spec.to_string(),
+            });
+        }
+        for item in items {
             let (key, value) = item
                 .split_once('=')
                 .map(|(k, v)| (k.trim(), v.trim()))
@@ -264,6 +274,26 @@ fn parse_value(info: &AlgorithmInfo, param: &ParamSpec, text: &str) -> Result<Va
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn empty_parameter_lists_and_items_are_errors() {
+        for spec in [
+            "cubic:",
+            "cubic:beta=0.7,,c=1",
+            "cubic: ",
+            "cubic:beta=0.7,",
+        ] {
+            let e = AlgorithmSpec::parse(spec).unwrap_err();
+            assert!(matches!(e, SpecError::EmptyItem { .. }), "{spec}: {e}");
+            assert!(
+                e.to_string().starts_with("empty parameter list or item"),
+                "{e}"
+            );
+        }
+        assert!(AlgorithmSpec::parse("cubic:beta=0.7,c=0.4").is_ok());
+        assert!(AlgorithmSpec::parse("cubic").is_ok());
+    }
+
     use super::*;
 
     #[test]

@@ -47,7 +47,31 @@ impl Override {
 
     /// The key as a path; `flow[1].cc` and `flow.1.cc` are the same.
     pub(crate) fn path(&self) -> Result<KeyPath, String> {
-        let normalised: String = self.key.trim().replace('[', ".").replace(']', "");
+        let key = self.key.trim();
+        // Brackets hold an index and close before the next segment:
+        // `flow[0].cc`, never `flow[0.cc`, `flow]0` or `flow[x]`.
+        let mut rest = key;
+        while let Some(open) = rest.find(['[', ']']) {
+            let after = &rest[open + 1..];
+            let close = after.find(']');
+            let index_ok = rest.as_bytes()[open] == b'['
+                && close.is_some_and(|c| c > 0 && after[..c].bytes().all(|b| b.is_ascii_digit()));
+            if !index_ok {
+                return Err(format!(
+                    "malformed key {:?}: brackets must hold an index, as in flow[0].cc",
+                    self.key
+                ));
+            }
+            let close = close.unwrap_or(0);
+            rest = &after[close + 1..];
+            if !(rest.is_empty() || rest.starts_with('.') || rest.starts_with('[')) {
+                return Err(format!(
+                    "malformed key {:?}: expected `.` or the end after `]`",
+                    self.key
+                ));
+            }
+        }
+        let normalised: String = key.replace('[', ".").replace(']', "");
         let mut segs = Vec::new();
         for part in normalised.split('.') {
             let part = part.trim();
@@ -396,6 +420,23 @@ mod tests {
     }
 
     const DOC: &str = "name = \"x\" # the name\n[link]\nrate = \"10Mbit\"\nschedule = [[\"0s\", \"1Mbit\"]]\n[[flow]]\ncc = \"bbr\"\n[[flow]]\ncc = \"reno\"\n";
+
+    #[test]
+    fn malformed_brackets_are_errors() {
+        for key in [
+            "flow[0.cc",
+            "flow]0.cc",
+            "flow[x].cc",
+            "flow[].cc",
+            "flow[0]cc",
+            "flow[0",
+        ] {
+            let e = Override::new(key, "cubic").path().unwrap_err();
+            assert!(e.starts_with("malformed key"), "{key}: {e}");
+        }
+        assert!(Override::new("flow[0].cc", "cubic").path().is_ok());
+        assert!(Override::new("link.schedule[1][0]", "1s").path().is_ok());
+    }
 
     #[test]
     fn parses_key_value() {
