@@ -86,7 +86,9 @@ fn run(
     if !sweep.axes.is_empty() {
         return Err(BbrlabError::new_err(format!(
             "{origin}: has a [sweep] table ({} runs); use bbrlab.sweep()",
-            sweep.points().len()
+            sweep
+                .count()
+                .map_or("more than 2^64".to_string(), |n| n.to_string())
         )));
     }
     let scenario = scenario::from_str(text, Path::new(origin), &overrides).map_err(err)?;

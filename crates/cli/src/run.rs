@@ -18,7 +18,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         anyhow::bail!(
             "{}: has a [sweep] table ({} runs); run it with `bbrlab sweep {}`",
             args.scenario.display(),
-            sweep.points().len(),
+            sweep
+                .count()
+                .map_or("more than 2^64".to_string(), |n| n.to_string()),
             args.scenario.display()
         );
     }

@@ -24,6 +24,11 @@ use crate::units::{
 pub(crate) const DEFAULT_SEED: u64 = 1;
 /// Default period of the time-series recorder.
 pub(crate) const DEFAULT_SAMPLE_INTERVAL: Duration = Duration::from_millis(10);
+
+/// The most time-series rows a run may record (samples x (flows + the
+/// link)), checked before the run allocates any: a few GB at most, where
+/// `sample_interval = "1ns"` over one second would ask for a billion.
+pub const MAX_SERIES_ROWS: u64 = 50_000_000;
 /// Header overhead of a datagram: the payload is the datagram minus this.
 pub(crate) const DATAGRAM_OVERHEAD: u64 = 52;
 /// Largest datagram (an IP packet's maximum size).
@@ -244,6 +249,19 @@ pub(crate) fn convert(raw: &RawScenario, ctx: &Ctx<'_>) -> Result<SimConfig, Sce
     let (link, link_rtt, ack_delay) = link(ctx, &k("link"), raw_link, &transport)?;
 
     let flows = flows(ctx, raw.flow.as_deref(), link_rtt, ack_delay, duration)?;
+
+    let total_flows: u64 = flows.iter().map(|f| u64::from(f.count)).sum();
+    let samples = duration.as_nanos() / sample_interval.as_nanos().max(1) + 1;
+    let rows = samples.saturating_mul(u128::from(total_flows) + 1);
+    if rows > u128::from(MAX_SERIES_ROWS) {
+        return Err(ctx.err(
+            &k("sample_interval"),
+            format!(
+                "the run would record {rows} time-series rows ({samples} samples of {sample_interval:?} over {duration:?}, \
+                 x {total_flows} flows + the link); at most {MAX_SERIES_ROWS} are allowed: use a longer sample_interval"
+            ),
+        ));
+    }
 
     let stop_when_done = match &raw.stop_when_done {
         None => flows.iter().all(|f| f.size.is_some()),

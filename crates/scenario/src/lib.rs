@@ -50,6 +50,7 @@
 #![warn(missing_docs)]
 
 mod convert;
+pub use convert::MAX_SERIES_ROWS;
 mod error;
 mod locate;
 mod overrides;
@@ -64,7 +65,7 @@ use toml_edit::{DocumentMut, ImDocument};
 
 pub use error::ScenarioError;
 pub use overrides::{Override, ParseOverrideError};
-pub use sweep::{load_sweep, sweep_from_str, Axis, Sweep, SweepPoint};
+pub use sweep::{load_sweep, sweep_from_str, Axis, Sweep, SweepPoint, MAX_RUNS};
 
 use convert::Ctx;
 use error::{KeyPath, Seg};

@@ -64,6 +64,11 @@ impl fmt::Display for SweepPoint {
     }
 }
 
+/// The most runs one sweep may expand to (before anything is allocated
+/// for them): far beyond what a machine simulates in a day at paper
+/// fidelity, and small enough to hold every point's scenario in memory.
+pub const MAX_RUNS: usize = 100_000;
+
 /// A scenario expanded into its runs.
 #[derive(Clone, Debug)]
 pub struct Sweep {
@@ -109,6 +114,23 @@ impl Sweep {
         Ok(self)
     }
 
+    /// The number of points: the product of the axes' sizes, or `None`
+    /// when it does not fit in a `usize`. Counted without expanding.
+    pub fn count(&self) -> Option<usize> {
+        self.axes
+            .iter()
+            .try_fold(1usize, |n, a| n.checked_mul(a.values.len()))
+    }
+
+    /// "a (3) x b (4)": the axes and their sizes, for messages.
+    fn shape(&self) -> String {
+        self.axes
+            .iter()
+            .map(|a| format!("{} ({})", a.key, a.values.len()))
+            .collect::<Vec<_>>()
+            .join(" x ")
+    }
+
     /// Every point of the product, first axis slowest. A scenario without a
     /// `[sweep]` table has one point with no parameters.
     pub fn points(&self) -> Vec<SweepPoint> {
@@ -135,7 +157,33 @@ impl Sweep {
     }
 
     /// Validates every point, so a bad value fails before anything runs.
+    /// Refuses sweeps of more than [`MAX_RUNS`] points before expanding
+    /// them ([`Sweep::scenarios_up_to`] takes another limit).
     pub fn scenarios(&self) -> Result<Vec<(SweepPoint, Scenario)>, ScenarioError> {
+        self.scenarios_up_to(MAX_RUNS)
+    }
+
+    /// [`Sweep::scenarios`] with a limit of `max_runs` points.
+    pub fn scenarios_up_to(
+        &self,
+        max_runs: usize,
+    ) -> Result<Vec<(SweepPoint, Scenario)>, ScenarioError> {
+        match self.count() {
+            Some(n) if n <= max_runs => {}
+            count => {
+                return Err(ScenarioError {
+                    file: self.source.clone(),
+                    key: Some("sweep".to_string()),
+                    line: None,
+                    column: None,
+                    message: format!(
+                        "the sweep has {} runs ({}); at most {max_runs} are allowed: split it into several files",
+                        count.map_or("more than 2^64".to_string(), |n| n.to_string()),
+                        self.shape()
+                    ),
+                })
+            }
+        }
         self.points()
             .into_iter()
             .map(|p| {
@@ -297,6 +345,29 @@ fn strip_decor(value: &mut Value) {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn huge_sweeps_are_refused_before_expanding() {
+        let values: Vec<String> = (0..1000).map(|i| i.to_string()).collect();
+        let list = format!("[{}]", values.join(", "));
+        let text = format!(
+            "name = \"x\"\nduration = \"1s\"\n[link]\nrate = \"10Mbit\"\nrtt = \"10ms\"\nbuffer = \"1bdp\"\n[[flow]]\ncc = \"bbr\"\n[sweep]\nseeds = {list}\n\"flow.0.start\" = {starts}\n\"link.loss\" = {list2}\n",
+            starts = format!("[{}]", (0..1000).map(|i| format!("\"{i}ms\"")).collect::<Vec<_>>().join(", ")),
+            list2 = format!("[{}]", (0..1000).map(|i| format!("\"{}%\"", i % 50)).collect::<Vec<_>>().join(", ")),
+        );
+        let sweep = sweep_from_str(&text, Path::new("big.toml"), &[]).unwrap();
+        assert_eq!(sweep.count(), Some(1_000_000_000));
+        let started = std::time::Instant::now();
+        let e = sweep.scenarios().unwrap_err();
+        assert!(started.elapsed().as_secs() < 1);
+        assert_eq!(e.key.as_deref(), Some("sweep"));
+        assert!(
+            e.message.contains("1000000000 runs (seed (1000) x flow.0.start (1000) x link.loss (1000)); at most 100000"),
+            "{}",
+            e.message
+        );
+    }
+
     use super::*;
 
     const BASE: &str = r#"

@@ -749,3 +749,27 @@ fn bad_override_syntax() {
     let e = "seed".parse::<Override>().unwrap_err().to_string();
     assert!(e.contains("key=value"), "{e}");
 }
+
+#[test]
+fn a_run_that_would_record_too_many_samples_is_refused_before_it_allocates() {
+    let started = std::time::Instant::now();
+    let e = err_with(BASE, &["sample_interval=1ns", "duration=1s"]);
+    assert!(started.elapsed().as_secs() < 5);
+    check(
+        &e,
+        Some("sample_interval"),
+        None,
+        &[
+            "time-series rows",
+            "at most 50000000",
+            "use a longer sample_interval",
+        ],
+    );
+    // The default interval over an hour is fine.
+    from_str(
+        &with("name = \"t\"", "name = \"t\"\nduration = \"3600s\""),
+        origin(),
+        &[],
+    )
+    .ok();
+}
