@@ -838,6 +838,47 @@ fn model_refuses_more_points_than_it_can_print() {
     assert!(started.elapsed().as_secs() < 5);
 }
 
+/// Rates beyond 1 Tbit/s, in a trace row or in the scenario itself, are
+/// refused with the file and line (or key), quickly, before any simulation.
+#[test]
+fn implausible_rates_are_refused_with_their_place() {
+    let dir = tempdir("rates");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("huge.csv"),
+        "Timestamp,DL_bitrate,State\n\
+         2020.02.14_09.38.22,1000,D\n\
+         2020.02.14_09.38.23,1e30,D\n",
+    )
+    .unwrap();
+    let scenario = |link: &str| {
+        format!("name = \"r\"\nduration = \"2s\"\n[link]\n{link}\nrtt = \"40ms\"\nbuffer = \"100KB\"\n[[flow]]\ncc = \"bbr\"\n")
+    };
+    std::fs::write(dir.join("trace.toml"), scenario("trace = \"huge.csv\"")).unwrap();
+    std::fs::write(dir.join("rate.toml"), scenario("rate = \"5000Gbit\"")).unwrap();
+    for (file, expected) in [
+        (
+            "trace.toml",
+            "huge.csv:3: DL_bitrate \"1e30\" kbit/s is outside the plausible range",
+        ),
+        ("rate.toml", "too large: rates are at most 1Tbit"),
+    ] {
+        let started = std::time::Instant::now();
+        let o = bbrlab(&[
+            "run",
+            dir.join(file).to_str().unwrap(),
+            "--out",
+            dir.join("out").to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(1), "{file}: {}", stderr(&o));
+        assert!(stderr(&o).contains(expected), "{file}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"));
+        assert!(started.elapsed().as_secs() < 5);
+    }
+    assert!(!dir.join("out").exists(), "nothing ran");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn no_subcommand_says_what_bbrlab_is() {
     let o = bbrlab(&[]);

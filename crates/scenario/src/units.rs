@@ -270,7 +270,14 @@ pub(crate) fn rate_impl(s: &str, allow_zero: bool) -> Result<Bandwidth, Problem>
             "must be greater than zero".to_string(),
         ));
     }
-    Ok(Bandwidth::from_bits_per_sec(bps))
+    let rate = Bandwidth::from_bits_per_sec(bps);
+    if rate > sim::link::MAX_RATE {
+        return Err(Problem::new(
+            RATE_EXPECTED,
+            "too large: rates are at most 1Tbit (1000Gbit)".to_string(),
+        ));
+    }
+    Ok(rate)
 }
 
 pub(crate) fn size_impl(s: &str) -> Result<Bytes, Problem> {
@@ -387,7 +394,8 @@ pub(crate) fn probability_from_f64(v: f64, inclusive: bool) -> Result<f64, Probl
 ///
 /// Units: `bit`, `kbit`, `Mbit`, `Gbit` and `bps`, `kbps` (or `Kbps`),
 /// `Mbps`, `Gbps`; 1 kbit = 1000 bit. Lower-case `mbit`/`gbit` are accepted
-/// as in tc. Zero is an error (see [`parse_rate_or_zero`]).
+/// as in tc. Zero is an error (see [`parse_rate_or_zero`]), and so is a
+/// rate above [`sim::link::MAX_RATE`] (1 Tbit/s).
 ///
 /// ```
 /// use scenario::units::parse_rate;
@@ -508,6 +516,10 @@ mod tests {
         assert!(parse_rate("99999999999999Gbit")
             .unwrap_err()
             .contains("too large"));
+        let e = parse_rate("1000.001Gbit").unwrap_err();
+        assert!(e.contains("too large: rates are at most 1Tbit"), "{e}");
+        assert_eq!(parse_rate("1000Gbit").unwrap(), sim::link::MAX_RATE);
+        assert!(parse_rate_or_zero("2000Gbit").is_err());
         assert_eq!(parse_rate_or_zero("0bit").unwrap(), Bandwidth::ZERO);
         assert_eq!(parse_rate_or_zero("0").unwrap(), Bandwidth::ZERO);
     }

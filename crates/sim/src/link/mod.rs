@@ -21,6 +21,14 @@ use std::time::Duration;
 
 use cc::{Bandwidth, Bytes};
 
+/// The highest rate a link, a rate-schedule step or a capacity trace may
+/// have: 1 Tbit/s. Ten times the fastest interface a packet-level study of
+/// these controllers uses, and low enough that a packet's serialization time
+/// (12 ns for 1500 bytes) stays a meaningful, non-zero number of
+/// nanoseconds. A larger value is almost always a unit mistake (kbit/s read
+/// as bit/s, a corrupt trace row), so it is an error, not a silent clamp.
+pub const MAX_RATE: Bandwidth = Bandwidth::from_mbps(1_000_000);
+
 /// The access line rate a full token bucket bursts at (tc tbf's peak): 1 Gbit/s.
 pub const DEFAULT_LINE_RATE: Bandwidth = Bandwidth::from_mbps(1000);
 

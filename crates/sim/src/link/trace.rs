@@ -12,6 +12,8 @@ use std::time::Duration;
 
 use cc::{Bandwidth, Bytes};
 
+use super::MAX_RATE;
+
 /// Bytes one mahimahi delivery opportunity carries. mahimahi's code counts
 /// 1504 (its docs say 1500); we follow the code so results match mm-link.
 pub const MAHIMAHI_PACKET_BYTES: Bytes = Bytes(1504);
@@ -21,6 +23,11 @@ pub const MAHIMAHI_PACKET_BYTES: Bytes = Bytes(1504);
 const MAX_TIMESTAMP_MS: u64 = 1 << 40;
 
 const NANOS_PER_SEC: u64 = 1_000_000_000;
+
+/// Most delivery opportunities one millisecond of a mahimahi trace may hold:
+/// 1 Tbit/s ([`MAX_RATE`]) worth of 1504-byte packets.
+const MAX_OPPORTUNITIES_PER_MS: u64 =
+    MAX_RATE.bits_per_sec() / 1000 / (MAHIMAHI_PACKET_BYTES.get() * 8);
 
 /// Longest bad value quoted in an error message, so a binary file fed by
 /// mistake does not produce a megabyte-long message.
@@ -121,6 +128,7 @@ impl MahimahiTrace {
     pub fn parse(text: &str, path: &Path) -> Result<MahimahiTrace, TraceError> {
         let mut timestamps_ms: Vec<u64> = Vec::new();
         let mut last_line = 0;
+        let mut same_ms = 0;
         for (line, s) in content_lines(text) {
             // `str::parse::<u64>` would accept "+5"; mm-link's traces never hold signs.
             let value = if s.bytes().all(|b| b.is_ascii_digit()) {
@@ -156,6 +164,21 @@ impl MahimahiTrace {
                         ),
                     ));
                 }
+            }
+            if Some(&ms) == timestamps_ms.last() {
+                same_ms += 1;
+                if same_ms > MAX_OPPORTUNITIES_PER_MS {
+                    return Err(TraceError::new(
+                        path,
+                        Some(line),
+                        format!(
+                            "more than {MAX_OPPORTUNITIES_PER_MS} delivery opportunities at \
+                             {ms} ms: that is above 1 Tbit/s, outside the plausible range"
+                        ),
+                    ));
+                }
+            } else {
+                same_ms = 1;
             }
             timestamps_ms.push(ms);
             last_line = line;
@@ -263,6 +286,13 @@ impl PiecewiseTrace {
         if steps.iter().all(|&(_, r)| r == Bandwidth::ZERO) {
             return fail("every step has rate 0: the trace has no capacity".into());
         }
+        if let Some(&(at, rate)) = steps.iter().find(|&&(_, r)| r > MAX_RATE) {
+            return fail(format!(
+                "the step at {at:?} has rate {} bit/s: expected at most {} bit/s (1 Tbit/s)",
+                rate.bits_per_sec(),
+                MAX_RATE.bits_per_sec()
+            ));
+        }
         Ok(PiecewiseTrace { steps, period })
     }
 
@@ -349,6 +379,17 @@ impl PiecewiseTrace {
             } else {
                 Bandwidth::ZERO
             };
+            if rate > MAX_RATE {
+                return Err(err(
+                    Some(line),
+                    format!(
+                        "DL_bitrate {} kbit/s is outside the plausible range: \
+                         expected at most {} kbit/s (1 Tbit/s)",
+                        quoted(fields[dl_col]),
+                        MAX_RATE.bits_per_sec() / 1000
+                    ),
+                ));
+            }
             rows.push(IrishRow {
                 second,
                 downloading,
@@ -520,10 +561,13 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 }
 
 /// Parses a kbit/s value (integer or decimal) into a rate.
+/// Values too large for 64 bits saturate, so the caller's range check, not a
+/// syntax error, reports them.
 fn parse_kbps(s: &str) -> Option<Bandwidth> {
     if s.bytes().all(|b| b.is_ascii_digit()) && !s.is_empty() {
-        let kbps: u64 = s.parse().ok()?;
-        return kbps.checked_mul(1000).map(Bandwidth::from_bits_per_sec);
+        // All digits, so the only way parsing fails is overflow.
+        let kbps: u64 = s.parse().unwrap_or(u64::MAX);
+        return Some(Bandwidth::from_bits_per_sec(kbps.saturating_mul(1000)));
     }
     let v: f64 = s.parse().ok()?;
     if !v.is_finite() || v < 0.0 || s.starts_with('+') {
@@ -718,5 +762,44 @@ mod tests {
             .unwrap();
         assert_eq!(t.mean_rate(), Bandwidth::from_mbps(20));
         assert_eq!(t.rate_at(s(5)), Bandwidth::from_mbps(30));
+        let e = PiecewiseTrace::from_steps(
+            vec![(s(0), r), (s(1), Bandwidth::from_bits_per_sec(u64::MAX))],
+            s(2),
+        )
+        .unwrap_err();
+        assert!(e.message.contains("at most 1000000000000 bit/s"), "{e}");
+    }
+
+    #[test]
+    fn rates_outside_the_plausible_range_are_errors_with_their_line() {
+        // A corrupt row once made a run crawl through 10^30 bit/s of capacity.
+        for huge in ["1e30", "1000000001", "18446744073709551615"] {
+            let e = PiecewiseTrace::parse_irish5g(
+                &format!(
+                    "{HEADER}\n2020.02.14_09.38.22,1,5,D,-\n2020.02.14_09.38.23,1,{huge},D,-\n"
+                ),
+                p("c.csv"),
+            )
+            .unwrap_err();
+            assert_eq!(e.line, Some(3), "{huge}: {e}");
+            assert!(e.message.contains("plausible range"), "{huge}: {e}");
+            assert!(
+                e.message.contains("at most 1000000000 kbit/s"),
+                "{huge}: {e}"
+            );
+        }
+        // Exactly 1 Tbit/s is still accepted.
+        assert!(PiecewiseTrace::parse_irish5g(
+            &format!("{HEADER}\n2020.02.14_09.38.22,1,1000000000,D,-\n"),
+            p("c.csv")
+        )
+        .is_ok());
+
+        let burst = |n: u64| "7\n".repeat(n as usize) + "9\n";
+        assert!(MahimahiTrace::parse(&burst(MAX_OPPORTUNITIES_PER_MS), p("m.down")).is_ok());
+        let e =
+            MahimahiTrace::parse(&burst(MAX_OPPORTUNITIES_PER_MS + 1), p("m.down")).unwrap_err();
+        assert_eq!(e.line, Some(MAX_OPPORTUNITIES_PER_MS as usize + 1));
+        assert!(e.message.contains("above 1 Tbit/s"), "{e}");
     }
 }
