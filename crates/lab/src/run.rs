@@ -7,14 +7,25 @@ use sim::RunResult;
 /// Simulates `scenario` and returns its result, or an error if the
 /// simulation panicked.
 pub fn simulate(scenario: &scenario::Scenario) -> anyhow::Result<RunResult> {
-    std::panic::catch_unwind(|| sim::Simulation::new(scenario.config.clone()).run()).map_err(
-        |panic| {
+    std::panic::catch_unwind(|| sim::Simulation::new(scenario.config.clone()).run())
+        .map_err(|panic| {
             let what = panic
                 .downcast_ref::<String>()
                 .cloned()
                 .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_else(|| "unknown panic".to_string());
             anyhow::anyhow!("{}: simulation panicked: {what}", scenario.name)
-        },
-    )
+        })
+        .and_then(|result| {
+            let broken = result.invariant_violations();
+            anyhow::ensure!(
+                broken.is_empty(),
+                "{} (seed {}): the result breaks physics, which is a simulator bug \
+             (please report it with the scenario file):\n  {}",
+                scenario.name,
+                result.seed,
+                broken.join("\n  ")
+            );
+            Ok(result)
+        })
 }

@@ -72,6 +72,11 @@ impl<E> EventQueue<E> {
         self.heap.peek().map(|e| e.at)
     }
 
+    /// The pending events, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = &E> {
+        self.heap.iter().map(|e| &e.event)
+    }
+
     /// Number of pending events.
     pub fn len(&self) -> usize {
         self.heap.len()

@@ -9,7 +9,17 @@
 //!   bytes sent;
 //! - Jain's index: (sum x)^2 / (n sum x^2) over per-flow goodputs;
 //! - link utilization: bytes the bottleneck forwarded / bytes it could have
-//!   forwarded, over the measurement window.
+//!   forwarded, over the measurement window (see [`LinkSummary::bytes_offered`]).
+//!
+//! Windows are half-open, (open, close], and a byte belongs to the instant
+//! it leaves the bottleneck. Bytes that crossed it before a flow's window
+//! opened are not credited to that window even when the application reads
+//! them later (they were still propagating, or waiting behind a hole), and
+//! bytes that crossed it inside the window and are still propagating at the
+//! close are credited when they extend the in-order stream. In steady state
+//! the two ends balance, as with a plain receiver-side count; unlike it, a
+//! window is never credited with more than the link carried in it, so the
+//! physics invariants ([`RunResult::invariant_violations`]) hold exactly.
 
 use serde::Serialize;
 
@@ -76,8 +86,12 @@ pub struct FlowSummary {
 pub struct LinkSummary {
     /// Mean capacity, bits per second.
     pub capacity_bps: f64,
-    /// Forwarded / offered capacity.
+    /// `bytes_forwarded` / `bytes_offered`, at most 1.
     pub utilization: f64,
+    /// Bytes the link could have forwarded in the window: its capacity over
+    /// the window plus what was already committed when it opened (the
+    /// packet being served and the token bucket's tokens).
+    pub bytes_offered: u64,
     /// Wire bytes forwarded.
     pub bytes_forwarded: u64,
     /// Wire bytes dropped.
@@ -174,6 +188,131 @@ pub struct RunResult {
     /// Time series (not part of the summary).
     #[serde(skip)]
     pub series: Series,
+    /// Invariants of the whole run that the summary cannot show (e.g. a
+    /// receiver holding more than its sender sent), found by the simulator;
+    /// see [`RunResult::invariant_violations`].
+    #[serde(skip)]
+    pub run_violations: Vec<String>,
+}
+
+impl RunResult {
+    /// Every way this result breaks physics; empty for a sound result. A
+    /// non-empty list is a simulator bug, never a property of a scenario.
+    ///
+    /// Checked: every metric is finite and non-negative; utilization <= 1;
+    /// the link forwarded no more than it offered ([`LinkSummary::bytes_offered`]);
+    /// the flows' goodput bytes sum to no more than the link forwarded in the
+    /// window (each flow's window lies within the link's, so this is "the sum
+    /// of the goodputs is at most the capacity", exactly, in bytes); Jain's
+    /// index lies in (0, 1]; and the simulator's own whole-run checks
+    /// (delivered <= sent, forwarded <= sent).
+    pub fn invariant_violations(&self) -> Vec<String> {
+        let mut found = self.run_violations.clone();
+        let mut metric = |name: String, v: f64| {
+            if !v.is_finite() || v < 0.0 {
+                found.push(format!(
+                    "{name} is {v}: expected a finite, non-negative number"
+                ));
+            }
+        };
+        let l = &self.link;
+        metric("link.capacity_bps".into(), l.capacity_bps);
+        metric("link.utilization".into(), l.utilization);
+        for (k, v) in l.queue_delay_ms.named() {
+            metric(format!("link.queue_delay_ms.{k}"), v);
+        }
+        metric("jain_index".into(), self.jain_index);
+        metric("sim_time_s".into(), self.sim_time_s);
+        for f in &self.flows {
+            let id = f.id;
+            metric(format!("flows[{id}].goodput_bps"), f.goodput_bps);
+            metric(
+                format!("flows[{id}].retransmission_ratio"),
+                f.retransmission_ratio,
+            );
+            metric(format!("flows[{id}].loss_ratio"), f.loss_ratio);
+            metric(format!("flows[{id}].mean_cwnd_bytes"), f.mean_cwnd_bytes);
+            metric(format!("flows[{id}].start_s"), f.start_s);
+            metric(format!("flows[{id}].base_rtt_ms"), f.base_rtt_ms);
+            for (k, v) in f.rtt_ms.named() {
+                metric(format!("flows[{id}].rtt_ms.{k}"), v);
+            }
+            if let Some(c) = f.completion_time_s {
+                metric(format!("flows[{id}].completion_time_s"), c);
+            }
+        }
+        if l.utilization > 1.0 {
+            found.push(format!(
+                "link.utilization is {}: expected at most 1",
+                l.utilization
+            ));
+        }
+        if l.bytes_forwarded > l.bytes_offered {
+            found.push(format!(
+                "the link forwarded {} bytes but offered only {}",
+                l.bytes_forwarded, l.bytes_offered
+            ));
+        }
+        let delivered: u64 = self.flows.iter().map(|f| f.bytes_delivered).sum();
+        if delivered > l.bytes_forwarded {
+            found.push(format!(
+                "the flows delivered {delivered} bytes in their windows but the link \
+                 forwarded only {} (the sum of the goodputs exceeds the capacity)",
+                l.bytes_forwarded
+            ));
+        }
+        if !(self.jain_index > 0.0 && self.jain_index <= 1.0 + 1e-12) {
+            found.push(format!(
+                "jain_index is {}: expected (0, 1]",
+                self.jain_index
+            ));
+        }
+        for f in &self.flows {
+            for (what, part, whole) in [
+                ("dropped at random", f.bytes_dropped_random, f.bytes_dropped),
+                ("dropped", f.bytes_dropped, f.bytes_sent),
+            ] {
+                if part > whole {
+                    found.push(format!(
+                        "flows[{}]: {part} bytes {what} exceed the {whole} they are part of",
+                        f.id
+                    ));
+                }
+            }
+        }
+        found
+    }
+}
+
+impl RunResult {
+    /// Panics, listing them, if [`RunResult::invariant_violations`] finds
+    /// any; for tests, which check physics after every run.
+    #[track_caller]
+    pub fn assert_physics(&self) -> &Self {
+        let found = self.invariant_violations();
+        assert!(
+            found.is_empty(),
+            "{} (seed {}) breaks physics:\n  {}",
+            self.scenario,
+            self.seed,
+            found.join("\n  ")
+        );
+        self
+    }
+}
+
+impl Percentiles {
+    /// The fields with their names, for checks and tables.
+    pub fn named(&self) -> [(&'static str, f64); 6] {
+        [
+            ("p50", self.p50),
+            ("p95", self.p95),
+            ("p99", self.p99),
+            ("mean", self.mean),
+            ("min", self.min),
+            ("max", self.max),
+        ]
+    }
 }
 
 /// Jain's fairness index of `values`; 1 for an empty or all-zero set.

@@ -15,7 +15,7 @@ use crate::event::EventQueue;
 use crate::link::{Bottleneck, DropReason};
 use crate::recorder::{self, FlowRecorder};
 use crate::results::{jain_index, FlowSummary, LinkSummary, RunResult, Series};
-use crate::transport::{AckDecision, AckFrame, DataPacket, Receiver, SendOutcome, Sender};
+use crate::transport::{AckDecision, AckFrame, Chunk, DataPacket, Receiver, SendOutcome, Sender};
 
 #[derive(Debug)]
 enum Event {
@@ -44,6 +44,9 @@ struct Flow {
     completed_at: Option<Instant>,
     dropped: u64,
     dropped_random: u64,
+    /// Stream bytes that have left the bottleneck and not reached the
+    /// receiver yet (counted once per packet).
+    propagating: u64,
     recorder: FlowRecorder,
 }
 
@@ -76,6 +79,8 @@ pub struct Simulation {
     queue_delay: Histogram<u64>,
     forwarded: u64,
     forwarded_base: u64,
+    /// Link capacity committed before the window opened to bytes leaving in it.
+    carried_in: u64,
     dropped: u64,
     events: u64,
 }
@@ -107,6 +112,7 @@ impl Simulation {
                     completed_at: None,
                     dropped: 0,
                     dropped_random: 0,
+                    propagating: 0,
                     recorder: FlowRecorder::new(),
                 });
             }
@@ -126,6 +132,7 @@ impl Simulation {
             queue_delay: recorder::new_histogram(),
             forwarded: 0,
             forwarded_base: 0,
+            carried_in: 0,
             dropped: 0,
             events: 0,
             config,
@@ -191,12 +198,16 @@ impl Simulation {
             }
             Event::Sample => self.sample(),
             Event::WarmupEnd => {
+                // The window is (warmup, end]: whatever leaves the link at
+                // the warmup instant itself belongs to the time before it.
+                self.release_departures();
                 for id in 0..self.flows.len() {
                     if self.flows[id].sender.is_some() {
                         self.open_measurement(id);
                     }
                 }
                 self.forwarded_base = self.forwarded;
+                self.carried_in = self.link.carried_in(self.now).get();
                 self.queue_delay.reset();
             }
         }
@@ -229,7 +240,13 @@ impl Simulation {
         rec.measuring = true;
         rec.opened_at = self.now;
         rec.base_stats = *sender.stats();
-        rec.base_delivered = flow.receiver.delivered_in_order();
+        // Bytes that crossed the bottleneck before the window opened belong
+        // to the time before it, even if the application only gets them
+        // later (still propagating, or held behind a hole); without this a
+        // window could be credited with more than the link carried in it.
+        rec.base_delivered = flow.receiver.delivered_in_order()
+            + flow.receiver.buffered_out_of_order()
+            + flow.propagating;
         rec.base_dropped = flow.dropped;
         rec.base_dropped_random = flow.dropped_random;
     }
@@ -287,9 +304,16 @@ impl Simulation {
         if self.departure_at != Some(self.now) {
             return; // superseded by an earlier departure event
         }
+        self.release_departures();
+    }
+
+    /// Sends every packet that has left the link by now on its way to its
+    /// receiver, and schedules the next departure.
+    fn release_departures(&mut self) {
         self.departure_at = None;
         while let Some(packet) = self.link.dequeue(self.now) {
             self.forwarded += packet.size.get();
+            self.flows[packet.flow].propagating += packet.chunk.len as u64;
             if self.now >= self.warmup {
                 recorder::record(&mut self.queue_delay, self.now - packet.sent_time);
             }
@@ -303,6 +327,7 @@ impl Simulation {
         let id = packet.flow;
         let now = self.now;
         let flow = &mut self.flows[id];
+        flow.propagating -= packet.chunk.len as u64;
         let decision = flow.receiver.on_packet(now, packet.pn, packet.chunk);
         if flow.completed_at.is_none() {
             if let Some(size) = flow.config.size {
@@ -391,6 +416,9 @@ impl Simulation {
     }
 
     fn finish(mut self, wall: Duration) -> RunResult {
+        // A run stopped early (every sized flow done) may not have handed
+        // out packets that left the link by now.
+        self.release_departures();
         // A run that ends before its warmup measures nothing; say so with zeros.
         let window_start = self.warmup.min(self.now);
         let capacity_bytes = self
@@ -399,29 +427,43 @@ impl Simulation {
             .bytes_between(window_start, self.now)
             .get();
         let window = (self.now - window_start).as_secs_f64();
+        let forwarded = self.forwarded - self.forwarded_base;
+        let offered = capacity_bytes.saturating_add(self.carried_in);
         let link = LinkSummary {
             capacity_bps: if window > 0.0 {
                 capacity_bytes as f64 * 8.0 / window
             } else {
                 0.0
             },
-            utilization: if capacity_bytes > 0 {
-                (self.forwarded - self.forwarded_base) as f64 / capacity_bytes as f64
+            utilization: if offered > 0 {
+                forwarded as f64 / offered as f64
             } else {
                 0.0
             },
-            bytes_forwarded: self.forwarded - self.forwarded_base,
+            bytes_offered: offered,
+            bytes_forwarded: forwarded,
             bytes_dropped: self.dropped,
             queue_delay_ms: recorder::percentiles(&self.queue_delay),
         };
         let end = self.now;
+        // Data that crossed the bottleneck inside the window and is on its
+        // way to the receiver belongs to the window, as the data still
+        // propagating when it opened belonged to the time before it.
+        let mut arriving: Vec<Vec<Chunk>> = vec![Vec::new(); self.flows.len()];
+        for event in self.queue.iter() {
+            if let Event::Deliver(packet) = event {
+                arriving[packet.flow].push(packet.chunk);
+            }
+        }
         let flows: Vec<FlowSummary> = self
             .flows
             .iter_mut()
+            .zip(arriving)
             .enumerate()
-            .map(|(id, f)| summarize(id, f, end))
+            .map(|(id, (f, arriving))| summarize(id, f, end, arriving))
             .collect();
         let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
+        let run_violations = self.whole_run_violations();
         RunResult {
             scenario: self.config.name.clone(),
             seed: self.config.seed,
@@ -438,21 +480,63 @@ impl Simulation {
             jain_index: jain_index(&goodputs),
             flows,
             series: std::mem::take(&mut self.series),
+            run_violations,
         }
+    }
+
+    /// Checks over the whole run that the windowed summary cannot show:
+    /// nobody receives more than was sent, the link forwards no more than
+    /// entered it, and the per-flow byte counters add up.
+    fn whole_run_violations(&self) -> Vec<String> {
+        let mut found = Vec::new();
+        let mut sent_total = 0u64;
+        for (id, f) in self.flows.iter().enumerate() {
+            let sent = f.sender.as_ref().map_or(0, |s| s.stats().bytes_sent);
+            sent_total += sent;
+            let received = f.receiver.delivered_in_order();
+            if received > sent {
+                found.push(format!(
+                    "flows[{id}]: {received} stream bytes delivered but only {sent} bytes sent"
+                ));
+            }
+            if f.dropped > sent {
+                found.push(format!(
+                    "flows[{id}]: {} bytes dropped but only {sent} bytes sent",
+                    f.dropped
+                ));
+            }
+        }
+        let dropped_total: u64 = self.flows.iter().map(|f| f.dropped).sum();
+        let accounted =
+            self.forwarded as u128 + dropped_total as u128 + self.link.queue_bytes().get() as u128;
+        if accounted != sent_total as u128 {
+            found.push(format!(
+                "the link forwarded {} bytes, dropped {dropped_total} and holds {}, \
+                 which is not the {sent_total} bytes sent",
+                self.forwarded,
+                self.link.queue_bytes().get()
+            ));
+        }
+        found
     }
 }
 
-fn summarize(id: usize, flow: &mut Flow, end: Instant) -> FlowSummary {
+fn summarize(id: usize, flow: &mut Flow, end: Instant, arriving: Vec<Chunk>) -> FlowSummary {
     let rec = &flow.recorder;
     let stats = flow.sender.as_ref().map(|s| *s.stats()).unwrap_or_default();
     let base = if rec.measuring { rec.base_stats } else { stats };
-    let delivered_now = flow.receiver.delivered_in_order();
-    let delivered = delivered_now
-        - if rec.measuring {
-            rec.base_delivered
-        } else {
-            delivered_now
-        };
+    // A sized flow's window closes at its completion, when everything it
+    // had to deliver has been read; what is still arriving are duplicates.
+    let delivered_at_close = if flow.completed_at.is_some() {
+        flow.receiver.delivered_in_order()
+    } else {
+        flow.receiver.in_order_after(arriving)
+    };
+    let delivered = if rec.measuring {
+        delivered_at_close.saturating_sub(rec.base_delivered)
+    } else {
+        0
+    };
     let sent = stats.bytes_sent - base.bytes_sent;
     let retransmitted = stats.bytes_retransmitted - base.bytes_retransmitted;
     let dropped = flow.dropped

@@ -29,6 +29,7 @@ fn stable_link(spec: &str) -> FlowSummary {
         .flow(spec)
         .unwrap();
     let mut result = Simulation::new(d.build()).run();
+    result.assert_physics();
     result.flows.remove(0)
 }
 

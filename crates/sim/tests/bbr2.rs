@@ -12,7 +12,9 @@ use sim::link::{BufferLimit, LossModel};
 use sim::{Dumbbell, FlowSummary, RunResult, Simulation};
 
 fn run(d: Dumbbell) -> RunResult {
-    Simulation::new(d.build()).run()
+    let r = Simulation::new(d.build()).run();
+    r.assert_physics();
+    r
 }
 
 fn mbps(bps: f64) -> f64 {

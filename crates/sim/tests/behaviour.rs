@@ -18,7 +18,9 @@ fn secs(v: u64) -> Duration {
     Duration::from_secs(v)
 }
 fn run(d: Dumbbell) -> RunResult {
-    Simulation::new(d.build()).run()
+    let r = Simulation::new(d.build()).run();
+    r.assert_physics();
+    r
 }
 
 #[test]

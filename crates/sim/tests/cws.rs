@@ -36,6 +36,7 @@ fn against_cubic(spec: &str, buffer_bdp: f64) -> RunResult {
             .build(),
     )
     .run();
+    r.assert_physics();
     eprintln!(
         "{spec} vs cubic, {buffer_bdp} BDP: Jain {:.3}, goodput {:.2} / {:.2} Mbit/s, retransmitted {} / {} B",
         r.jain_index,
@@ -57,6 +58,7 @@ fn alone(spec: &str, buffer_bdp: f64) -> FlowSummary {
             .build(),
     )
     .run();
+    r.assert_physics();
     let f = r.flows[0].clone();
     eprintln!(
         "{spec} alone, {buffer_bdp} BDP: goodput {:.2} Mbit/s, retransmitted {} B, mean cwnd {:.1} packets",

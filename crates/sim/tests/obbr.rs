@@ -24,7 +24,9 @@ fn mbps(v: u64) -> Bandwidth {
 }
 
 fn run(d: Dumbbell) -> RunResult {
-    Simulation::new(d.build()).run()
+    let r = Simulation::new(d.build()).run();
+    r.assert_physics();
+    r
 }
 
 /// §5.2.1's stable link: 40 Mbit/s, 100 ms, buffer R = 0.25 BDP, and one

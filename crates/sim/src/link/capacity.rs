@@ -104,10 +104,15 @@ impl Capacity {
         }
     }
 
-    /// The volume the link offers in `[t0, t1)` (zero if `t1 <= t0`): for
+    /// The volume the link offers in `(t0, t1]` (zero if `t1 <= t0`): for
     /// mahimahi the opportunities timed in the interval times their bytes;
     /// for rate models the integral, rounded so that consecutive intervals
     /// add up exactly to the whole (floor of the integral at each end).
+    ///
+    /// The interval is open at the start and closed at the end because a
+    /// packet leaves *at* the instant its service completes: the bytes that
+    /// leave at `t1` were served by the capacity up to `t1`, and an
+    /// opportunity at `t0` served packets that had left by `t0`.
     pub fn bytes_between(&self, t0: Instant, t1: Instant) -> Bytes {
         if t1 <= t0 {
             return Bytes::ZERO;
@@ -115,7 +120,7 @@ impl Capacity {
         let (a, b) = (t0.as_nanos(), t1.as_nanos());
         let bytes = match &self.model {
             Model::Opportunities(o) => {
-                (o.count_before(b) - o.count_before(a)) as u128
+                (o.count_before(b.saturating_add(1)) - o.count_before(a.saturating_add(1))) as u128
                     * MAHIMAHI_PACKET_BYTES.get() as u128
             }
             _ => self.integral(t1) / UNITS_PER_BYTE - self.integral(t0) / UNITS_PER_BYTE,
@@ -457,8 +462,10 @@ mod tests {
     #[test]
     fn mahimahi_counts_opportunities() {
         let c = mm("1");
-        assert_eq!(c.bytes_between(ms(0), ms(1000)), Bytes(1504 * 999));
-        assert_eq!(c.bytes_between(ms(0), us(1_000_001)), Bytes(1504 * 1000));
+        assert_eq!(c.bytes_between(ms(0), ms(1000)), Bytes(1504 * 1000));
+        assert_eq!(c.bytes_between(ms(0), us(999_999)), Bytes(1504 * 999));
+        assert_eq!(c.bytes_between(us(1), ms(1000)), Bytes(1504 * 1000));
+        assert_eq!(c.bytes_between(ms(1), ms(1000)), Bytes(1504 * 999));
         assert_eq!(c.rate_at(ms(500)), Bandwidth::from_bits_per_sec(12_032_000));
         assert_eq!(
             c.rate_at(ms(0)),
@@ -469,21 +476,19 @@ mod tests {
         assert_eq!(c.bytes_between(ms(0), ms(11)), Bytes(4 * 1504));
         assert_eq!(c.bytes_between(ms(4), ms(13)), Bytes(4 * 1504));
         assert_eq!(c.bytes_between(ms(5), ms(5)), Bytes::ZERO);
-        assert_eq!(c.bytes_between(ms(5), us(5001)), Bytes(1504));
+        assert_eq!(c.bytes_between(us(4999), ms(5)), Bytes(1504));
+        assert_eq!(c.bytes_between(ms(5), ms(7)), Bytes(1504));
         assert_eq!(c.time_to_serve(ms(0), Bytes(1)), Some(ms(2)));
         assert_eq!(c.time_to_serve(ms(2), Bytes(1)), Some(ms(5)));
         assert_eq!(c.time_to_serve(ms(2), Bytes(3 * 1504)), Some(ms(10)));
         assert_eq!(c.time_to_serve(ms(2), Bytes(3 * 1504 + 1)), Some(ms(12)));
         // A loop ending where the next begins: "0 0 5" gives 3 at 5 ms.
         let c = mm("0\n0\n5\n");
-        assert_eq!(c.bytes_between(ms(5), us(5001)), Bytes(3 * 1504));
-        assert_eq!(c.bytes_between(ms(0), ms(5)), Bytes(2 * 1504));
-        assert_eq!(c.bytes_between(ms(0), ms(10)), Bytes(5 * 1504));
+        assert_eq!(c.bytes_between(us(4999), ms(5)), Bytes(3 * 1504));
+        assert_eq!(c.bytes_between(ms(0), us(4999)), Bytes::ZERO);
+        assert_eq!(c.bytes_between(ms(0), ms(10)), Bytes(6 * 1504));
         let day = 86_400_000;
-        assert_eq!(
-            c.bytes_between(ms(0), ms(day)),
-            Bytes(2 * 1504 + 2 * 1504 * (day / 5 - 1) + 1504 * (day / 5 - 1))
-        );
+        assert_eq!(c.bytes_between(ms(0), ms(day)), Bytes(3 * 1504 * (day / 5)));
     }
 
     #[test]

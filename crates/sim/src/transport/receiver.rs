@@ -64,6 +64,31 @@ impl Receiver {
         self.in_order
     }
 
+    /// Stream bytes received beyond the in-order point, held until the
+    /// holes before them are filled.
+    pub fn buffered_out_of_order(&self) -> u64 {
+        self.ranges.iter().map(|(&s, &e)| e - s).sum()
+    }
+
+    /// Where the in-order point would be once `arriving` chunks (data on
+    /// its way) are received too; the receiver itself is not changed.
+    pub fn in_order_after(&self, arriving: impl IntoIterator<Item = Chunk>) -> u64 {
+        let mut chunks: Vec<(u64, u64)> = arriving
+            .into_iter()
+            .map(|c| (c.offset, c.offset + c.len as u64))
+            .chain(self.ranges.iter().map(|(&s, &e)| (s, e)))
+            .collect();
+        chunks.sort_unstable();
+        let mut in_order = self.in_order;
+        for (start, end) in chunks {
+            if start > in_order {
+                break;
+            }
+            in_order = in_order.max(end);
+        }
+        in_order
+    }
+
     /// A packet arrived.
     pub fn on_packet(&mut self, now: Instant, pn: u64, chunk: Chunk) -> AckDecision {
         self.add_chunk(chunk);
@@ -149,6 +174,34 @@ mod tests {
         assert_eq!(r.delivered_in_order(), 500);
         r.on_packet(t, 6, c(0, 500)); // duplicate
         assert_eq!(r.delivered_in_order(), 500);
+    }
+
+    #[test]
+    fn counts_held_bytes_and_the_in_order_point_after_arrivals() {
+        let mut r = Receiver::new(AckPolicy::EveryPacket, Duration::from_millis(25));
+        let t = Instant::ZERO;
+        r.on_packet(t, 0, c(0, 100));
+        r.on_packet(t, 2, c(200, 100));
+        r.on_packet(t, 3, c(400, 50));
+        assert_eq!(r.buffered_out_of_order(), 150);
+        assert_eq!(r.in_order_after([]), 100);
+        assert_eq!(
+            r.in_order_after([c(300, 100)]),
+            100,
+            "the hole at 100 stays"
+        );
+        assert_eq!(r.in_order_after([c(300, 100), c(100, 100)]), 450);
+        assert_eq!(
+            r.in_order_after([c(50, 100)]),
+            150,
+            "overlaps delivered data"
+        );
+        assert_eq!(
+            r.in_order_after([c(50, 150)]),
+            300,
+            "reaches the held range"
+        );
+        assert_eq!(r.delivered_in_order(), 100, "unchanged");
     }
 
     #[test]
