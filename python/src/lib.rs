@@ -93,7 +93,7 @@ fn run(
     }
     let scenario = scenario::from_str(text, Path::new(origin), &overrides).map_err(err)?;
     py.detach(|| -> anyhow::Result<_> {
-        let result = lab::run::simulate(&scenario)?;
+        let result = lab::run::simulate_with(&scenario, series)?;
         let summary = serde_json::to_string(&lab::output::summary(&scenario, &result))?;
         if !series {
             return Ok((summary, None, None));

@@ -31,7 +31,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         .unwrap_or_else(|| PathBuf::from("out").join(sanitize(&scenario.name)));
     std::fs::create_dir_all(&out)
         .with_context(|| format!("cannot create output directory {}", out.display()))?;
-    let result = lab::run::simulate(&scenario)?;
+    let result = lab::run::simulate_with(&scenario, !args.no_series)?;
     output::write_all(&out, &scenario, &result, !args.no_series)?;
     if args.quiet {
         println!("{}", out.join("summary.json").display());

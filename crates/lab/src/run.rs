@@ -4,10 +4,18 @@
 
 use sim::RunResult;
 
-/// Simulates `scenario` and returns its result, or an error if the
-/// simulation panicked.
+/// Simulates `scenario` and returns its result with its time series, or an
+/// error if the simulation panicked or its result breaks physics.
 pub fn simulate(scenario: &scenario::Scenario) -> anyhow::Result<RunResult> {
-    std::panic::catch_unwind(|| sim::Simulation::new(scenario.config.clone()).run())
+    simulate_with(scenario, true)
+}
+
+/// Like [`simulate`], keeping the time series only when `series` is set;
+/// without them memory stays flat however long the run.
+pub fn simulate_with(scenario: &scenario::Scenario, series: bool) -> anyhow::Result<RunResult> {
+    let mut config = scenario.config.clone();
+    config.record_series = series;
+    std::panic::catch_unwind(|| sim::Simulation::new(config).run())
         .map_err(|panic| {
             let what = panic
                 .downcast_ref::<String>()

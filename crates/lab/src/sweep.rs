@@ -95,7 +95,7 @@ pub fn run_points(
         .context("cannot start worker threads")?;
     pool.install(|| {
         todo.par_iter().for_each(|(id, point, scenario)| {
-            let outcome = crate::run::simulate(scenario).and_then(|result| {
+            let outcome = crate::run::simulate_with(scenario, series).and_then(|result| {
                 if series {
                     let dir = store.run_dir(id);
                     std::fs::create_dir_all(&dir)
@@ -228,7 +228,7 @@ pub fn run_all(
         scenarios
             .par_iter()
             .map(|scenario| {
-                let result = crate::run::simulate(scenario)?;
+                let result = crate::run::simulate_with(scenario, false)?;
                 Ok(serde_json::to_value(output::summary(scenario, &result))?)
             })
             .collect()

@@ -25,6 +25,7 @@ fn main() {
         duration: Duration::from_secs(secs),
         warmup: Duration::from_secs(warmup),
         sample_interval: Duration::from_millis(10),
+        record_series: true,
         link: LinkConfig {
             rate: RateModel::Constant(rate),
             buffer: BufferLimit::Bytes(rate.bytes_in(rtt).mul_f64(bdps).max(Bytes(1500))),

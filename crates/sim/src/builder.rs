@@ -40,6 +40,7 @@ impl Dumbbell {
                 duration: Duration::from_secs(30),
                 warmup: Duration::ZERO,
                 sample_interval: Duration::from_millis(10),
+                record_series: true,
                 link: LinkConfig {
                     rate: RateModel::Constant(rate),
                     buffer: BufferLimit::Bytes(bdp.max(Bytes(1500))),

@@ -29,6 +29,11 @@ pub struct SimConfig {
     pub transport: TransportConfig,
     /// Stop as soon as every sized flow has completed (and no flow is unlimited).
     pub stop_when_done: bool,
+    /// Keep the time series ([`crate::RunResult::series`]). Without it a
+    /// run's memory does not grow with simulated time: the summary needs
+    /// only fixed-size histograms and counters (the samples still feed the
+    /// mean cwnd, and are then dropped).
+    pub record_series: bool,
 }
 
 /// One flow (or `count` identical flows).

@@ -395,12 +395,20 @@ impl Simulation {
             {
                 continue;
             }
-            let s = recorder::flow_sample(t, id, sender, flow.receiver.delivered_in_order());
             if flow.recorder.measuring {
-                flow.recorder.cwnd_sum += s.cwnd as f64;
+                flow.recorder.cwnd_sum += sender.controller().cwnd().get() as f64;
                 flow.recorder.cwnd_samples += 1;
             }
-            self.series.flows.push(s);
+            if self.config.record_series {
+                let delivered = flow.receiver.delivered_in_order();
+                self.series
+                    .flows
+                    .push(recorder::flow_sample(t, id, sender, delivered));
+            }
+        }
+        if !self.config.record_series {
+            self.schedule_next_sample();
+            return;
         }
         let capacity = self.link.capacity().rate_at(self.now).as_bps_f64();
         self.series.link.push(recorder::link_sample(
@@ -409,6 +417,10 @@ impl Simulation {
             capacity,
             self.forwarded,
         ));
+        self.schedule_next_sample();
+    }
+
+    fn schedule_next_sample(&mut self) {
         let next = self.now + self.config.sample_interval;
         if next <= self.end {
             self.queue.push(next, Event::Sample);
