@@ -761,7 +761,7 @@ fn a_run_that_would_record_too_many_samples_is_refused_before_it_allocates() {
         None,
         &[
             "time-series rows",
-            "at most 50000000",
+            "at most 20000000",
             "use a longer sample_interval",
         ],
     );
