@@ -147,6 +147,34 @@ impl Snapshot {
     }
 }
 
+/// Where a model-based controller is in its probing cycle: what an
+/// application-aware sender needs to know, cheaply, after every send
+/// (BBR-Copilot pads only while the pacing gain is above 1; its lsquic
+/// implementation also treats ProbeRTT specially).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ProbeState {
+    /// The pacing gain in force (1 for controllers without one).
+    pub pacing_gain: f64,
+    /// Still in the initial search for the bottleneck's rate: in Startup,
+    /// or in a ProbeRTT entered from it (which returns to Startup), so not
+    /// yet past a full pipe. `None` for controllers that have no Startup.
+    pub in_startup: Option<bool>,
+    /// In ProbeRTT.
+    pub in_probe_rtt: bool,
+    /// The bottleneck bandwidth estimate in use, if the algorithm has one.
+    pub bandwidth_estimate: Option<Bandwidth>,
+}
+
+impl ProbeState {
+    /// A controller without gains or modes (CUBIC, Reno).
+    pub const NONE: ProbeState = ProbeState {
+        pacing_gain: 1.0,
+        in_startup: None,
+        in_probe_rtt: false,
+        bandwidth_estimate: None,
+    };
+}
+
 /// A congestion controller: consumes transport events, produces a congestion
 /// window, a pacing rate and a send quantum.
 ///
@@ -168,6 +196,11 @@ pub trait CongestionControl: Send + fmt::Debug {
     fn send_quantum(&self) -> Bytes;
     /// The controller's state, for tracing.
     fn snapshot(&self) -> Snapshot;
+    /// Where the controller is in its probing cycle (no allocation, unlike
+    /// [`CongestionControl::snapshot`]); [`ProbeState::NONE`] by default.
+    fn probe_state(&self) -> ProbeState {
+        ProbeState::NONE
+    }
 }
 
 /// Pacing for window-based controllers, as the oBBR paper paces its CUBIC

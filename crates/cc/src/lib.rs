@@ -37,7 +37,8 @@ pub(crate) mod testing;
 pub mod units;
 
 pub use controller::{
-    AckEvent, CongestionControl, ControllerConfig, LossEvent, RttEstimate, SentEvent, Snapshot,
+    AckEvent, CongestionControl, ControllerConfig, LossEvent, ProbeState, RttEstimate, SentEvent,
+    Snapshot,
 };
 pub use rate::{DeliveryRateEstimator, DeliveryState, RateSample};
 pub use spec::{AlgorithmInfo, AlgorithmSpec, ParamKind, ParamSpec, SpecError};

@@ -133,6 +133,10 @@ struct FlowRow<'a> {
     rtt_p99_ms: f64,
     mean_cwnd_bytes: f64,
     completion_time_s: Option<f64>,
+    startup_exit_s: Option<f64>,
+    padding_bytes: u64,
+    bw_sample_rmse_bps: Option<f64>,
+    late_frame_ratio: Option<f64>,
 }
 
 impl<'a> From<&'a sim::FlowSummary> for FlowRow<'a> {
@@ -155,6 +159,10 @@ impl<'a> From<&'a sim::FlowSummary> for FlowRow<'a> {
             rtt_p99_ms: f.rtt_ms.p99,
             mean_cwnd_bytes: f.mean_cwnd_bytes,
             completion_time_s: f.completion_time_s,
+            startup_exit_s: f.startup_exit_s,
+            padding_bytes: f.padding_bytes,
+            bw_sample_rmse_bps: f.bw_sample_rmse_bps,
+            late_frame_ratio: f.live.as_ref().map(|l| l.late_frame_ratio),
         }
     }
 }

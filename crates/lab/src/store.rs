@@ -324,8 +324,22 @@ pub fn summary_columns(s: &Value) -> BTreeMap<String, Value> {
             "bytes_dropped",
             "mean_cwnd_bytes",
             "completion_time_s",
+            "startup_exit_s",
+            "padding_bytes",
+            "bw_sample_rmse_bps",
+            "bw_estimate_rmse_bps",
         ] {
             put(format!("flow{i}_{key}"), &f[key]);
+        }
+        if let Some(live) = f.get("live") {
+            put(
+                format!("flow{i}_late_frame_ratio"),
+                &live["late_frame_ratio"],
+            );
+            put(
+                format!("flow{i}_frame_delay_p95_ms"),
+                &live["frame_delay_ms"]["p95"],
+            );
         }
         for p in ["p50", "p95", "p99"] {
             put(format!("flow{i}_rtt_{p}_ms"), &f["rtt_ms"][p]);

@@ -5,11 +5,13 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use cc::{AlgorithmSpec, Bandwidth, Bytes};
+use sim::app::live::{FrameSizes, LiveConfig};
+use sim::app::Application;
 use sim::link::{
     BufferLimit, LinkConfig, LossModel, MahimahiTrace, PiecewiseTrace, RateModel, RateStep,
     DEFAULT_LINE_RATE,
 };
-use sim::{AckPolicy, FlowConfig, SimConfig, TransportConfig};
+use sim::{AckPolicy, CopilotConfig, FlowConfig, SimConfig, TransportConfig};
 use toml::Value;
 
 use crate::error::{KeyPath, ScenarioError};
@@ -250,6 +252,7 @@ pub(crate) fn convert(raw: &RawScenario, ctx: &Ctx<'_>) -> Result<SimConfig, Sce
         ));
     };
     let (link, link_rtt, ack_delay) = link(ctx, &k("link"), raw_link, &transport)?;
+    let uplink = uplink(ctx, &k("link"), raw_link)?;
 
     let flows = flows(ctx, raw.flow.as_deref(), link_rtt, ack_delay, duration)?;
 
@@ -282,6 +285,7 @@ pub(crate) fn convert(raw: &RawScenario, ctx: &Ctx<'_>) -> Result<SimConfig, Sce
         transport,
         stop_when_done,
         record_series: true,
+        uplink,
     })
 }
 
@@ -356,6 +360,7 @@ fn link(
         Some(v) => ctx.size(&k("burst"), v)?,
     };
 
+    let start = trace_start(ctx, lk, l)?;
     // The rate model, and the rate a "bdp" buffer is taken from.
     let (rate, bdp_rate, bdp_rate_source) = match (&l.rate, &l.schedule, &l.trace) {
         (Some(v), None, None) => {
@@ -372,7 +377,8 @@ fn link(
             )
         }
         (None, None, Some(v)) => {
-            let (model, mean) = trace(ctx, lk, v, l.trace_format.as_ref())?;
+            let (model, mean) = trace(ctx, lk, "trace", v, l.trace_format.as_ref())?;
+            let model = started(model, start);
             if matches!(model, RateModel::Mahimahi(_)) && burst > Bytes::ZERO {
                 return Err(ctx.err(
                     &k("burst"),
@@ -504,13 +510,59 @@ fn schedule(ctx: &Ctx<'_>, key: &KeyPath, v: &Value) -> Result<Vec<RateStep>, Sc
 }
 
 /// Loads a capacity trace; returns the model and the trace's mean rate.
+/// `link.trace_start`: where in its trace(s) the link starts.
+fn trace_start(ctx: &Ctx<'_>, lk: &KeyPath, l: &RawLink) -> Result<Duration, ScenarioError> {
+    match &l.trace_start {
+        None => Ok(Duration::ZERO),
+        Some(v) => {
+            if l.trace.is_none() && l.uplink_trace.is_none() {
+                return Err(ctx.err(
+                    &lk.key("trace_start"),
+                    "trace_start is only meaningful with link.trace or link.uplink_trace",
+                ));
+            }
+            ctx.duration(&lk.key("trace_start"), v)
+        }
+    }
+}
+
+/// A trace's model entered at `start`.
+fn started(model: RateModel, start: Duration) -> RateModel {
+    match model {
+        RateModel::Mahimahi(t) => RateModel::Mahimahi(t.starting_at(start)),
+        RateModel::Piecewise(t) => RateModel::Piecewise(t.starting_at(start)),
+        other => other,
+    }
+}
+
+/// `link.uplink_rate` or `link.uplink_trace`: the ACK path's capacity.
+fn uplink(ctx: &Ctx<'_>, lk: &KeyPath, l: &RawLink) -> Result<Option<RateModel>, ScenarioError> {
+    match (&l.uplink_rate, &l.uplink_trace) {
+        (None, None) => Ok(None),
+        (Some(v), None) => Ok(Some(RateModel::Constant(ctx.rate(
+            &lk.key("uplink_rate"),
+            v,
+            false,
+        )?))),
+        (None, Some(v)) => Ok(Some(started(
+            trace(ctx, lk, "uplink_trace", v, None)?.0,
+            trace_start(ctx, lk, l)?,
+        ))),
+        (Some(_), Some(_)) => Err(ctx.err(
+            &lk.key("uplink_trace"),
+            "give only one of link.uplink_rate or link.uplink_trace",
+        )),
+    }
+}
+
 fn trace(
     ctx: &Ctx<'_>,
     lk: &KeyPath,
+    name: &str,
     v: &Value,
     format: Option<&Value>,
 ) -> Result<(RateModel, Bandwidth), ScenarioError> {
-    let key = lk.key("trace");
+    let key = lk.key(name);
     let text = ctx.string(
         &key,
         v,
@@ -799,6 +851,16 @@ fn flows(
                 ));
             }
         };
+        let app = application(ctx, &k, f, size)?;
+        let copilot = match &f.copilot {
+            None | Some(Value::Boolean(false)) => None,
+            Some(Value::Boolean(true)) => Some(CopilotConfig::default()),
+            Some(Value::String(s)) if s == "paper" => Some(CopilotConfig::default()),
+            Some(Value::String(s)) if s == "lsquic" => Some(CopilotConfig {
+                probe_rtt_app_limited: true,
+            }),
+            Some(v) => return Err(ctx.expected(&k.key("copilot"), COPILOT_EXPECTED, v)),
+        };
         out.push(FlowConfig {
             cc,
             start,
@@ -806,7 +868,130 @@ fn flows(
             rtt,
             ack_delay,
             count,
+            app,
+            copilot,
         });
     }
     Ok(out)
 }
+
+const COPILOT_EXPECTED: &str = "true, false, \"paper\" (the same as true: the paper's padding rule) or \"lsquic\" (the authors' code: also marks ProbeRTT's packets app-limited)";
+const APP_EXPECTED: &str = "\"bulk\" or \"live\"";
+
+/// `app` and its table: what the flow carries.
+fn application(
+    ctx: &Ctx<'_>,
+    k: &KeyPath,
+    f: &RawFlow,
+    size: Option<Bytes>,
+) -> Result<Application, ScenarioError> {
+    let app = match &f.app {
+        None => "bulk",
+        Some(v) => ctx.string(&k.key("app"), v, APP_EXPECTED)?,
+    };
+    match app {
+        "bulk" => {
+            if f.live.is_some() {
+                return Err(ctx.err(
+                    &k.key("live"),
+                    "a [flow.live] table needs app = \"live\" in its flow",
+                ));
+            }
+            Ok(Application::Bulk)
+        }
+        "live" => {
+            if size.is_some() {
+                return Err(ctx.err(
+                    &k.key("size"),
+                    "a live stream has no size: it runs until the end of the run; leave size out",
+                ));
+            }
+            let lk = k.key("live");
+            let raw = f.live.as_ref();
+            let get = |name: &str| {
+                raw.and_then(|r| match name {
+                    "bitrate" => r.bitrate.as_ref(),
+                    "frame_interval" => r.frame_interval.as_ref(),
+                    "gop" => r.gop.as_ref(),
+                    "frame_sizes" => r.frame_sizes.as_ref(),
+                    "i_frame_ratio" => r.i_frame_ratio.as_ref(),
+                    "deadline" => r.deadline.as_ref(),
+                    _ => None,
+                })
+            };
+            let d = LiveConfig::COPILOT_PAPER;
+            let bitrate = match get("bitrate") {
+                None => d.bitrate,
+                Some(v) => ctx.rate(&lk.key("bitrate"), v, false)?,
+            };
+            let frame_interval = match get("frame_interval") {
+                None => d.frame_interval,
+                Some(v) => ctx.positive_duration(&lk.key("frame_interval"), v)?,
+            };
+            let gop = match get("gop") {
+                None => d.gop,
+                Some(v) => ctx.positive_duration(&lk.key("gop"), v)?,
+            };
+            let deadline = match get("deadline") {
+                None => d.deadline,
+                Some(v) => ctx.positive_duration(&lk.key("deadline"), v)?,
+            };
+            const SIZES: &str = "\"constant\" or \"gop\" (I-frames i_frame_ratio times a P-frame)";
+            let frame_sizes = match get("frame_sizes") {
+                None => FrameSizes::Constant,
+                Some(v) => match ctx.string(&lk.key("frame_sizes"), v, SIZES)? {
+                    "constant" => FrameSizes::Constant,
+                    "gop" => {
+                        let ratio = match get("i_frame_ratio") {
+                            None => DEFAULT_I_FRAME_RATIO,
+                            Some(Value::Integer(n)) => *n as f64,
+                            Some(Value::Float(x)) => *x,
+                            Some(v) => {
+                                return Err(ctx.expected(
+                                    &lk.key("i_frame_ratio"),
+                                    "a number of at least 1, like 5",
+                                    v,
+                                ))
+                            }
+                        };
+                        FrameSizes::Gop {
+                            i_frame_ratio: ratio,
+                        }
+                    }
+                    _ => return Err(ctx.expected(&lk.key("frame_sizes"), SIZES, v)),
+                },
+            };
+            if get("i_frame_ratio").is_some() && frame_sizes == FrameSizes::Constant {
+                return Err(ctx.err(
+                    &lk.key("i_frame_ratio"),
+                    "i_frame_ratio needs frame_sizes = \"gop\"",
+                ));
+            }
+            let live = LiveConfig {
+                bitrate,
+                frame_interval,
+                gop,
+                frame_sizes,
+                deadline,
+            };
+            live.validate().map_err(|m| {
+                let field = m.split(':').next().unwrap_or("live").to_string();
+                let key = if field.contains(' ') {
+                    lk.clone()
+                } else {
+                    lk.key(&field)
+                };
+                ctx.err(&key, m)
+            })?;
+            Ok(Application::Live(live))
+        }
+        other => Err(ctx.err(
+            &k.key("app"),
+            format!("expected {APP_EXPECTED}, got {other:?}"),
+        )),
+    }
+}
+
+/// I-frame / P-frame size with `frame_sizes = "gop"`: H.264 I-frames are
+/// typically several times a P-frame; 5 is a middle value.
+const DEFAULT_I_FRAME_RATIO: f64 = 5.0;

@@ -138,13 +138,25 @@ use Schema::Leaf;
 
 /// The keys of `[[flow]]` entries.
 #[cfg(test)]
-pub(crate) const FLOW_KEYS: &[&str] = &["cc", "start", "size", "count", "rtt"];
+pub(crate) const FLOW_KEYS: &[&str] = &["cc", "start", "size", "count", "rtt", "app", "copilot"];
+/// The keys of a `[flow.live]` table.
+const LIVE: &[(&str, Schema)] = &[
+    ("bitrate", Leaf),
+    ("frame_interval", Leaf),
+    ("gop", Leaf),
+    ("frame_sizes", Leaf),
+    ("i_frame_ratio", Leaf),
+    ("deadline", Leaf),
+];
 static FLOW: Schema = Schema::Table(&[
     ("cc", Leaf),
     ("start", Leaf),
     ("size", Leaf),
     ("count", Leaf),
     ("rtt", Leaf),
+    ("app", Leaf),
+    ("copilot", Leaf),
+    ("live", Schema::Table(LIVE)),
 ]);
 /// The keys of a `[link.loss]` table.
 pub(crate) const LOSS_KEYS: &[&str] = &["model", "p", "r", "loss_bad", "loss_good"];
@@ -166,6 +178,9 @@ const LINK: &[(&str, Schema)] = &[
     ("loss", Schema::LeafOrTable(LOSS)),
     ("line_rate", Leaf),
     ("ack_delay", Leaf),
+    ("uplink_rate", Leaf),
+    ("uplink_trace", Leaf),
+    ("trace_start", Leaf),
 ];
 const TRANSPORT: &[(&str, Schema)] = &[
     ("ack_policy", Leaf),
@@ -544,5 +559,7 @@ mod tests {
         for k in LOSS_KEYS {
             assert!(paths.contains(&format!("link.loss.{k}")), "{k}");
         }
+        assert!(paths.contains(&"flow.0.live.bitrate".to_string()));
+        assert!(paths.contains(&"link.uplink_trace".to_string()));
     }
 }

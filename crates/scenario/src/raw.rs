@@ -34,6 +34,9 @@ pub(crate) struct RawLink {
     pub loss: Option<Value>,
     pub line_rate: Option<Value>,
     pub ack_delay: Option<Value>,
+    pub uplink_rate: Option<Value>,
+    pub uplink_trace: Option<Value>,
+    pub trace_start: Option<Value>,
 }
 
 /// `[transport]`.
@@ -57,4 +60,22 @@ pub(crate) struct RawFlow {
     pub size: Option<Value>,
     pub count: Option<Value>,
     pub rtt: Option<Value>,
+    pub app: Option<Value>,
+    pub copilot: Option<Value>,
+    pub live: Option<RawLive>,
+}
+
+/// `[flow.live]`: a live video source's parameters.
+#[derive(Debug, Default, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table of live-stream settings ([flow.live])"
+)]
+pub(crate) struct RawLive {
+    pub bitrate: Option<Value>,
+    pub frame_interval: Option<Value>,
+    pub gop: Option<Value>,
+    pub frame_sizes: Option<Value>,
+    pub i_frame_ratio: Option<Value>,
+    pub deadline: Option<Value>,
 }

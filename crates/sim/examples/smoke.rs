@@ -26,6 +26,7 @@ fn main() {
         warmup: Duration::from_secs(warmup),
         sample_interval: Duration::from_millis(10),
         record_series: true,
+        uplink: None,
         link: LinkConfig {
             rate: RateModel::Constant(rate),
             buffer: BufferLimit::Bytes(rate.bytes_in(rtt).mul_f64(bdps).max(Bytes(1500))),
@@ -44,6 +45,8 @@ fn main() {
             rtt,
             ack_delay: Duration::ZERO,
             count: 1,
+            app: Default::default(),
+            copilot: None,
         }],
         transport: TransportConfig::default(),
         stop_when_done: false,

@@ -41,6 +41,7 @@ impl Dumbbell {
                 warmup: Duration::ZERO,
                 sample_interval: Duration::from_millis(10),
                 record_series: true,
+                uplink: None,
                 link: LinkConfig {
                     rate: RateModel::Constant(rate),
                     buffer: BufferLimit::Bytes(bdp.max(Bytes(1500))),
@@ -122,6 +123,11 @@ impl Dumbbell {
         self.config.transport = transport;
         self
     }
+    /// Limits the ACK path to `capacity` (see [`SimConfig::uplink`]).
+    pub fn uplink(mut self, capacity: RateModel) -> Self {
+        self.config.uplink = Some(capacity);
+        self
+    }
     /// Adds an unlimited flow starting at 0 with the default RTT.
     pub fn flow(self, spec: &str) -> Result<Self, SpecError> {
         let rtt = self.rtt;
@@ -140,6 +146,8 @@ impl Dumbbell {
             rtt: self.rtt,
             ack_delay: Duration::ZERO,
             count: 1,
+            app: Default::default(),
+            copilot: None,
         };
         edit(&mut flow);
         self.config.flows.push(flow);

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use cc::{AlgorithmSpec, Bytes};
 
-use crate::link::LinkConfig;
+use crate::link::{LinkConfig, RateModel};
 
 /// A whole run.
 #[derive(Clone, Debug)]
@@ -29,11 +29,30 @@ pub struct SimConfig {
     pub transport: TransportConfig,
     /// Stop as soon as every sized flow has completed (and no flow is unlimited).
     pub stop_when_done: bool,
+    /// The capacity of the ACK path (the uplink), if it is limited. ACKs
+    /// then queue there (never dropped, FIFO across flows) before their
+    /// return delay; `None` is an unlimited ACK path.
+    pub uplink: Option<RateModel>,
     /// Keep the time series ([`crate::RunResult::series`]). Without it a
     /// run's memory does not grow with simulated time: the summary needs
     /// only fixed-size histograms and counters (the samples still feed the
     /// mean cwnd, and are then dropped).
     pub record_series: bool,
+}
+
+/// BBR-Copilot (paper 004): pad the probes a live stream cannot fill.
+///
+/// With it, a sender whose application has nothing to send while the
+/// controller's pacing gain is above 1 sends full-size padding packets, as
+/// far as cwnd and the pacer allow (see `Sender::poll_send`). Padding is
+/// acknowledged and counted in flight and in rate samples, never resent
+/// and never delivered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CopilotConfig {
+    /// The authors' lsquic code (not the paper) also marks packets sent in
+    /// ProbeRTT as app-limited until one sent after ProbeRTT is acked. Off
+    /// by default: the paper's rule is the specification.
+    pub probe_rtt_app_limited: bool,
 }
 
 /// One flow (or `count` identical flows).
@@ -51,6 +70,10 @@ pub struct FlowConfig {
     pub ack_delay: Duration,
     /// How many identical flows this entry stands for.
     pub count: u32,
+    /// What the flow carries (bulk by default).
+    pub app: crate::app::Application,
+    /// BBR-Copilot padding, if on.
+    pub copilot: Option<CopilotConfig>,
 }
 
 /// When the receiver sends ACKs.

@@ -11,6 +11,7 @@
 //! println!("goodput {:.1} Mbit/s", result.flows[0].goodput_bps / 1e6);
 //! ```
 
+pub mod app;
 mod builder;
 pub mod config;
 pub mod event;
@@ -21,7 +22,7 @@ mod simulation;
 pub mod transport;
 
 pub use builder::Dumbbell;
-pub use config::{AckPolicy, FlowConfig, SimConfig, TransportConfig};
+pub use config::{AckPolicy, CopilotConfig, FlowConfig, SimConfig, TransportConfig};
 pub use results::{
     FlowSample, FlowSummary, LinkSample, LinkSummary, Percentiles, RunResult, Series,
 };

@@ -60,6 +60,30 @@ pub(crate) struct FlowRecorder {
     pub opened_at: cc::Instant,
     pub cwnd_sum: f64,
     pub cwnd_samples: u64,
+    /// Delivery-rate samples against the true capacity, in the window.
+    pub bw_error: RootMeanSquare,
+    /// The controller's bandwidth estimate against the true capacity,
+    /// after every ACK with a new sample, in the window.
+    pub bw_estimate_error: RootMeanSquare,
+}
+
+/// Running root mean square of errors.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct RootMeanSquare {
+    sum_sq: f64,
+    count: u64,
+}
+
+impl RootMeanSquare {
+    pub fn add(&mut self, error: f64) {
+        self.sum_sq += error * error;
+        self.count += 1;
+    }
+
+    /// None before any sample.
+    pub fn rms(&self) -> Option<f64> {
+        (self.count > 0).then(|| (self.sum_sq / self.count as f64).sqrt())
+    }
 }
 
 impl FlowRecorder {
@@ -74,6 +98,8 @@ impl FlowRecorder {
             opened_at: cc::Instant::ZERO,
             cwnd_sum: 0.0,
             cwnd_samples: 0,
+            bw_error: RootMeanSquare::default(),
+            bw_estimate_error: RootMeanSquare::default(),
         }
     }
 }
@@ -106,6 +132,7 @@ pub(crate) fn flow_sample(t_s: f64, flow: usize, sender: &Sender, delivered: u64
         delivered,
         retransmitted: stats.bytes_retransmitted,
         lost: stats.bytes_lost,
+        padding: stats.padding_bytes,
         controller: snap.extra,
     }
 }

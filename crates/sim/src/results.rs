@@ -79,6 +79,30 @@ pub struct FlowSummary {
     pub ptos: u64,
     /// Transfer completion time from the flow's start, seconds (sized flows).
     pub completion_time_s: Option<f64>,
+    /// When the controller left Startup for good (declared the pipe full and
+    /// moved on to Drain), seconds after the flow's start; a ProbeRTT taken
+    /// from Startup, which returns to Startup, does not count. `None` if it
+    /// never did (or has no Startup, like CUBIC).
+    pub startup_exit_s: Option<f64>,
+    /// Wire bytes of BBR-Copilot padding sent in the window (part of
+    /// `bytes_sent`, never of goodput).
+    pub padding_bytes: u64,
+    /// `padding_bytes` / `bytes_sent`: Copilot's overhead.
+    pub padding_ratio: f64,
+    /// Root mean square error of the delivery-rate samples against the
+    /// bottleneck's true capacity at each sample's time, bits per second,
+    /// over the window (`None` without samples). For a mahimahi link the
+    /// "true" capacity is its 100 ms average (`Capacity::rate_at`).
+    pub bw_sample_rmse_bps: Option<f64>,
+    /// The same for the controller's bandwidth estimate (its max-filtered
+    /// samples), read after every ACK that brought a sample; `None` for
+    /// controllers without one. A live stream's raw samples mostly measure
+    /// the stream, not the path, so this is what says whether the
+    /// controller knows the path's rate (BBR-Copilot's Figs. 8-9).
+    pub bw_estimate_rmse_bps: Option<f64>,
+    /// A live stream's frame delays, for `app = "live"` flows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub live: Option<crate::app::live::LiveSummary>,
 }
 
 /// Bottleneck summary over the measurement window.
@@ -135,6 +159,8 @@ pub struct FlowSample {
     pub retransmitted: u64,
     /// Wire bytes declared lost so far.
     pub lost: u64,
+    /// Wire bytes of BBR-Copilot padding sent so far.
+    pub padding: u64,
     /// The controller's own state variables (`Snapshot::extra`: e.g.
     /// `inflight_hi`, `obbr_g`), whose set differs between controllers; the
     /// CLI writes them in long form to `series_controller.csv`.
@@ -240,6 +266,25 @@ impl RunResult {
             if let Some(c) = f.completion_time_s {
                 metric(format!("flows[{id}].completion_time_s"), c);
             }
+            if let Some(s) = f.startup_exit_s {
+                metric(format!("flows[{id}].startup_exit_s"), s);
+            }
+            if let Some(e) = f.bw_sample_rmse_bps {
+                metric(format!("flows[{id}].bw_sample_rmse_bps"), e);
+            }
+            if let Some(e) = f.bw_estimate_rmse_bps {
+                metric(format!("flows[{id}].bw_estimate_rmse_bps"), e);
+            }
+            metric(format!("flows[{id}].padding_ratio"), f.padding_ratio);
+            if let Some(live) = &f.live {
+                metric(
+                    format!("flows[{id}].live.late_frame_ratio"),
+                    live.late_frame_ratio,
+                );
+                for (k, v) in live.frame_delay_ms.named() {
+                    metric(format!("flows[{id}].live.frame_delay_ms.{k}"), v);
+                }
+            }
         }
         if l.utilization > 1.0 {
             found.push(format!(
@@ -271,6 +316,7 @@ impl RunResult {
             for (what, part, whole) in [
                 ("dropped at random", f.bytes_dropped_random, f.bytes_dropped),
                 ("dropped", f.bytes_dropped, f.bytes_sent),
+                ("of padding", f.padding_bytes, f.bytes_sent),
             ] {
                 if part > whole {
                     found.push(format!(

@@ -10,9 +10,11 @@ use std::time::Duration;
 use cc::{Bytes, ControllerConfig, Instant};
 use hdrhistogram::Histogram;
 
+use crate::app::live::{FrameClock, LiveSource};
+use crate::app::Application;
 use crate::config::{FlowConfig, SimConfig};
 use crate::event::EventQueue;
-use crate::link::{Bottleneck, DropReason};
+use crate::link::{Bottleneck, BufferLimit, DropReason, LinkConfig, LinkPacket, LossModel};
 use crate::recorder::{self, FlowRecorder};
 use crate::results::{jain_index, FlowSummary, LinkSummary, RunResult, Series};
 use crate::transport::{AckDecision, AckFrame, Chunk, DataPacket, Receiver, SendOutcome, Sender};
@@ -26,8 +28,28 @@ enum Event {
     Deliver(DataPacket),
     Ack(usize, AckFrame),
     AckTimer(usize, Instant),
+    LiveFrame(usize),
+    UplinkDeparture,
     Sample,
     WarmupEnd,
+}
+
+/// Bytes an ACK takes on the wire: a QUIC short-header packet (1 byte of
+/// flags, an 8-byte connection ID, a 2-byte packet number), an ACK frame of
+/// a few ranges (about 10 bytes), the 16-byte AEAD tag, and UDP/IPv4's 28.
+const ACK_WIRE_BYTES: Bytes = Bytes(64);
+
+/// An ACK crossing a limited uplink.
+#[derive(Debug)]
+struct AckPacket {
+    flow: usize,
+    frame: AckFrame,
+}
+
+impl LinkPacket for AckPacket {
+    fn size(&self) -> Bytes {
+        ACK_WIRE_BYTES
+    }
 }
 
 #[derive(Debug)]
@@ -47,6 +69,10 @@ struct Flow {
     /// Stream bytes that have left the bottleneck and not reached the
     /// receiver yet (counted once per packet).
     propagating: u64,
+    /// A live stream's encoder and its viewer's frame clock.
+    live: Option<(LiveSource, FrameClock)>,
+    /// When the controller first left Startup.
+    startup_exit: Option<Instant>,
     recorder: FlowRecorder,
 }
 
@@ -74,6 +100,9 @@ pub struct Simulation {
     queue: EventQueue<Event>,
     link: Bottleneck<DataPacket>,
     departure_at: Option<Instant>,
+    /// The ACK path's capacity, when limited: never drops, FIFO.
+    uplink: Option<Bottleneck<AckPacket>>,
+    uplink_departure_at: Option<Instant>,
     flows: Vec<Flow>,
     series: Series,
     queue_delay: Histogram<u64>,
@@ -89,6 +118,16 @@ impl Simulation {
     /// Prepares a run (nothing is simulated until [`Simulation::run`]).
     pub fn new(config: SimConfig) -> Self {
         let link = Bottleneck::new(&config.link, derive_seed(config.seed, 0x4c49_4e4b));
+        let uplink = config.uplink.as_ref().map(|rate| {
+            let ack_path = LinkConfig {
+                rate: rate.clone(),
+                buffer: BufferLimit::Packets(u64::MAX),
+                burst: Bytes::ZERO,
+                line_rate: config.link.line_rate,
+                loss: LossModel::None,
+            };
+            Bottleneck::new(&ack_path, derive_seed(config.seed, 0x5550))
+        });
         let mut queue = EventQueue::default();
         let mut flows = Vec::new();
         for flow_config in &config.flows {
@@ -113,6 +152,8 @@ impl Simulation {
                     dropped: 0,
                     dropped_random: 0,
                     propagating: 0,
+                    live: None,
+                    startup_exit: None,
                     recorder: FlowRecorder::new(),
                 });
             }
@@ -127,6 +168,8 @@ impl Simulation {
             queue,
             link,
             departure_at: None,
+            uplink,
+            uplink_departure_at: None,
             flows,
             series: Series::default(),
             queue_delay: recorder::new_histogram(),
@@ -178,24 +221,44 @@ impl Simulation {
             Event::LinkDeparture => self.on_departure(),
             Event::Deliver(packet) => self.on_deliver(packet),
             Event::Ack(id, frame) => {
-                if let Some(sender) = self.flows[id].sender.as_mut() {
-                    sender.on_ack(self.now, &frame);
-                    if self.now >= self.warmup {
+                let now = self.now;
+                let flow = &mut self.flows[id];
+                if let Some(sender) = flow.sender.as_mut() {
+                    let fresh = sender.on_ack(now, &frame);
+                    if now >= self.warmup {
                         if let Some(rtt) = sender.rtt().has_sample().then(|| sender.rtt().latest())
                         {
-                            recorder::record(&mut self.flows[id].recorder.rtt, rtt);
+                            recorder::record(&mut flow.recorder.rtt, rtt);
+                        }
+                    }
+                    if flow.startup_exit.is_none()
+                        && sender.controller().probe_state().in_startup == Some(false)
+                    {
+                        flow.startup_exit = Some(now);
+                    }
+                    if fresh && flow.recorder.measuring {
+                        let truth = self.link.capacity().rate_at(now).as_bps_f64();
+                        if let Some(rate) = sender.last_rate_sample().delivery_rate {
+                            flow.recorder.bw_error.add(rate.as_bps_f64() - truth);
+                        }
+                        let state = sender.controller().probe_state();
+                        if let Some(estimate) = state.bandwidth_estimate {
+                            flow.recorder
+                                .bw_estimate_error
+                                .add(estimate.as_bps_f64() - truth);
                         }
                     }
                 }
                 self.pump(id);
             }
+            Event::LiveFrame(id) => self.on_live_frame(id),
             Event::AckTimer(id, at) => {
                 if let Some(frame) = self.flows[id].receiver.on_timer(self.now, at) {
                     self.flows[id].ack_timer_at = None;
-                    let back = self.now + self.flows[id].return_delay;
-                    self.queue.push(back, Event::Ack(id, frame));
+                    self.send_ack(id, frame);
                 }
             }
+            Event::UplinkDeparture => self.on_uplink_departure(),
             Event::Sample => self.sample(),
             Event::WarmupEnd => {
                 // The window is (warmup, end]: whatever leaves the link at
@@ -222,11 +285,47 @@ impl Simulation {
             seed,
             now: self.now,
         };
+        let now = self.now;
         let flow = &mut self.flows[id];
         let cc = flow.config.cc.build(&cc_config);
-        flow.sender = Some(Sender::new(id, self.now, transport, cc, flow.config.size));
+        let mut sender = Sender::new(id, now, transport, cc, flow.config.size);
+        if let Some(copilot) = flow.config.copilot {
+            sender = sender.with_copilot(copilot);
+        }
+        if let Application::Live(live) = &flow.config.app {
+            sender = sender.with_application_stream();
+            let mut source = LiveSource::new(*live, now);
+            let mut clock = FrameClock::new(live.deadline, self.warmup);
+            for frame in source.backlog(now) {
+                sender.write(frame.bytes);
+                clock.on_written(frame);
+            }
+            if source.next_frame_at() <= self.end {
+                self.queue
+                    .push(source.next_frame_at(), Event::LiveFrame(id));
+            }
+            flow.live = Some((source, clock));
+        }
+        flow.sender = Some(sender);
         if self.now >= self.warmup {
             self.open_measurement(id);
+        }
+        self.pump(id);
+    }
+
+    /// A live stream's encoder emits its next frame into the send buffer.
+    fn on_live_frame(&mut self, id: usize) {
+        let flow = &mut self.flows[id];
+        let (Some((source, clock)), Some(sender)) = (flow.live.as_mut(), flow.sender.as_mut())
+        else {
+            return;
+        };
+        let frame = source.next_frame();
+        sender.write(frame.bytes);
+        clock.on_written(frame);
+        if source.next_frame_at() <= self.end {
+            self.queue
+                .push(source.next_frame_at(), Event::LiveFrame(id));
         }
         self.pump(id);
     }
@@ -249,6 +348,8 @@ impl Simulation {
             + flow.propagating;
         rec.base_dropped = flow.dropped;
         rec.base_dropped_random = flow.dropped_random;
+        rec.bw_error = Default::default();
+        rec.bw_estimate_error = Default::default();
     }
 
     /// Sends what the sender allows now, then re-arms its timers.
@@ -329,6 +430,9 @@ impl Simulation {
         let flow = &mut self.flows[id];
         flow.propagating -= packet.chunk.len as u64;
         let decision = flow.receiver.on_packet(now, packet.pn, packet.chunk);
+        if let Some((_, clock)) = flow.live.as_mut() {
+            clock.on_delivered(now, flow.receiver.delivered_in_order());
+        }
         if flow.completed_at.is_none() {
             if let Some(size) = flow.config.size {
                 if flow.receiver.delivered_in_order() >= size.get() {
@@ -339,8 +443,7 @@ impl Simulation {
         match decision {
             AckDecision::Send(frame) => {
                 flow.ack_timer_at = None;
-                self.queue
-                    .push(now + flow.return_delay, Event::Ack(id, frame));
+                self.send_ack(id, frame);
             }
             AckDecision::Delay(at) => {
                 if flow.ack_timer_at != Some(at) {
@@ -349,6 +452,46 @@ impl Simulation {
                 }
             }
         }
+    }
+
+    /// The receiver of flow `id` sends `frame`: through the uplink if it is
+    /// limited, then back over the return delay.
+    fn send_ack(&mut self, id: usize, frame: AckFrame) {
+        let now = self.now;
+        let Some(uplink) = self.uplink.as_mut() else {
+            self.queue
+                .push(now + self.flows[id].return_delay, Event::Ack(id, frame));
+            return;
+        };
+        if uplink.enqueue(now, AckPacket { flow: id, frame }).is_err() {
+            unreachable!("the uplink neither drops nor limits its queue");
+        }
+        self.schedule_uplink_departure();
+    }
+
+    fn schedule_uplink_departure(&mut self) {
+        let next = self.uplink.as_ref().and_then(|u| u.next_departure());
+        if let Some(at) = next {
+            if self.uplink_departure_at.is_none_or(|d| at < d) {
+                self.uplink_departure_at = Some(at);
+                self.queue.push(at, Event::UplinkDeparture);
+            }
+        }
+    }
+
+    fn on_uplink_departure(&mut self) {
+        if self.uplink_departure_at != Some(self.now) {
+            return; // superseded by an earlier departure event
+        }
+        self.uplink_departure_at = None;
+        let now = self.now;
+        if let Some(uplink) = self.uplink.as_mut() {
+            while let Some(ack) = uplink.dequeue(now) {
+                let back = now + self.flows[ack.flow].return_delay;
+                self.queue.push(back, Event::Ack(ack.flow, ack.frame));
+            }
+        }
+        self.schedule_uplink_departure();
     }
 
     /// Keeps at most one pending LossTimer event per flow at or before the
@@ -596,6 +739,15 @@ fn summarize(id: usize, flow: &mut Flow, end: Instant, arriving: Vec<Chunk>) -> 
         congestion_events: stats.congestion_events - base.congestion_events,
         ptos: stats.ptos - base.ptos,
         completion_time_s: flow.completed_at.map(|t| (t - flow.start).as_secs_f64()),
+        startup_exit_s: flow.startup_exit.map(|t| (t - flow.start).as_secs_f64()),
+        padding_bytes: stats.padding_bytes - base.padding_bytes,
+        padding_ratio: ratio(stats.padding_bytes - base.padding_bytes, sent),
+        bw_sample_rmse_bps: rec.bw_error.rms(),
+        bw_estimate_rmse_bps: rec.bw_estimate_error.rms(),
+        live: flow
+            .live
+            .as_ref()
+            .map(|(_, clock)| clock.summary(window_end)),
     }
 }
 

@@ -97,7 +97,7 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use crate::controller::{
-    AckEvent, CongestionControl, ControllerConfig, LossEvent, SentEvent, Snapshot,
+    AckEvent, CongestionControl, ControllerConfig, LossEvent, ProbeState, SentEvent, Snapshot,
 };
 use crate::spec::{AlgorithmInfo, AlgorithmSpec, ParamKind, ParamSpec};
 use crate::units::{Bandwidth, Bytes, Instant};
@@ -833,6 +833,15 @@ impl CongestionControl for Bbr {
 
     fn send_quantum(&self) -> Bytes {
         send_quantum(self.pacing_rate, self.mss)
+    }
+
+    fn probe_state(&self) -> ProbeState {
+        ProbeState {
+            pacing_gain: self.pacing_gain,
+            in_startup: Some(!self.full_pipe.is_reached()),
+            in_probe_rtt: self.mode == Mode::ProbeRtt,
+            bandwidth_estimate: Some(self.bandwidth()),
+        }
     }
 
     fn snapshot(&self) -> Snapshot {

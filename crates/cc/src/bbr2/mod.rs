@@ -157,7 +157,7 @@ use crate::bbr::full_pipe::FullPipe;
 use crate::bbr::round::RoundCounter;
 use crate::bbr::{MIN_CWND_PACKETS, PACING_MARGIN};
 use crate::controller::{
-    AckEvent, CongestionControl, ControllerConfig, LossEvent, SentEvent, Snapshot,
+    AckEvent, CongestionControl, ControllerConfig, LossEvent, ProbeState, SentEvent, Snapshot,
 };
 use crate::spec::AlgorithmInfo;
 use crate::units::{Bandwidth, Bytes, Instant};
@@ -697,6 +697,15 @@ impl CongestionControl for Bbr2 {
     /// As the draft's `SetSendQuantum` and Linux's `bbr_tso_segs_goal`.
     fn send_quantum(&self) -> Bytes {
         crate::bbr::send_quantum(self.pacing_rate, self.mss)
+    }
+
+    fn probe_state(&self) -> ProbeState {
+        ProbeState {
+            pacing_gain: self.pacing_gain,
+            in_startup: Some(!self.full_pipe.is_reached()),
+            in_probe_rtt: self.mode == Mode::ProbeRtt,
+            bandwidth_estimate: Some(self.bw()),
+        }
     }
 
     /// Extra fields: bounds in bytes / bits per second, 0 when unset.

@@ -45,6 +45,8 @@ struct Steps {
     cum: Vec<u128>,
     /// Loop period in ns and the integral over one period.
     period: Option<(u64, u128)>,
+    /// Where in the trace time 0 falls, ns (a trace's start offset).
+    offset: u64,
 }
 
 /// Mahimahi delivery opportunities: `at` (ns, non-decreasing, last == period)
@@ -53,6 +55,10 @@ struct Steps {
 struct Opportunities {
     at: Vec<u64>,
     period: u64,
+    /// Where in the trace time 0 falls, ns (a trace's start offset).
+    offset: u64,
+    /// Opportunities of the trace before `offset`, which this link never sees.
+    skipped: u64,
 }
 
 fn nanos(d: Duration) -> u64 {
@@ -234,7 +240,7 @@ fn piecewise(trace: &PiecewiseTrace) -> Model {
     if period == 0 || points.first().map(|p| p.0) != Some(0) {
         return Model::Constant(0);
     }
-    Model::Steps(Steps::new(points, Some(period)))
+    Model::Steps(Steps::new(points, Some(period)).starting_at(nanos(trace.start())))
 }
 
 fn opportunities(trace: &MahimahiTrace) -> Model {
@@ -244,7 +250,18 @@ fn opportunities(trace: &MahimahiTrace) -> Model {
         .map(|&ms| ms.saturating_mul(1_000_000))
         .collect();
     match at.last() {
-        Some(&period) if period > 0 => Model::Opportunities(Opportunities { at, period }),
+        Some(&period) if period > 0 => {
+            let mut o = Opportunities {
+                at,
+                period,
+                offset: 0,
+                skipped: 0,
+            };
+            let offset = nanos(trace.start());
+            o.skipped = o.raw_count_before(offset);
+            o.offset = offset;
+            Model::Opportunities(o)
+        }
         _ => Model::Constant(0),
     }
 }
@@ -267,7 +284,14 @@ impl Steps {
             rate: points.iter().map(|p| p.1).collect(),
             cum,
             period: period.map(|p| (p, acc)),
+            offset: 0,
         }
+    }
+
+    /// The same steps seen from `offset` on (time 0 is `offset` in the trace).
+    fn starting_at(mut self, offset: u64) -> Steps {
+        self.offset = offset;
+        self
     }
 
     /// Index of the step in force at `t` (already reduced into the period).
@@ -283,7 +307,7 @@ impl Steps {
     }
 
     fn rate_at(&self, t: u64) -> u64 {
-        self.rate[self.index(self.reduce(t))]
+        self.rate[self.index(self.reduce(t.saturating_add(self.offset)))]
     }
 
     /// Integral from 0 to `t` within one period (or the whole schedule).
@@ -292,7 +316,13 @@ impl Steps {
         self.cum[i] + self.rate[i] as u128 * (t - self.at[i]) as u128
     }
 
+    /// Integral from 0 to `t` (both from the start offset on).
     fn integral(&self, t: u64) -> u128 {
+        self.raw_integral(t.saturating_add(self.offset)) - self.raw_integral(self.offset)
+    }
+
+    /// Integral from the trace's own 0 to `t`.
+    fn raw_integral(&self, t: u64) -> u128 {
         match self.period {
             Some((p, per_period)) => ((t / p) as u128)
                 .saturating_mul(per_period)
@@ -303,7 +333,14 @@ impl Steps {
 
     /// The earliest `t` where `integral(t) >= integral(start) + amount`, in ns.
     fn time_to_integral(&self, start: u64, amount: u128) -> Option<u128> {
-        let target = self.integral(start).checked_add(amount)?;
+        let from = start.saturating_add(self.offset);
+        self.raw_time_to_integral(from, amount)
+            .map(|t| t - self.offset as u128)
+    }
+
+    /// [`Steps::time_to_integral`] in the trace's own time.
+    fn raw_time_to_integral(&self, start: u64, amount: u128) -> Option<u128> {
+        let target = self.raw_integral(start).checked_add(amount)?;
         // Reduce looping traces to one period by whole periods.
         let (base, target) = match self.period {
             None => (0, target),
@@ -330,8 +367,20 @@ impl Opportunities {
         self.at.partition_point(|&a| (a as u128) < x) as u64
     }
 
-    /// How many opportunities are timed strictly before `t` ns.
+    /// How many opportunities are timed strictly before `t` ns (from the
+    /// start offset on).
     fn count_before(&self, t: u64) -> u64 {
+        self.raw_count_before(t.saturating_add(self.offset)) - self.skipped
+    }
+
+    /// Time of opportunity `g` (0-based over all loops, from the start offset on).
+    fn time_of(&self, g: u64) -> Option<Instant> {
+        let raw = self.raw_time_of(g.checked_add(self.skipped)?)?;
+        Some(Instant::from_nanos(raw.as_nanos() - self.offset))
+    }
+
+    /// [`Opportunities::count_before`] in the trace's own time.
+    fn raw_count_before(&self, t: u64) -> u64 {
         let (p, n) = (self.period, self.at.len() as u128);
         let (k, o) = ((t / p) as u128, (t % p) as u128);
         // Loops before k - 1 end by (k - 1) p < t: all theirs count. Loop
@@ -343,8 +392,8 @@ impl Opportunities {
         count.min(u64::MAX as u128) as u64
     }
 
-    /// Time of opportunity `g` (0-based over all loops).
-    fn time_of(&self, g: u64) -> Option<Instant> {
+    /// Time of opportunity `g` in the trace's own time.
+    fn raw_time_of(&self, g: u64) -> Option<Instant> {
         let n = self.at.len() as u64;
         let (k, i) = (g / n, (g % n) as usize);
         instant(k as u128 * self.period as u128 + self.at[i] as u128)
@@ -489,6 +538,42 @@ mod tests {
         assert_eq!(c.bytes_between(ms(0), ms(10)), Bytes(6 * 1504));
         let day = 86_400_000;
         assert_eq!(c.bytes_between(ms(0), ms(day)), Bytes(3 * 1504 * (day / 5)));
+    }
+
+    #[test]
+    fn a_trace_entered_later_is_the_same_trace_shifted() {
+        // Opportunities at 2, 5 | 7, 10 | 12, 15 ms...; entered at 3 ms:
+        // 5, 7, 10, 12 become 2, 4, 7, 9.
+        let trace = MahimahiTrace::parse("2\n5\n", Path::new("t")).unwrap();
+        let c = Capacity::new(&RateModel::Mahimahi(
+            trace.clone().starting_at(Duration::from_millis(3)),
+        ));
+        assert_eq!(c.bytes_between(ms(0), ms(4)), Bytes(2 * 1504));
+        assert_eq!(c.bytes_between(ms(4), ms(9)), Bytes(2 * 1504));
+        assert_eq!(c.time_to_serve(ms(0), Bytes(1)), Some(ms(2)));
+        assert_eq!(c.time_to_serve(ms(2), Bytes(2 * 1504)), Some(ms(7)));
+        assert_eq!(c.first_opportunity_after(ms(0)), 0);
+        assert_eq!(c.opportunity_time(0), Some(ms(2)));
+        let whole = trace.clone().starting_at(Duration::from_millis(5 + 3));
+        assert_eq!(
+            whole.start(),
+            Duration::from_millis(3),
+            "reduced modulo the period"
+        );
+
+        // 10 Mbit/s for 1 s then 30 Mbit/s for 1 s, entered at 1.5 s.
+        let s = Duration::from_millis;
+        let steps =
+            PiecewiseTrace::from_steps(vec![(s(0), mbps(10)), (s(1000), mbps(30))], s(2000))
+                .unwrap()
+                .starting_at(s(1500));
+        let c = Capacity::new(&RateModel::Piecewise(steps));
+        assert_eq!(c.rate_at(ms(0)), mbps(30));
+        assert_eq!(c.rate_at(ms(600)), mbps(10));
+        assert_eq!(c.bytes_between(ms(0), ms(500)), Bytes(1_875_000));
+        assert_eq!(c.bytes_between(ms(0), ms(2000)), Bytes(5_000_000));
+        assert_eq!(c.time_to_serve(ms(0), Bytes(1_875_000)), Some(ms(500)));
+        assert_eq!(c.time_to_serve(ms(500), Bytes(1_250_000)), Some(ms(1500)));
     }
 
     #[test]

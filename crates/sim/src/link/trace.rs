@@ -115,6 +115,8 @@ fn content_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
 #[derive(Clone, Debug, PartialEq)]
 pub struct MahimahiTrace {
     timestamps_ms: Vec<u64>,
+    /// Where in the trace a link using it starts (within one period).
+    start: Duration,
 }
 
 impl MahimahiTrace {
@@ -195,8 +197,25 @@ impl MahimahiTrace {
                 "the last timestamp is 0: the trace loops every <last timestamp> ms, \
                  so it must end at 1 ms or later",
             )),
-            Some(_) => Ok(MahimahiTrace { timestamps_ms }),
+            Some(_) => Ok(MahimahiTrace {
+                timestamps_ms,
+                start: Duration::ZERO,
+            }),
         }
+    }
+
+    /// The same trace, entered `start` into it (reduced modulo the period):
+    /// a link's time 0 is the trace's `start`, so streams over one trace can
+    /// meet different stretches of it.
+    pub fn starting_at(mut self, start: Duration) -> MahimahiTrace {
+        let period = self.period().as_nanos().max(1);
+        self.start = Duration::from_nanos((start.as_nanos() % period) as u64);
+        self
+    }
+
+    /// Where in the trace a link using it starts.
+    pub fn start(&self) -> Duration {
+        self.start
     }
 
     /// Bytes per delivery opportunity ([`MAHIMAHI_PACKET_BYTES`]).
@@ -236,6 +255,8 @@ impl MahimahiTrace {
 pub struct PiecewiseTrace {
     steps: Vec<(Duration, Bandwidth)>,
     period: Duration,
+    /// Where in the trace a link using it starts (within one period).
+    start: Duration,
 }
 
 /// One CSV row of the Irish 5G dataset, as far as capacity is concerned.
@@ -293,7 +314,11 @@ impl PiecewiseTrace {
                 MAX_RATE.bits_per_sec()
             ));
         }
-        Ok(PiecewiseTrace { steps, period })
+        Ok(PiecewiseTrace {
+            steps,
+            period,
+            start: Duration::ZERO,
+        })
     }
 
     /// Reads and parses an Irish 5G dataset CSV (see [`PiecewiseTrace::parse_irish5g`]).
@@ -465,7 +490,20 @@ impl PiecewiseTrace {
         Ok(PiecewiseTrace {
             steps,
             period: Duration::from_nanos(offset as u64),
+            start: Duration::ZERO,
         })
+    }
+
+    /// The same trace, entered `start` into it (reduced modulo the period).
+    pub fn starting_at(mut self, start: Duration) -> PiecewiseTrace {
+        let period = self.period.as_nanos().max(1);
+        self.start = Duration::from_nanos((start.as_nanos() % period) as u64);
+        self
+    }
+
+    /// Where in the trace a link using it starts.
+    pub fn start(&self) -> Duration {
+        self.start
     }
 
     /// The `(offset, rate)` steps within one period.

@@ -13,7 +13,7 @@ use super::pacer::Pacer;
 use super::receiver::AckFrame;
 use super::rtt::RttEstimator;
 use super::stream::{Chunk, SendStream};
-use crate::config::TransportConfig;
+use crate::config::{CopilotConfig, TransportConfig};
 use crate::link::LinkPacket;
 
 /// RFC 9002 kPacketThreshold.
@@ -44,11 +44,28 @@ impl LinkPacket for DataPacket {
     }
 }
 
+/// What a packet carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// Stream data sent for the first time.
+    New,
+    /// Stream data sent again (after a loss, or as a PTO probe).
+    Resend,
+    /// BBR-Copilot padding: no stream data.
+    Padding,
+}
+
+/// The (empty) stream range a padding packet carries: the receiver
+/// acknowledges it and delivers nothing.
+const PADDING: Chunk = Chunk { offset: 0, len: 0 };
+
 /// A packet the sender is still tracking.
 #[derive(Clone, Copy, Debug)]
 struct SentPacket {
     state: DeliveryState,
     chunk: Chunk,
+    /// BBR-Copilot padding: acknowledged like data, never resent.
+    padding: bool,
 }
 
 /// Counters of a sender, cumulative since the connection started.
@@ -70,6 +87,10 @@ pub struct SenderStats {
     pub ptos: u64,
     /// Times persistent congestion was declared.
     pub persistent_congestions: u64,
+    /// BBR-Copilot padding packets sent (included in `packets_sent`).
+    pub padding_packets: u64,
+    /// Wire bytes of padding sent (included in `bytes_sent`; never goodput).
+    pub padding_bytes: u64,
 }
 
 /// What [`Sender::poll_send`] decided.
@@ -108,6 +129,7 @@ pub struct Sender {
     pacer: Pacer,
     stats: SenderStats,
     last_sample: RateSample,
+    copilot: Option<CopilotConfig>,
 }
 
 impl Sender {
@@ -142,7 +164,26 @@ impl Sender {
             pacer: Pacer::new(now, quantum),
             stats: SenderStats::default(),
             last_sample: RateSample::default(),
+            copilot: None,
         }
+    }
+
+    /// Makes the stream one the application writes into ([`Sender::write`]),
+    /// as a live video source does, instead of a bulk transfer.
+    pub fn with_application_stream(mut self) -> Self {
+        self.stream = SendStream::written_by_application();
+        self
+    }
+
+    /// Turns on BBR-Copilot padding (see [`Sender::poll_send`]).
+    pub fn with_copilot(mut self, copilot: CopilotConfig) -> Self {
+        self.copilot = Some(copilot);
+        self
+    }
+
+    /// The application hands over `bytes` more to send.
+    pub fn write(&mut self, bytes: u64) {
+        self.stream.write(bytes);
     }
 
     /// The congestion controller.
@@ -171,6 +212,13 @@ impl Sender {
     }
 
     /// Decides whether a packet leaves now.
+    ///
+    /// With BBR-Copilot (paper 004, §3.3-3.4): when the application has
+    /// nothing to send, the controller's pacing gain is above 1 and cwnd and
+    /// the pacer allow a packet, one full-size padding packet leaves instead,
+    /// and the sender is not marked app-limited: the probe the gain asks for
+    /// happens even when the application cannot fill it. Called again after
+    /// every send (and at every pacer wake-up), this fills the probe.
     pub fn poll_send(&mut self, now: Instant) -> SendOutcome {
         let probing = self.probes_pending > 0;
         let payload_room = self.config.max_payload.get() as u32;
@@ -178,7 +226,23 @@ impl Sender {
         let full = self.config.max_datagram_size;
         if !probing {
             if !self.stream.has_data() {
-                if self.bytes_in_flight + full <= self.cc.cwnd() {
+                let room = self.bytes_in_flight + full <= self.cc.cwnd();
+                if self.copilot.is_some() && self.cc.probe_state().pacing_gain > 1.0 {
+                    if !room {
+                        return SendOutcome::Blocked;
+                    }
+                    let at = self.pacer.earliest_send(
+                        now,
+                        full,
+                        self.cc.pacing_rate(),
+                        self.cc.send_quantum(),
+                    );
+                    if at > now {
+                        return SendOutcome::WaitUntil(at);
+                    }
+                    return SendOutcome::Sent(self.send_packet(now, PADDING, full, Kind::Padding));
+                }
+                if room {
                     self.estimator.on_app_limited(self.bytes_in_flight);
                 }
                 return SendOutcome::Blocked;
@@ -196,7 +260,7 @@ impl Sender {
         let (chunk, is_resend) = match self.stream.next_chunk(payload_room) {
             Some(c) => c,
             // A probe with nothing new to say repeats the oldest data in flight.
-            None => match self.sent.iter().flatten().next() {
+            None => match self.sent.iter().flatten().find(|p| !p.padding) {
                 Some(p) => (p.chunk, true),
                 None => {
                     self.probes_pending = 0;
@@ -208,24 +272,34 @@ impl Sender {
             self.probes_pending -= 1;
         }
         let size = Bytes(chunk.len as u64) + overhead;
-        let packet = self.send_packet(now, chunk, size, is_resend);
+        let kind = if is_resend { Kind::Resend } else { Kind::New };
+        let packet = self.send_packet(now, chunk, size, kind);
         SendOutcome::Sent(packet)
     }
 
-    fn send_packet(
-        &mut self,
-        now: Instant,
-        chunk: Chunk,
-        size: Bytes,
-        is_resend: bool,
-    ) -> DataPacket {
+    fn send_packet(&mut self, now: Instant, chunk: Chunk, size: Bytes, kind: Kind) -> DataPacket {
+        let is_resend = kind == Kind::Resend;
+        let padding = kind == Kind::Padding;
+        if self
+            .copilot
+            .is_some_and(|c| c.probe_rtt_app_limited && self.cc.probe_state().in_probe_rtt)
+        {
+            // lsquic's Copilot: ProbeRTT's deliberately small inflight must
+            // not pass for the path's rate, so its samples are app-limited
+            // until a packet sent after ProbeRTT is acknowledged.
+            self.estimator.on_app_limited(self.bytes_in_flight);
+        }
         let app_limited = self.estimator.is_app_limited();
         let state = self
             .estimator
             .on_packet_sent(now, self.bytes_in_flight, size);
         let pn = self.next_pn;
         self.next_pn += 1;
-        self.sent.push_back(Some(SentPacket { state, chunk }));
+        self.sent.push_back(Some(SentPacket {
+            state,
+            chunk,
+            padding,
+        }));
         self.bytes_in_flight += size;
         self.last_ack_eliciting = Some(now);
         self.pacer.on_send(size);
@@ -233,6 +307,10 @@ impl Sender {
         self.stats.bytes_sent += size.get();
         if is_resend {
             self.stats.bytes_retransmitted += chunk.len as u64;
+        }
+        if padding {
+            self.stats.padding_packets += 1;
+            self.stats.padding_bytes += size.get();
         }
         self.cc.on_packet_sent(&SentEvent {
             now,
@@ -262,11 +340,13 @@ impl Sender {
         }
     }
 
-    /// Processes an ACK frame (RFC 9002 `OnAckReceived`).
-    pub fn on_ack(&mut self, now: Instant, frame: &AckFrame) {
+    /// Processes an ACK frame (RFC 9002 `OnAckReceived`). Returns whether it
+    /// acknowledged anything new, i.e. produced a new rate sample
+    /// ([`Sender::last_rate_sample`]).
+    pub fn on_ack(&mut self, now: Instant, frame: &AckFrame) -> bool {
         if frame.largest >= self.next_pn {
             // An ACK for a packet never sent: a peer bug; ignore the frame.
-            return;
+            return false;
         }
         self.largest_acked = Some(
             self.largest_acked
@@ -286,7 +366,7 @@ impl Sender {
             }
         }
         let Some((largest_pn, largest_sent)) = largest_newly_acked else {
-            return;
+            return false;
         };
         let mut rtt_sample = None;
         if largest_pn == frame.largest {
@@ -317,6 +397,7 @@ impl Sender {
         });
         self.pto_count = 0;
         self.trim_front();
+        true
     }
 
     /// Declares lost every tracked packet below the largest acked that is

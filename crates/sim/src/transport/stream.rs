@@ -17,22 +17,52 @@ pub struct Chunk {
 pub struct SendStream {
     next_offset: u64,
     total: Option<u64>,
+    /// Bytes the application has written so far; `None` when all of
+    /// `total` is there from the start (a bulk transfer).
+    written: Option<u64>,
     resend: VecDeque<Chunk>,
 }
 
 impl SendStream {
-    /// A stream of `total` bytes, or unlimited.
+    /// A stream of `total` bytes, or unlimited, all available at once.
     pub fn new(total: Option<u64>) -> Self {
         SendStream {
             next_offset: 0,
             total,
+            written: None,
             resend: VecDeque::new(),
+        }
+    }
+
+    /// An unbounded stream the application fills with [`SendStream::write`]
+    /// (a live video source): between writes it may have nothing to send.
+    pub fn written_by_application() -> Self {
+        SendStream {
+            written: Some(0),
+            ..SendStream::new(None)
+        }
+    }
+
+    /// The application hands over `bytes` more (saturating at 2^64 - 1).
+    /// For a bulk stream this is a no-op: everything is already there.
+    pub fn write(&mut self, bytes: u64) {
+        if let Some(w) = &mut self.written {
+            *w = w.saturating_add(bytes);
+        }
+    }
+
+    /// Where new data ends for now: the written bytes, capped by `total`.
+    fn limit(&self) -> Option<u64> {
+        match (self.total, self.written) {
+            (Some(t), Some(w)) => Some(t.min(w)),
+            (t, None) => t,
+            (None, w) => w,
         }
     }
 
     /// Whether anything is waiting to be sent.
     pub fn has_data(&self) -> bool {
-        !self.resend.is_empty() || self.total.is_none_or(|t| self.next_offset < t)
+        !self.resend.is_empty() || self.limit().is_none_or(|l| self.next_offset < l)
     }
 
     /// Whether all new data has been handed out at least once.
@@ -56,8 +86,8 @@ impl SendStream {
             front.len -= max_len;
             return Some((c, true));
         }
-        let remaining = match self.total {
-            Some(t) => t.saturating_sub(self.next_offset),
+        let remaining = match self.limit() {
+            Some(l) => l.saturating_sub(self.next_offset),
             None => u64::MAX,
         };
         if remaining == 0 {
@@ -83,6 +113,47 @@ impl SendStream {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_application_stream_sends_only_what_was_written() {
+        let mut s = SendStream::written_by_application();
+        assert!(!s.has_data());
+        assert_eq!(s.next_chunk(1000), None);
+        s.write(1500);
+        assert_eq!(
+            s.next_chunk(1000),
+            Some((
+                Chunk {
+                    offset: 0,
+                    len: 1000
+                },
+                false
+            ))
+        );
+        assert_eq!(
+            s.next_chunk(1000),
+            Some((
+                Chunk {
+                    offset: 1000,
+                    len: 500
+                },
+                false
+            ))
+        );
+        assert!(!s.has_data());
+        s.resend(Chunk { offset: 0, len: 10 });
+        assert!(
+            s.has_data(),
+            "a resend is data even when nothing new is written"
+        );
+        assert!(!s.all_sent_once(), "a live stream never ends");
+        let mut bulk = SendStream::new(Some(10));
+        bulk.write(5);
+        assert_eq!(
+            bulk.next_chunk(100),
+            Some((Chunk { offset: 0, len: 10 }, false))
+        );
+    }
 
     #[test]
     fn resends_go_first_and_split() {
