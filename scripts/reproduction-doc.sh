@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked -p bbrlab
 bbrlab=target/release/bbrlab
-suites=(obbr cws bbr2)
+suites=(obbr cws bbr2 copilot)
 for suite in "${suites[@]}"; do
     "$bbrlab" reproduce "$suite" --out "out/$suite" "$@"
 done

@@ -747,6 +747,11 @@ fn reproduce_bbr2_fast_writes_every_section() {
     reproduce_suite_fast("bbr2");
 }
 
+#[test]
+fn reproduce_copilot_fast_writes_every_section() {
+    reproduce_suite_fast("copilot");
+}
+
 /// Copies `scenarios/<suite>/` to a fresh scenarios directory under `root`.
 fn copy_suite(suite: &str, root: &Path) -> PathBuf {
     let scenarios = root.join("scenarios");

@@ -773,3 +773,119 @@ fn a_run_that_would_record_too_many_samples_is_refused_before_it_allocates() {
     )
     .ok();
 }
+
+/// BASE's flow as a live stream, with `extra` lines in its `[flow.live]`.
+fn live(flow_lines: &str, live_lines: &str) -> String {
+    format!("{BASE}{flow_lines}[flow.live]\n{live_lines}")
+}
+
+#[test]
+fn live_streams_and_copilot_are_validated() {
+    let ok = from_str(
+        &live(
+            "app = \"live\"\ncopilot = \"lsquic\"\n",
+            "bitrate = \"2Mbit\"\n",
+        ),
+        origin(),
+        &[],
+    )
+    .unwrap();
+    assert!(matches!(
+        ok.config.flows[0].app,
+        sim::app::Application::Live(_)
+    ));
+    assert!(ok.config.flows[0].copilot.unwrap().probe_rtt_app_limited);
+
+    let e = err_of(&with("cc = \"bbr\"", "cc = \"bbr\"\napp = \"video\""));
+    check(
+        &e,
+        Some("flow[0].app"),
+        Some(9),
+        &["expected \"bulk\" or \"live\"", "\"video\""],
+    );
+    let e = err_of(&with("cc = \"bbr\"", "cc = \"bbr\"\ncopilot = \"maybe\""));
+    check(&e, Some("flow[0].copilot"), Some(9), &["\"lsquic\""]);
+    let e = err_of(&live("", "bitrate = \"2Mbit\"\n"));
+    check(&e, Some("flow[0].live"), Some(9), &["needs app = \"live\""]);
+    let e = err_of(&live("app = \"live\"\nsize = \"1MB\"\n", ""));
+    check(&e, Some("flow[0].size"), Some(10), &["has no size"]);
+    let e = err_of(&live("app = \"live\"\n", "bitrate = \"0Mbit\"\n"));
+    check(
+        &e,
+        Some("flow[0].live.bitrate"),
+        Some(11),
+        &["greater than zero"],
+    );
+    let e = err_of(&live("app = \"live\"\n", "gop = \"10ms\"\n"));
+    check(
+        &e,
+        Some("flow[0].live.gop"),
+        Some(11),
+        &["at least one frame_interval"],
+    );
+    let e = err_of(&live("app = \"live\"\n", "frame_sizes = \"wavy\"\n"));
+    check(
+        &e,
+        Some("flow[0].live.frame_sizes"),
+        Some(11),
+        &["\"constant\" or \"gop\""],
+    );
+    let e = err_of(&live("app = \"live\"\n", "i_frame_ratio = 3\n"));
+    check(
+        &e,
+        Some("flow[0].live.i_frame_ratio"),
+        Some(11),
+        &["needs frame_sizes = \"gop\""],
+    );
+    let e = err_of(&live(
+        "app = \"live\"\n",
+        "frame_sizes = \"gop\"\ni_frame_ratio = 0.5\n",
+    ));
+    check(
+        &e,
+        Some("flow[0].live.frame_sizes"),
+        Some(11),
+        &["at least 1"],
+    );
+    let e = err_of(&live("app = \"live\"\n", "fps = 30\n"));
+    assert!(e.to_string().contains("fps"), "{e}");
+}
+
+#[test]
+fn uplinks_and_trace_starts_are_validated() {
+    let e = err_of(&with(
+        "buffer = \"0.25bdp\"",
+        "buffer = \"0.25bdp\"\nuplink_rate = \"0Mbit\"",
+    ));
+    check(
+        &e,
+        Some("link.uplink_rate"),
+        Some(7),
+        &["greater than zero"],
+    );
+    let e = err_of(&with(
+        "buffer = \"0.25bdp\"",
+        "buffer = \"0.25bdp\"\nuplink_rate = \"1Mbit\"\nuplink_trace = \"x.up\"",
+    ));
+    check(&e, Some("link.uplink_trace"), Some(8), &["only one of"]);
+    let e = err_of(&with(
+        "buffer = \"0.25bdp\"",
+        "buffer = \"0.25bdp\"\nuplink_trace = \"nope.up\"",
+    ));
+    check(
+        &e,
+        Some("link.uplink_trace"),
+        Some(7),
+        &["trace file not found"],
+    );
+    let e = err_of(&with(
+        "buffer = \"0.25bdp\"",
+        "buffer = \"0.25bdp\"\ntrace_start = \"10s\"",
+    ));
+    check(
+        &e,
+        Some("link.trace_start"),
+        Some(7),
+        &["only meaningful with link.trace"],
+    );
+}

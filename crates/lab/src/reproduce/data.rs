@@ -248,6 +248,24 @@ pub fn mean_sd(values: &[f64]) -> (f64, f64) {
     (mean, var.sqrt())
 }
 
+/// Column `name` of the bottleneck's series (`series_link.csv`, which has
+/// no flow column) as `(t_s, value)`.
+pub fn link_column(rows: &[csv::StringRecord], name: &str) -> Vec<(f64, f64)> {
+    let Some(header) = rows.first() else {
+        return Vec::new();
+    };
+    let (Some(t), Some(c)) = (
+        header.iter().position(|h| h == "t_s"),
+        header.iter().position(|h| h == name),
+    ) else {
+        return Vec::new();
+    };
+    rows[1..]
+        .iter()
+        .filter_map(|r| Some((r.get(t)?.parse().ok()?, r.get(c)?.parse().ok()?)))
+        .collect()
+}
+
 /// Column `name` of a series as `(t_s, value)` for flow `flow`.
 pub fn series_column(rows: &[csv::StringRecord], flow: usize, name: &str) -> Vec<(f64, f64)> {
     let Some(header) = rows.first() else {

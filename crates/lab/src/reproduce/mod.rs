@@ -9,6 +9,7 @@
 
 mod bbr2;
 pub mod claims;
+mod copilot;
 mod cws;
 pub(crate) mod data;
 pub mod doc;
@@ -111,6 +112,12 @@ pub fn suites() -> &'static [Suite] {
             name: "cws",
             summary: "the BBR-CWS paper (Kim et al.): Figs. 8-15",
             experiments: cws::EXPERIMENTS,
+            outside: &[],
+        },
+        Suite {
+            name: "copilot",
+            summary: "BBR-Copilot (Yan et al.): live streams' Startup exit and ProbeBW tracking, Figs. 6-9",
+            experiments: copilot::EXPERIMENTS,
             outside: &[],
         },
         Suite {

@@ -13,7 +13,7 @@ pub(crate) mod loss;
 
 use report::Cell;
 
-use super::data::metric;
+use super::data::{link_column, metric};
 use super::verdict::{mean_sd_cell, paper_name as cc_label};
 use super::{Experiment, Runs};
 
@@ -92,24 +92,6 @@ fn median_between(points: &[(f64, f64)], from: f64, to: f64) -> f64 {
     } else {
         (values[mid - 1] + values[mid]) / 2.0
     }
-}
-
-/// Column `name` of the bottleneck's series (`series_link.csv`, which has
-/// no flow column) as `(t_s, value)`.
-fn link_column(rows: &[csv::StringRecord], name: &str) -> Vec<(f64, f64)> {
-    let Some(header) = rows.first() else {
-        return Vec::new();
-    };
-    let (Some(t), Some(c)) = (
-        header.iter().position(|h| h == "t_s"),
-        header.iter().position(|h| h == name),
-    ) else {
-        return Vec::new();
-    };
-    rows[1..]
-        .iter()
-        .filter_map(|r| Some((r.get(t)?.parse().ok()?, r.get(c)?.parse().ok()?)))
-        .collect()
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 use report::{Cell, Figure, Line, LineStyle, ReferenceLine, Section, Table};
 
 use super::fig8::{is_obbr, mean};
-use crate::reproduce::data::{metric, series_column};
+use crate::reproduce::data::{link_column, metric, series_column};
 use crate::reproduce::verdict::judge;
 use crate::reproduce::verdict::{mean_sd_cell, paper_name};
 use crate::reproduce::{Experiment, Runs};
@@ -81,21 +81,6 @@ fn time_above(series: &[(f64, f64)], start: f64, end: f64, threshold: f64) -> f6
         .filter(|w| w[0].0 >= start && w[0].0 < end && w[0].1 > threshold)
         .map(|w| w[1].0.min(end) - w[0].0)
         .sum()
-}
-
-/// Column `name` of a link series (`series_link.csv`) as `(t_s, value)`.
-fn link_column(rows: &[csv::StringRecord], name: &str) -> Vec<(f64, f64)> {
-    let Some(header) = rows.first() else {
-        return Vec::new();
-    };
-    let col = |n: &str| header.iter().position(|h| h == n);
-    let (Some(t), Some(c)) = (col("t_s"), col(name)) else {
-        return Vec::new();
-    };
-    rows[1..]
-        .iter()
-        .filter_map(|r| Some((r.get(t)?.parse().ok()?, r.get(c)?.parse().ok()?)))
-        .collect()
 }
 
 /// How one run responded to the capacity drops, and its time series.
