@@ -115,9 +115,21 @@ fn number_defect(value: Option<&Value>) -> Option<String> {
     }
 }
 
+/// Metrics that are differences by definition and may fall below zero.
+/// QoE_lin (Pensieve/MPC) subtracts stall and switching penalties from the
+/// bitrate sum: a session with long stalls scores below zero.
+const SIGNED_METRICS: [&str; 1] = ["qoe_lin"];
+
 /// The first negative number anywhere in a summary: every metric bbrlab
-/// writes (rates, ratios, bytes, times, counts) is non-negative.
+/// writes (rates, ratios, bytes, times, counts) is non-negative, except
+/// the [`SIGNED_METRICS`].
 fn negative_anywhere(value: &Value, at: &str) -> Option<String> {
+    if SIGNED_METRICS
+        .iter()
+        .any(|name| at.rsplit('.').next() == Some(name))
+    {
+        return None;
+    }
     match value {
         Value::Number(n) => n
             .as_f64()
@@ -384,4 +396,21 @@ fn to_csv<'a>(rows: impl Iterator<Item = &'a RunRecord>) -> anyhow::Result<Strin
         )?;
     }
     Ok(String::from_utf8(w.into_inner()?)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::negative_anywhere;
+    use serde_json::json;
+
+    #[test]
+    fn only_signed_metrics_may_be_negative() {
+        let ok = json!({"flows": [{"dash": {"qoe_lin": -12.5, "aq": 3.0}}]});
+        assert_eq!(negative_anywhere(&ok, ""), None);
+        let bad = json!({"flows": [{"dash": {"qoe_lin": -12.5, "rebuffer_s": -1.0}}]});
+        assert_eq!(
+            negative_anywhere(&bad, "").as_deref(),
+            Some("flows[0].dash.rebuffer_s is -1, expected >= 0")
+        );
+    }
 }

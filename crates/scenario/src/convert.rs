@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use cc::{AlgorithmSpec, Bandwidth, Bytes};
+use sim::app::dash::{AbrStrategy, DashConfig};
 use sim::app::live::{FrameSizes, LiveConfig};
 use sim::app::Application;
 use sim::link::{
@@ -876,7 +877,7 @@ fn flows(
 }
 
 const COPILOT_EXPECTED: &str = "true, false, \"paper\" (the same as true: the paper's padding rule) or \"lsquic\" (the authors' code: also marks ProbeRTT's packets app-limited)";
-const APP_EXPECTED: &str = "\"bulk\" or \"live\"";
+const APP_EXPECTED: &str = "\"bulk\", \"live\" or \"dash\"";
 
 /// `app` and its table: what the flow carries.
 fn application(
@@ -889,16 +890,17 @@ fn application(
         None => "bulk",
         Some(v) => ctx.string(&k.key("app"), v, APP_EXPECTED)?,
     };
-    match app {
-        "bulk" => {
-            if f.live.is_some() {
-                return Err(ctx.err(
-                    &k.key("live"),
-                    "a [flow.live] table needs app = \"live\" in its flow",
-                ));
-            }
-            Ok(Application::Bulk)
+    for (table, present) in [("live", f.live.is_some()), ("dash", f.dash.is_some())] {
+        if present && app != table {
+            return Err(ctx.err(
+                &k.key(table),
+                format!("a [flow.{table}] table needs app = \"{table}\" in its flow"),
+            ));
         }
+    }
+    match app {
+        "bulk" => Ok(Application::Bulk),
+        "dash" => dash_application(ctx, k, f, size),
         "live" => {
             if size.is_some() {
                 return Err(ctx.err(
@@ -990,6 +992,87 @@ fn application(
             format!("expected {APP_EXPECTED}, got {other:?}"),
         )),
     }
+}
+
+/// `app = "dash"` and its `[flow.dash]` table.
+fn dash_application(
+    ctx: &Ctx<'_>,
+    k: &KeyPath,
+    f: &RawFlow,
+    size: Option<Bytes>,
+) -> Result<Application, ScenarioError> {
+    if size.is_some() {
+        return Err(ctx.err(
+            &k.key("size"),
+            "a DASH session's size is its video's: set [flow.dash] video, and leave size out",
+        ));
+    }
+    let dk = k.key("dash");
+    let d = DashConfig::obbr_paper();
+    let Some(raw) = f.dash.as_ref() else {
+        return Ok(Application::Dash(d));
+    };
+    let ladder = match &raw.ladder {
+        None => d.ladder,
+        Some(Value::Array(items)) if !items.is_empty() => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| ctx.rate(&dk.key("ladder").index(i), v, false))
+            .collect::<Result<Vec<_>, _>>()?,
+        Some(v) => {
+            return Err(ctx.expected(
+                &dk.key("ladder"),
+                "a non-empty array of bitrates, lowest first, like [\"1Mbit\", \"2.5Mbit\"]",
+                v,
+            ))
+        }
+    };
+    let duration = |name: &str, v: &Option<Value>, default| match v {
+        None => Ok(default),
+        Some(v) => ctx.positive_duration(&dk.key(name), v),
+    };
+    const ABR: &str = "\"throughput\", \"bola\" or \"dynamic\"";
+    let abr = match &raw.abr {
+        None => d.abr,
+        Some(v) => {
+            let name = ctx.string(&dk.key("abr"), v, ABR)?;
+            AbrStrategy::parse(name).ok_or_else(|| ctx.expected(&dk.key("abr"), ABR, v))?
+        }
+    };
+    let dash = DashConfig {
+        ladder,
+        segment: duration("segment", &raw.segment, d.segment)?,
+        video: duration("video", &raw.video, d.video)?,
+        abr,
+        stable_buffer: duration("stable_buffer", &raw.stable_buffer, d.stable_buffer)?,
+        top_quality_buffer: duration(
+            "top_quality_buffer",
+            &raw.top_quality_buffer,
+            d.top_quality_buffer,
+        )?,
+        initial_bitrate: match &raw.initial_bitrate {
+            None => d.initial_bitrate,
+            Some(v) => ctx.rate(&dk.key("initial_bitrate"), v, false)?,
+        },
+        insufficient_buffer_rule: match &raw.insufficient_buffer_rule {
+            None => d.insufficient_buffer_rule,
+            Some(v) => ctx.boolean(&dk.key("insufficient_buffer_rule"), v)?,
+        },
+    };
+    dash.validate().map_err(|m| {
+        // "ladder[1]: ..." names an item, "video: ..." a key.
+        let field = m.split(':').next().unwrap_or("dash");
+        let key = match field
+            .strip_prefix("ladder[")
+            .and_then(|r| r.strip_suffix(']'))
+        {
+            Some(i) => dk.key("ladder").index(i.parse().unwrap_or(0)),
+            None if field.contains(' ') => dk.clone(),
+            None => dk.key(field),
+        };
+        ctx.err(&key, m)
+    })?;
+    Ok(Application::Dash(dash))
 }
 
 /// I-frame / P-frame size with `frame_sizes = "gop"`: H.264 I-frames are

@@ -148,6 +148,17 @@ const LIVE: &[(&str, Schema)] = &[
     ("i_frame_ratio", Leaf),
     ("deadline", Leaf),
 ];
+/// The keys of a `[flow.dash]` table.
+const DASH: &[(&str, Schema)] = &[
+    ("ladder", Leaf),
+    ("segment", Leaf),
+    ("video", Leaf),
+    ("abr", Leaf),
+    ("stable_buffer", Leaf),
+    ("top_quality_buffer", Leaf),
+    ("initial_bitrate", Leaf),
+    ("insufficient_buffer_rule", Leaf),
+];
 static FLOW: Schema = Schema::Table(&[
     ("cc", Leaf),
     ("start", Leaf),
@@ -157,6 +168,7 @@ static FLOW: Schema = Schema::Table(&[
     ("app", Leaf),
     ("copilot", Leaf),
     ("live", Schema::Table(LIVE)),
+    ("dash", Schema::Table(DASH)),
 ]);
 /// The keys of a `[link.loss]` table.
 pub(crate) const LOSS_KEYS: &[&str] = &["model", "p", "r", "loss_bad", "loss_good"];

@@ -63,6 +63,24 @@ pub(crate) struct RawFlow {
     pub app: Option<Value>,
     pub copilot: Option<Value>,
     pub live: Option<RawLive>,
+    pub dash: Option<RawDash>,
+}
+
+/// `[flow.dash]`: a DASH session's video and player.
+#[derive(Debug, Default, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table of DASH settings ([flow.dash])"
+)]
+pub(crate) struct RawDash {
+    pub ladder: Option<Value>,
+    pub segment: Option<Value>,
+    pub video: Option<Value>,
+    pub abr: Option<Value>,
+    pub stable_buffer: Option<Value>,
+    pub top_quality_buffer: Option<Value>,
+    pub initial_bitrate: Option<Value>,
+    pub insufficient_buffer_rule: Option<Value>,
 }
 
 /// `[flow.live]`: a live video source's parameters.

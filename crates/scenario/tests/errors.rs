@@ -801,7 +801,7 @@ fn live_streams_and_copilot_are_validated() {
         &e,
         Some("flow[0].app"),
         Some(9),
-        &["expected \"bulk\" or \"live\"", "\"video\""],
+        &["expected \"bulk\", \"live\" or \"dash\"", "\"video\""],
     );
     let e = err_of(&with("cc = \"bbr\"", "cc = \"bbr\"\ncopilot = \"maybe\""));
     check(&e, Some("flow[0].copilot"), Some(9), &["\"lsquic\""]);
@@ -849,6 +849,89 @@ fn live_streams_and_copilot_are_validated() {
     );
     let e = err_of(&live("app = \"live\"\n", "fps = 30\n"));
     assert!(e.to_string().contains("fps"), "{e}");
+}
+
+/// BASE's flow as a DASH session, with `dash_lines` in its `[flow.dash]`
+/// (line 10 onwards).
+fn dash(dash_lines: &str) -> String {
+    format!("{BASE}app = \"dash\"\n[flow.dash]\n{dash_lines}")
+}
+
+#[test]
+fn dash_sessions_are_validated() {
+    let ok = from_str(
+        &dash("ladder = [\"1Mbit\", \"5Mbit\"]\nabr = \"bola\"\nvideo = \"60s\"\n"),
+        origin(),
+        &[],
+    )
+    .unwrap();
+    let sim::app::Application::Dash(d) = &ok.config.flows[0].app else {
+        panic!("not a DASH flow");
+    };
+    assert_eq!(d.ladder.len(), 2);
+    assert_eq!(d.abr, sim::app::dash::AbrStrategy::Bola);
+    assert_eq!(d.segment_count(), 15);
+    // Without a table: the oBBR paper's video.
+    let plain = from_str(
+        &with("cc = \"bbr\"", "cc = \"bbr\"\napp = \"dash\""),
+        origin(),
+        &[],
+    )
+    .unwrap();
+    assert!(
+        matches!(plain.config.flows[0].app, sim::app::Application::Dash(ref d) if d.ladder.len() == 10)
+    );
+
+    let e = err_of(&format!("{BASE}[flow.dash]\nvideo = \"60s\"\n"));
+    check(&e, Some("flow[0].dash"), Some(9), &["needs app = \"dash\""]);
+    let e = err_of(&format!("{BASE}app = \"dash\"\nsize = \"1MB\"\n"));
+    check(&e, Some("flow[0].size"), Some(10), &["video"]);
+    let e = err_of(&dash("ladder = [\"5Mbit\", \"1Mbit\"]\n"));
+    check(
+        &e,
+        Some("flow[0].dash.ladder[1]"),
+        Some(11),
+        &["increasing order"],
+    );
+    let e = err_of(&dash("ladder = [\"1Mbit\", \"fast\"]\n"));
+    check(&e, Some("flow[0].dash.ladder[1]"), Some(11), &["\"fast\""]);
+    let e = err_of(&dash("ladder = []\n"));
+    check(
+        &e,
+        Some("flow[0].dash.ladder"),
+        Some(11),
+        &["non-empty array"],
+    );
+    let e = err_of(&dash("abr = \"mpc\"\n"));
+    check(
+        &e,
+        Some("flow[0].dash.abr"),
+        Some(11),
+        &["\"throughput\", \"bola\" or \"dynamic\"", "\"mpc\""],
+    );
+    let e = err_of(&dash("segment = \"10s\"\nvideo = \"5s\"\n"));
+    check(
+        &e,
+        Some("flow[0].dash.video"),
+        Some(12),
+        &["at least one segment"],
+    );
+    let e = err_of(&dash("stable_buffer = \"40s\"\n"));
+    check(
+        &e,
+        Some("flow[0].dash.top_quality_buffer"),
+        Some(10),
+        &["at least stable_buffer"],
+    );
+    let e = err_of(&dash("insufficient_buffer_rule = \"yes\"\n"));
+    check(
+        &e,
+        Some("flow[0].dash.insufficient_buffer_rule"),
+        Some(11),
+        &["true or false"],
+    );
+    let e = err_of(&dash("buffer_time = \"12s\"\n"));
+    assert!(e.to_string().contains("buffer_time"), "{e}");
 }
 
 #[test]

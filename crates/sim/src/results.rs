@@ -103,6 +103,9 @@ pub struct FlowSummary {
     /// A live stream's frame delays, for `app = "live"` flows.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub live: Option<crate::app::live::LiveSummary>,
+    /// A DASH session's quality of experience, for `app = "dash"` flows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dash: Option<crate::app::dash::DashSummary>,
 }
 
 /// Bottleneck summary over the measurement window.

@@ -10,6 +10,7 @@ use std::time::Duration;
 use cc::{Bytes, ControllerConfig, Instant};
 use hdrhistogram::Histogram;
 
+use crate::app::dash::Player;
 use crate::app::live::{FrameClock, LiveSource};
 use crate::app::Application;
 use crate::config::{FlowConfig, SimConfig};
@@ -29,6 +30,10 @@ enum Event {
     Ack(usize, AckFrame),
     AckTimer(usize, Instant),
     LiveFrame(usize),
+    /// A DASH player's request is due.
+    DashRequest(usize),
+    /// A DASH request reaches the server, which writes the segment.
+    DashRequestArrives(usize, u64),
     UplinkDeparture,
     Sample,
     WarmupEnd,
@@ -71,6 +76,8 @@ struct Flow {
     propagating: u64,
     /// A live stream's encoder and its viewer's frame clock.
     live: Option<(LiveSource, FrameClock)>,
+    /// A DASH session's player.
+    dash: Option<Player>,
     /// When the controller first left Startup.
     startup_exit: Option<Instant>,
     recorder: FlowRecorder,
@@ -79,6 +86,12 @@ struct Flow {
 impl Flow {
     fn is_finished(&self) -> bool {
         self.completed_at.is_some()
+    }
+
+    /// Whether the flow ends by itself: a sized transfer, or a DASH session
+    /// (complete when its last segment is).
+    fn is_finite(&self) -> bool {
+        self.config.size.is_some() || matches!(self.config.app, Application::Dash(_))
     }
 }
 
@@ -153,6 +166,7 @@ impl Simulation {
                     dropped_random: 0,
                     propagating: 0,
                     live: None,
+                    dash: None,
                     startup_exit: None,
                     recorder: FlowRecorder::new(),
                 });
@@ -201,11 +215,7 @@ impl Simulation {
     }
 
     fn all_done(&self) -> bool {
-        self.config.stop_when_done
-            && self
-                .flows
-                .iter()
-                .all(|f| f.config.size.is_some() && f.is_finished())
+        self.config.stop_when_done && self.flows.iter().all(|f| f.is_finite() && f.is_finished())
     }
 
     fn handle(&mut self, event: Event) {
@@ -252,6 +262,13 @@ impl Simulation {
                 self.pump(id);
             }
             Event::LiveFrame(id) => self.on_live_frame(id),
+            Event::DashRequest(id) => self.on_dash_request(id),
+            Event::DashRequestArrives(id, bytes) => {
+                if let Some(sender) = self.flows[id].sender.as_mut() {
+                    sender.write(bytes);
+                }
+                self.pump(id);
+            }
             Event::AckTimer(id, at) => {
                 if let Some(frame) = self.flows[id].receiver.on_timer(self.now, at) {
                     self.flows[id].ack_timer_at = None;
@@ -306,6 +323,14 @@ impl Simulation {
             }
             flow.live = Some((source, clock));
         }
+        if let Application::Dash(dash) = &flow.config.app {
+            sender = sender.with_application_stream();
+            let player = Player::new(dash.clone(), now);
+            if let Some(at) = player.next_request_at() {
+                self.queue.push(at, Event::DashRequest(id));
+            }
+            flow.dash = Some(player);
+        }
         flow.sender = Some(sender);
         if self.now >= self.warmup {
             self.open_measurement(id);
@@ -328,6 +353,29 @@ impl Simulation {
                 .push(source.next_frame_at(), Event::LiveFrame(id));
         }
         self.pump(id);
+    }
+
+    /// A DASH player's request time: it decides, and the request leaves
+    /// for the server over the return path's delay (requests are a few
+    /// hundred bytes: they queue nowhere), or BOLA asks it to wait.
+    fn on_dash_request(&mut self, id: usize) {
+        let now = self.now;
+        let flow = &mut self.flows[id];
+        let Some(player) = flow.dash.as_mut() else {
+            return;
+        };
+        match player.poll_request(now) {
+            Some(request) => {
+                let arrives = now + flow.return_delay;
+                self.queue
+                    .push(arrives, Event::DashRequestArrives(id, request.bytes));
+            }
+            None => {
+                if let Some(at) = player.next_request_at().filter(|&at| at > now) {
+                    self.queue.push(at, Event::DashRequest(id));
+                }
+            }
+        }
     }
 
     fn open_measurement(&mut self, id: usize) {
@@ -432,6 +480,16 @@ impl Simulation {
         let decision = flow.receiver.on_packet(now, packet.pn, packet.chunk);
         if let Some((_, clock)) = flow.live.as_mut() {
             clock.on_delivered(now, flow.receiver.delivered_in_order());
+        }
+        if let Some(player) = flow.dash.as_mut() {
+            if player.on_delivered(now, flow.receiver.delivered_in_order()) {
+                if player.is_fetched() {
+                    flow.completed_at = Some(now);
+                }
+                if let Some(at) = player.next_request_at() {
+                    self.queue.push(at, Event::DashRequest(id));
+                }
+            }
         }
         if flow.completed_at.is_none() {
             if let Some(size) = flow.config.size {
@@ -748,6 +806,7 @@ fn summarize(id: usize, flow: &mut Flow, end: Instant, arriving: Vec<Chunk>) -> 
             .live
             .as_ref()
             .map(|(_, clock)| clock.summary(window_end)),
+        dash: flow.dash.as_ref().map(|player| player.summary(end)),
     }
 }
 

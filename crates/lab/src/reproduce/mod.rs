@@ -17,6 +17,7 @@ mod obbr;
 pub mod outside;
 mod quick;
 mod verdict;
+mod video;
 
 use std::path::{Path, PathBuf};
 

@@ -121,7 +121,7 @@ impl LiveConfig {
                 let n = self.frames_per_gop() as f64;
                 // One I-frame of r units and n - 1 P-frames of 1 unit carry n means.
                 let unit = mean * n / (i_frame_ratio + n - 1.0);
-                if index % self.frames_per_gop() == 0 {
+                if index.is_multiple_of(self.frames_per_gop()) {
                     unit * i_frame_ratio
                 } else {
                     unit
@@ -187,7 +187,7 @@ impl LiveSource {
             written_at: self.next_at,
         };
         self.emitted += 1;
-        self.next_at = self.next_at + self.config.frame_interval;
+        self.next_at += self.config.frame_interval;
         frame
     }
 }

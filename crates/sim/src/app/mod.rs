@@ -5,8 +5,10 @@
 //! app-limited, which the delivery-rate estimator marks exactly as for any
 //! application.
 
+pub mod dash;
 pub mod live;
 
+use dash::DashConfig;
 use live::LiveConfig;
 
 /// What a flow carries (`app` in a scenario's `[[flow]]`).
@@ -17,4 +19,6 @@ pub enum Application {
     Bulk,
     /// A live video stream (see [`live`]).
     Live(LiveConfig),
+    /// A DASH video session (see [`dash`]).
+    Dash(DashConfig),
 }

@@ -8,6 +8,7 @@
 mod bounds;
 mod cellular;
 mod changing;
+mod dash;
 mod harm;
 pub(crate) mod loss;
 
@@ -24,6 +25,7 @@ pub static EXPERIMENTS: &[Experiment] = &[
     changing::CHANGING_BANDWIDTH,
     cellular::CELLULAR,
     bounds::BOUNDS,
+    dash::DASH,
 ];
 
 /// "no loss" or "2% loss" for a value of a `link.loss` axis.

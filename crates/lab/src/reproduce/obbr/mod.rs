@@ -2,6 +2,7 @@
 
 mod fig11;
 mod fig12;
+mod fig14;
 pub(crate) mod fig3;
 mod fig4;
 mod fig5;
@@ -31,4 +32,5 @@ pub static EXPERIMENTS: &[Experiment] = &[
     fig9::ALTERNATING,
     fig11::TRACES,
     fig12::COMPETING,
+    fig14::DASH,
 ];

@@ -1,0 +1,301 @@
+//! dash.js v4's ABR controller: which rules vote for the next segment's
+//! quality, and how the votes combine.
+//!
+//! - The throughput rule: the highest bitrate at or below the safe
+//!   throughput estimate, reduced by the share of a segment's duration the
+//!   request latency eats ((1 - latency / segment), quality 0 when the
+//!   latency is a whole segment). It votes only while the buffer is loaded.
+//! - BOLA ([`super::bola`]).
+//! - The insufficient-buffer rule: after the first two segments, quality 0
+//!   while stalled, else the bitrate the raw estimate times (buffer /
+//!   segment) times 0.5 allows, so a thin buffer is not bet on a big segment.
+//!
+//! The strategy decides which of the first two is active: `throughput` and
+//! `bola` one each; `dynamic` BOLA from the moment the buffer exceeds the
+//! stable buffer time until it falls to half of it. BOLA's state advances
+//! at every decision either way, so it is ready when it takes over. The
+//! lowest vote wins; with no vote the quality stays (the first segment:
+//! the initial bitrate's quality).
+
+use std::time::Duration;
+
+use cc::Instant;
+
+use super::bola::{Bola, BolaDecision};
+use super::throughput::ThroughputHistory;
+use super::{AbrStrategy, DashConfig};
+
+/// dash.js `INSUFFICIENT_BUFFER_SAFETY_FACTOR`.
+pub const INSUFFICIENT_BUFFER_SAFETY: f64 = 0.5;
+/// Segments the insufficient-buffer rule lets pass before it votes.
+pub const INSUFFICIENT_BUFFER_IGNORED_SEGMENTS: usize = 2;
+
+/// What the player knows when it decides.
+#[derive(Clone, Copy, Debug)]
+pub struct Context {
+    /// The decision's time.
+    pub now: Instant,
+    /// Seconds of media buffered.
+    pub buffer_s: f64,
+    /// Whether playback is stalled or not started (dash.js BUFFER_EMPTY).
+    pub buffer_empty: bool,
+    /// Segments downloaded so far.
+    pub downloaded: usize,
+    /// Media duration of the segment to fetch, s.
+    pub segment_s: f64,
+}
+
+/// Which rule set the quality.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rule {
+    /// No rule voted: the previous quality (or the initial bitrate's).
+    Kept,
+    /// The throughput rule.
+    Throughput,
+    /// BOLA.
+    Bola,
+    /// The insufficient-buffer rule.
+    InsufficientBuffer,
+}
+
+/// The controller's decision.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Decision {
+    /// The quality index.
+    pub quality: usize,
+    /// How long to wait before the request (BOLA's delay).
+    pub delay: Duration,
+    /// The rule whose vote won.
+    pub rule: Rule,
+}
+
+/// The ABR controller of one session.
+#[derive(Clone, Debug)]
+pub struct AbrController {
+    config: DashConfig,
+    bola: Bola,
+    using_bola: bool,
+    quality: usize,
+}
+
+impl AbrController {
+    /// A controller starting at the initial bitrate's quality.
+    pub fn new(config: &DashConfig) -> AbrController {
+        let quality = quality_for_bitrate(config, config.initial_bitrate.as_bps_f64(), None);
+        AbrController {
+            bola: Bola::new(config),
+            using_bola: config.abr == AbrStrategy::Bola,
+            quality,
+            config: config.clone(),
+        }
+    }
+
+    /// The BOLA rule (for its events and tests).
+    pub fn bola_mut(&mut self) -> &mut Bola {
+        &mut self.bola
+    }
+
+    /// Whether BOLA is the active rule now.
+    pub fn using_bola(&self) -> bool {
+        self.using_bola
+    }
+
+    /// Picks the next segment's quality.
+    pub fn decide(&mut self, ctx: Context, history: &ThroughputHistory) -> Decision {
+        self.update_strategy(ctx.buffer_s);
+        let latency = history.average_latency();
+        let safe_quality = history
+            .safe_average()
+            .map(|t| quality_for_bitrate(&self.config, t, latency));
+        let bola = self
+            .bola
+            .decide(ctx.now, ctx.buffer_s, safe_quality, ctx.segment_s);
+        let mut votes: Vec<(usize, Duration, Rule)> = Vec::new();
+        if self.using_bola {
+            if let Some(BolaDecision { quality, delay }) = bola {
+                votes.push((quality, delay, Rule::Bola));
+            }
+        } else if let Some(q) = safe_quality.filter(|_| !ctx.buffer_empty) {
+            votes.push((q, Duration::ZERO, Rule::Throughput));
+        }
+        if self.config.insufficient_buffer_rule
+            && ctx.downloaded >= INSUFFICIENT_BUFFER_IGNORED_SEGMENTS
+        {
+            let q = if ctx.buffer_empty {
+                Some(0)
+            } else {
+                history.average().map(|t| {
+                    let allowed = t * (ctx.buffer_s / ctx.segment_s) * INSUFFICIENT_BUFFER_SAFETY;
+                    quality_for_bitrate(&self.config, allowed, latency)
+                })
+            };
+            if let Some(q) = q {
+                votes.push((q, Duration::ZERO, Rule::InsufficientBuffer));
+            }
+        }
+        // BOLA asks the scheduler for its delay itself, whichever vote wins.
+        let delay = votes
+            .iter()
+            .find(|v| v.2 == Rule::Bola)
+            .map_or(Duration::ZERO, |v| v.1);
+        // The first of equal votes wins: BOLA's, when it is among them.
+        let decision = match votes.iter().min_by_key(|v| v.0) {
+            Some(&(quality, _, rule)) => Decision {
+                quality,
+                delay,
+                rule,
+            },
+            None => Decision {
+                quality: self.quality,
+                delay,
+                rule: Rule::Kept,
+            },
+        };
+        self.quality = decision.quality;
+        decision
+    }
+
+    fn update_strategy(&mut self, buffer_s: f64) {
+        if self.config.abr != AbrStrategy::Dynamic {
+            return;
+        }
+        let on = self.config.stable_buffer.as_secs_f64();
+        // Hysteresis: on above the stable buffer time, off at half of it.
+        let threshold = if self.using_bola { on / 2.0 } else { on };
+        self.using_bola = buffer_s > threshold;
+    }
+}
+
+/// dash.js `getQualityForBitrate`: the highest quality whose bitrate fits
+/// `bitrate_bps` after the latency's share of a segment is taken off.
+pub fn quality_for_bitrate(config: &DashConfig, bitrate_bps: f64, latency_s: Option<f64>) -> usize {
+    let mut usable = bitrate_bps;
+    if let Some(latency) = latency_s.filter(|l| *l > 0.0) {
+        let segment = config.segment.as_secs_f64();
+        if latency >= segment {
+            return 0;
+        }
+        usable *= 1.0 - latency / segment;
+    }
+    config
+        .ladder
+        .iter()
+        .rposition(|b| usable >= b.as_bps_f64())
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx(buffer_s: f64, downloaded: usize) -> Context {
+        Context {
+            now: Instant::ZERO + Duration::from_secs(downloaded as u64 * 4),
+            buffer_s,
+            buffer_empty: buffer_s <= 0.0,
+            downloaded,
+            segment_s: 4.0,
+        }
+    }
+
+    /// A history whose segments all came at `mbps`, 50 ms latency.
+    fn history(mbps: f64, segments: usize) -> ThroughputHistory {
+        let mut h = ThroughputHistory::default();
+        for _ in 0..segments {
+            h.push(
+                (mbps * 125_000.0) as u64,
+                Duration::from_millis(50),
+                Duration::from_secs(1),
+            );
+        }
+        h
+    }
+
+    fn config(abr: AbrStrategy) -> DashConfig {
+        DashConfig {
+            abr,
+            ..DashConfig::obbr_paper()
+        }
+    }
+
+    #[test]
+    fn quality_for_bitrate_takes_the_latency_share_off() {
+        let c = DashConfig::obbr_paper();
+        assert_eq!(
+            quality_for_bitrate(&c, 5.0e6, None),
+            7,
+            "4952 kbit fits 5 Mbit/s"
+        );
+        // 400 ms of a 4 s segment: 10% off leaves 4.5 Mbit/s.
+        assert_eq!(quality_for_bitrate(&c, 5.0e6, Some(0.4)), 6);
+        assert_eq!(quality_for_bitrate(&c, 100e6, Some(4.0)), 0);
+        assert_eq!(quality_for_bitrate(&c, 1.0, None), 0);
+        assert_eq!(quality_for_bitrate(&c, 1e12, None), 9);
+    }
+
+    #[test]
+    fn the_first_segment_uses_the_initial_bitrate() {
+        let mut abr = AbrController::new(&config(AbrStrategy::Dynamic));
+        let d = abr.decide(ctx(0.0, 0), &ThroughputHistory::default());
+        assert_eq!(d.quality, 2, "759 kbit is the highest under 1000 kbit");
+        assert_eq!(d.rule, Rule::Kept);
+    }
+
+    #[test]
+    fn the_throughput_rule_keeps_a_safety_margin() {
+        let mut abr = AbrController::new(&config(AbrStrategy::Throughput));
+        // 11 Mbit/s: safe 9.9 Mbit/s, less 50 ms of 4 s: 9.78, below 9914 kbit.
+        let d = abr.decide(ctx(8.0, 1), &history(11.0, 1));
+        assert_eq!((d.quality, d.rule), (7, Rule::Throughput));
+        let d = abr.decide(ctx(8.0, 1), &history(12.0, 1));
+        assert_eq!(d.quality, 8);
+    }
+
+    #[test]
+    fn the_insufficient_buffer_rule_caps_a_thin_buffer_and_a_stall() {
+        let mut abr = AbrController::new(&config(AbrStrategy::Throughput));
+        // 20 Mbit/s, but 2 s of buffer for 4 s segments: 20 x 0.5 x 0.5 = 5.
+        let d = abr.decide(ctx(2.0, 5), &history(20.0, 5));
+        assert_eq!((d.quality, d.rule), (6, Rule::InsufficientBuffer));
+        let d = abr.decide(ctx(0.0, 5), &history(20.0, 5));
+        assert_eq!((d.quality, d.rule), (0, Rule::InsufficientBuffer));
+        // Ignored for the first two segments.
+        let d = abr.decide(ctx(2.0, 1), &history(20.0, 1));
+        assert_eq!(d.rule, Rule::Throughput);
+    }
+
+    #[test]
+    fn dynamic_switches_to_bola_above_the_stable_buffer_and_back_at_half() {
+        let mut abr = AbrController::new(&config(AbrStrategy::Dynamic));
+        let h = history(50.0, 3);
+        abr.decide(ctx(4.0, 1), &h);
+        assert!(!abr.using_bola());
+        abr.decide(ctx(12.0, 2), &h);
+        assert!(!abr.using_bola(), "on only above 12 s");
+        let d = abr.decide(ctx(12.5, 3), &h);
+        assert!(abr.using_bola());
+        assert_eq!(d.rule, Rule::Bola);
+        abr.decide(ctx(6.5, 4), &h);
+        assert!(abr.using_bola(), "off only at 6 s or below");
+        abr.decide(ctx(6.0, 5), &h);
+        assert!(!abr.using_bola());
+    }
+
+    #[test]
+    fn bola_alone_votes_from_the_buffer() {
+        let mut abr = AbrController::new(&DashConfig {
+            insufficient_buffer_rule: false,
+            ..config(AbrStrategy::Bola)
+        });
+        let h = history(50.0, 3);
+        let d = abr.decide(ctx(4.0, 1), &h);
+        assert_eq!(
+            (d.quality, d.rule),
+            (9, Rule::Bola),
+            "startup: throughput's choice"
+        );
+        abr.bola_mut().on_stall();
+        let d = abr.decide(ctx(0.5, 2), &h);
+        assert_eq!(d.quality, 0, "steady with an empty buffer: lowest");
+    }
+}

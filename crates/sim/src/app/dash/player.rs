@@ -1,0 +1,457 @@
+//! The player: a playback buffer fed one segment at a time, the request
+//! schedule, and what the viewer saw.
+//!
+//! Playback starts when the first segment is complete (dash.js starts as
+//! soon as it can play), drains the buffer in real time, stalls when the
+//! buffer empties before the video's end and resumes when the next segment
+//! is complete. After each download the next request waits until the
+//! buffer has drained below the target (the stable buffer time, or the
+//! top-quality buffer time while at the top quality), then the ABR
+//! controller decides, and BOLA may add a delay of its own. One request is
+//! in flight at a time, as dash.js fetches one video segment at a time.
+
+use std::time::Duration;
+
+use cc::Instant;
+
+use super::abr::{AbrController, Context, Decision, Rule};
+use super::throughput::ThroughputHistory;
+use super::{DashConfig, DashSummary};
+
+/// Where playback is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// Before the first segment is complete.
+    Waiting,
+    Playing,
+    /// The buffer ran dry at `since`.
+    Stalled {
+        since: Instant,
+    },
+    /// The last frame played at `at`.
+    Ended {
+        at: Instant,
+    },
+}
+
+/// The media clock: what is downloaded, what is played.
+#[derive(Clone, Debug)]
+struct Playback {
+    state: State,
+    /// Media downloaded.
+    buffered: Duration,
+    /// Media played.
+    position: Duration,
+    /// When `position` was last brought up to date.
+    updated: Instant,
+    started_at: Option<Instant>,
+    stalled: Duration,
+    stalls: u64,
+}
+
+impl Playback {
+    /// Plays from the last update to `now`; returns true if the buffer ran
+    /// dry in between (a new stall).
+    fn advance(&mut self, now: Instant, video: Duration) -> bool {
+        let mut stalled = false;
+        if self.state == State::Playing {
+            let available = self.buffered - self.position;
+            let elapsed = now - self.updated;
+            if elapsed < available {
+                self.position += elapsed;
+            } else {
+                self.position = self.buffered;
+                let dry = self.updated + available;
+                self.state = if self.buffered >= video {
+                    State::Ended { at: dry }
+                } else {
+                    stalled = true;
+                    State::Stalled { since: dry }
+                };
+            }
+        }
+        self.updated = now;
+        stalled
+    }
+
+    fn level(&self) -> Duration {
+        self.buffered - self.position
+    }
+
+    /// A segment of `duration` is complete at `now` (after `advance`).
+    fn append(&mut self, now: Instant, duration: Duration) {
+        self.buffered += duration;
+        match self.state {
+            State::Waiting => {
+                self.started_at = Some(now);
+                self.state = State::Playing;
+            }
+            State::Stalled { since } => {
+                self.stalled += now - since;
+                self.stalls += 1;
+                self.state = State::Playing;
+            }
+            State::Playing | State::Ended { .. } => {}
+        }
+    }
+}
+
+/// A segment in flight.
+#[derive(Clone, Copy, Debug)]
+struct Download {
+    index: usize,
+    quality: usize,
+    rule: Rule,
+    /// Stream offsets of its first byte and one past its last.
+    start: u64,
+    end: u64,
+    requested_at: Instant,
+    first_byte_at: Option<Instant>,
+}
+
+/// A request for the server: write `bytes` of segment `index`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Request {
+    /// The segment.
+    pub index: usize,
+    /// Its quality index.
+    pub quality: usize,
+    /// Its size.
+    pub bytes: u64,
+}
+
+/// A DASH session's player.
+#[derive(Clone, Debug)]
+pub struct Player {
+    config: DashConfig,
+    connect: Instant,
+    abr: AbrController,
+    history: ThroughputHistory,
+    playback: Playback,
+    next_index: usize,
+    /// A decision waiting out BOLA's delay.
+    decided: Option<Decision>,
+    next_request_at: Option<Instant>,
+    download: Option<Download>,
+    requested_bytes: u64,
+    /// The downloaded segments' (quality, rule), in order.
+    downloaded: Vec<(usize, Rule)>,
+}
+
+impl Player {
+    /// A player that sends its first request at `connect`.
+    pub fn new(config: DashConfig, connect: Instant) -> Player {
+        Player {
+            abr: AbrController::new(&config),
+            history: ThroughputHistory::default(),
+            playback: Playback {
+                state: State::Waiting,
+                buffered: Duration::ZERO,
+                position: Duration::ZERO,
+                updated: connect,
+                started_at: None,
+                stalled: Duration::ZERO,
+                stalls: 0,
+            },
+            next_index: 0,
+            decided: None,
+            next_request_at: Some(connect),
+            download: None,
+            requested_bytes: 0,
+            downloaded: Vec::new(),
+            connect,
+            config,
+        }
+    }
+
+    /// When the player next wants to request (None while a download is in
+    /// flight or once the video is fetched).
+    pub fn next_request_at(&self) -> Option<Instant> {
+        self.next_request_at
+    }
+
+    /// Whether every segment is downloaded.
+    pub fn is_fetched(&self) -> bool {
+        self.downloaded.len() == self.config.segment_count()
+    }
+
+    /// Seconds of media buffered at `now` (no state change).
+    pub fn buffer_level(&self, now: Instant) -> Duration {
+        let mut playback = self.playback.clone();
+        playback.advance(now, self.config.video);
+        playback.level()
+    }
+
+    /// At its request time the player decides and, unless BOLA asks it to
+    /// wait (then [`Player::next_request_at`] moves), returns the request.
+    pub fn poll_request(&mut self, now: Instant) -> Option<Request> {
+        if self.next_request_at != Some(now) {
+            return None;
+        }
+        self.advance(now);
+        let decision = match self.decided.take() {
+            Some(decision) => decision,
+            None => {
+                let ctx = Context {
+                    now,
+                    buffer_s: self.playback.level().as_secs_f64(),
+                    buffer_empty: matches!(
+                        self.playback.state,
+                        State::Waiting | State::Stalled { .. }
+                    ),
+                    downloaded: self.downloaded.len(),
+                    segment_s: self.config.segment_duration(self.next_index).as_secs_f64(),
+                };
+                let decision = self.abr.decide(ctx, &self.history);
+                if !decision.delay.is_zero() {
+                    self.decided = Some(decision);
+                    self.next_request_at = Some(now + decision.delay);
+                    return None;
+                }
+                decision
+            }
+        };
+        let index = self.next_index;
+        let bytes = self.config.segment_bytes(index, decision.quality);
+        self.download = Some(Download {
+            index,
+            quality: decision.quality,
+            rule: decision.rule,
+            start: self.requested_bytes,
+            end: self.requested_bytes + bytes,
+            requested_at: now,
+            first_byte_at: None,
+        });
+        self.requested_bytes += bytes;
+        self.next_index += 1;
+        self.next_request_at = None;
+        Some(Request {
+            index,
+            quality: decision.quality,
+            bytes,
+        })
+    }
+
+    /// The connection holds `in_order` stream bytes in order at `now`.
+    /// Returns true when this completed a segment (the request time may
+    /// have changed).
+    pub fn on_delivered(&mut self, now: Instant, in_order: u64) -> bool {
+        let Some(download) = self.download.as_mut() else {
+            return false;
+        };
+        if download.first_byte_at.is_none() && in_order > download.start {
+            download.first_byte_at = Some(now);
+        }
+        if in_order < download.end {
+            return false;
+        }
+        let download = self.download.take().expect("checked above");
+        self.advance(now);
+        self.playback
+            .append(now, self.config.segment_duration(download.index));
+        self.downloaded.push((download.quality, download.rule));
+        let first_byte = download.first_byte_at.unwrap_or(now);
+        self.history.push(
+            download.end - download.start,
+            first_byte - download.requested_at,
+            now - first_byte,
+        );
+        let level = self.playback.level();
+        self.abr
+            .bola_mut()
+            .on_downloaded(download.requested_at, now, level.as_secs_f64());
+        if self.next_index < self.config.segment_count() {
+            let target = if download.quality == self.config.top_quality() {
+                self.config.top_quality_buffer
+            } else {
+                self.config.stable_buffer
+            };
+            self.next_request_at = Some(now + level.saturating_sub(target));
+        } else if self.playback.state == State::Playing {
+            // The rest plays out without another download.
+            self.playback.state = State::Ended { at: now + level };
+            self.playback.position = self.playback.buffered;
+        }
+        true
+    }
+
+    fn advance(&mut self, now: Instant) {
+        if self.playback.advance(now, self.config.video) {
+            self.abr.bola_mut().on_stall();
+        }
+    }
+
+    /// What the viewer saw by `end` (a session still running is judged on
+    /// what it played so far).
+    pub fn summary(&self, end: Instant) -> DashSummary {
+        let mut playback = self.playback.clone();
+        let ended_at = match playback.state {
+            State::Ended { at } => Some(at),
+            _ => {
+                playback.advance(end.max(playback.updated), self.config.video);
+                None
+            }
+        };
+        let stalled = playback.stalled
+            + match playback.state {
+                State::Stalled { since } => end.max(since) - since,
+                _ => Duration::ZERO,
+            };
+        let played = playback.position.as_secs_f64();
+        let session = (ended_at.unwrap_or(end).max(self.connect) - self.connect).as_secs_f64();
+        let bitrates: Vec<f64> = self
+            .downloaded
+            .iter()
+            .map(|&(q, _)| self.config.ladder[q].as_mbps_f64())
+            .collect();
+        let n = self.downloaded.len() as f64;
+        let switches_down = self
+            .downloaded
+            .windows(2)
+            .filter(|w| w[1].0 < w[0].0)
+            .count() as u64;
+        let changes: f64 = bitrates.windows(2).map(|w| (w[1] - w[0]).abs()).sum();
+        DashSummary {
+            segments: self.downloaded.len() as u64,
+            complete: ended_at.is_some(),
+            aq: if n > 0.0 {
+                self.downloaded.iter().map(|&(q, _)| q as f64).sum::<f64>() / n
+            } else {
+                0.0
+            },
+            qs: switches_down,
+            rb: (played > 0.0).then(|| (session - played).max(0.0) / played),
+            mean_bitrate_bps: if n > 0.0 {
+                bitrates.iter().sum::<f64>() / n * 1e6
+            } else {
+                0.0
+            },
+            rebuffer_s: stalled.as_secs_f64(),
+            stalls: playback.stalls + matches!(playback.state, State::Stalled { .. }) as u64,
+            startup_delay_s: playback
+                .started_at
+                .map_or(session, |s| (s - self.connect).as_secs_f64()),
+            qoe_lin: bitrates.iter().sum::<f64>() - 4.3 * stalled.as_secs_f64() - changes,
+            bola_segments: self
+                .downloaded
+                .iter()
+                .filter(|&&(_, rule)| rule == Rule::Bola)
+                .count() as u64,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cc::Bandwidth;
+
+    fn at(ms: u64) -> Instant {
+        Instant::ZERO + Duration::from_millis(ms)
+    }
+
+    /// A three-segment video of 4 s segments at one bitrate of 1 Mbit/s.
+    fn tiny() -> DashConfig {
+        DashConfig {
+            ladder: vec![Bandwidth::from_mbps(1)],
+            video: Duration::from_secs(12),
+            ..DashConfig::obbr_paper()
+        }
+    }
+
+    /// Delivers the whole of the player's current request at `done_ms`,
+    /// its first byte 100 ms earlier.
+    fn fetch(p: &mut Player, request_ms: u64, done_ms: u64) -> Request {
+        let r = p.poll_request(at(request_ms)).expect("a request is due");
+        let end = p.requested_bytes;
+        assert!(!p.on_delivered(at(done_ms - 100), end - r.bytes + 1));
+        assert!(p.on_delivered(at(done_ms), end));
+        r
+    }
+
+    #[test]
+    fn playback_starts_with_the_first_segment_and_stalls_when_dry() {
+        let mut p = Player::new(tiny(), at(0));
+        assert_eq!(p.next_request_at(), Some(at(0)));
+        let r = fetch(&mut p, 0, 1000);
+        assert_eq!((r.index, r.quality, r.bytes), (0, 0, 500_000));
+        assert_eq!(p.buffer_level(at(1000)), Duration::from_secs(4));
+        assert_eq!(p.next_request_at(), Some(at(1000)), "below the 12 s target");
+        // Segment 1 takes 6 s: playback runs dry at 5 s and stalls 2 s.
+        fetch(&mut p, 1000, 7000);
+        fetch(&mut p, 7000, 8000);
+        assert!(p.is_fetched());
+        assert_eq!(p.next_request_at(), None);
+        let s = p.summary(at(8000));
+        assert!(s.complete);
+        assert_eq!((s.segments, s.stalls, s.qs), (3, 1, 0));
+        assert!((s.rebuffer_s - 2.0).abs() < 1e-9, "{s:?}");
+        assert!((s.startup_delay_s - 1.0).abs() < 1e-9);
+        // Playback ends at 7 s + 8 s of buffer - 1 s played by 8 s... = 15 s:
+        // 15 s for 12 s of video.
+        assert!((s.rb.unwrap() - 0.25).abs() < 1e-9, "{s:?}");
+        assert!((s.qoe_lin - (3.0 - 4.3 * 2.0)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_full_buffer_holds_the_next_request_back() {
+        // One bitrate is the top quality: make its target the stable 12 s.
+        let config = DashConfig {
+            video: Duration::from_secs(40),
+            top_quality_buffer: Duration::from_secs(12),
+            ..tiny()
+        };
+        let mut p = Player::new(config, at(0));
+        let mut t = 0;
+        // Fast downloads (100 ms each) fill the buffer to the 12 s target.
+        for _ in 0..4 {
+            let due = p.next_request_at().unwrap();
+            t = due.as_nanos() / 1_000_000;
+            fetch(&mut p, t, t + 200);
+        }
+        // After the fourth: 16 s downloaded, about 0.6 s played.
+        let level = p.buffer_level(at(t + 200));
+        let due = p.next_request_at().unwrap();
+        assert!(level > Duration::from_secs(12));
+        assert_eq!(due, at(t + 200) + (level - Duration::from_secs(12)));
+        assert!(
+            p.poll_request(at(t + 200)).is_none(),
+            "not before it is due"
+        );
+        assert!(p.poll_request(due).is_some());
+    }
+
+    #[test]
+    fn a_session_cut_short_is_judged_on_what_played() {
+        let mut p = Player::new(tiny(), at(0));
+        fetch(&mut p, 0, 2000);
+        p.poll_request(at(2000)).unwrap(); // never arrives
+        let s = p.summary(at(10_000));
+        assert!(!s.complete);
+        assert_eq!(s.segments, 1);
+        // Played 4 s (2-6 s), stalled 6-10 s.
+        assert!((s.rebuffer_s - 4.0).abs() < 1e-9, "{s:?}");
+        assert!((s.rb.unwrap() - 1.5).abs() < 1e-9, "(10 - 4) / 4: {s:?}");
+        let nothing = Player::new(tiny(), at(0)).summary(at(5000));
+        assert_eq!(nothing.rb, None);
+        assert!((nothing.startup_delay_s - 5.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn downswitches_count_as_quality_switches() {
+        let mut p = Player::new(DashConfig::obbr_paper(), at(0));
+        // The first segment at the initial bitrate (quality 2), fetched at
+        // 80 Mbit/s: the next goes to the top.
+        let first = fetch(&mut p, 0, 100 + 2);
+        assert_eq!(first.quality, 2);
+        let second = fetch(&mut p, 102, 1200);
+        assert!(second.quality > 2, "{second:?}");
+        // Then a slow segment: the quality falls.
+        let third_at = p.next_request_at().unwrap().as_nanos() / 1_000_000;
+        fetch(&mut p, third_at, third_at + 60_000);
+        let fourth = p.poll_request(p.next_request_at().unwrap()).unwrap();
+        assert!(fourth.quality < second.quality, "{fourth:?}");
+        let s = p.summary(at(third_at + 60_000));
+        assert_eq!(s.qs, 0, "a decided but undownloaded segment does not count");
+    }
+}
