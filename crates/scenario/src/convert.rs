@@ -271,7 +271,10 @@ pub(crate) fn convert(raw: &RawScenario, ctx: &Ctx<'_>) -> Result<SimConfig, Sce
     }
 
     let stop_when_done = match &raw.stop_when_done {
-        None => flows.iter().all(|f| f.size.is_some()),
+        // Sized transfers and DASH sessions end by themselves.
+        None => flows
+            .iter()
+            .all(|f| f.size.is_some() || matches!(f.app, Application::Dash(_))),
         Some(v) => ctx.boolean(&k("stop_when_done"), v)?,
     };
 

@@ -1,0 +1,137 @@
+//! DASH sessions in the simulator: the player fetches one segment at a
+//! time over the simulated connection, and what the viewer sees follows the
+//! path (the suites' fig14-dash and table5-dash have the papers' experiments).
+
+use std::time::Duration;
+
+use cc::{Bandwidth, Bytes};
+use sim::app::dash::{AbrStrategy, DashConfig, DashSummary};
+use sim::app::Application;
+use sim::link::{BufferLimit, LossModel, RateModel, RateStep};
+use sim::{Dumbbell, FlowSummary, RunResult, Simulation};
+
+fn ms(v: u64) -> Duration {
+    Duration::from_millis(v)
+}
+
+fn run(d: Dumbbell) -> RunResult {
+    let r = Simulation::new(d.build()).run();
+    r.assert_physics();
+    r
+}
+
+/// The oBBR paper's video, `video` long, with `abr`, as flow 0 of `cc` over `link`.
+fn session(link: Dumbbell, cc: &str, video: Duration, abr: AbrStrategy) -> RunResult {
+    let d = link
+        .flow_with(cc, |f| {
+            f.app = Application::Dash(DashConfig {
+                video,
+                abr,
+                ..DashConfig::obbr_paper()
+            });
+        })
+        .unwrap();
+    run(d)
+}
+
+fn dash(f: &FlowSummary) -> &DashSummary {
+    f.dash.as_ref().expect("a DASH flow has a DASH summary")
+}
+
+fn path(mbit: u64, rtt_ms: u64) -> Dumbbell {
+    Dumbbell::new(Bandwidth::from_mbps(mbit), ms(rtt_ms))
+        .buffer_bdp(1.0)
+        .duration(Duration::from_secs(400))
+}
+
+#[test]
+fn a_fast_path_streams_the_whole_video_near_the_top_without_stalls() {
+    let link = path(50, 50).stop_when_done(true);
+    let r = session(link, "bbr", Duration::from_secs(120), AbrStrategy::Dynamic);
+    let d = dash(&r.flows[0]);
+    assert!(d.complete, "{d:?}");
+    assert_eq!(d.segments, 30);
+    assert_eq!(d.stalls, 0, "{d:?}");
+    assert!(d.aq > 8.0, "{d:?}");
+    // The session stops the run once every segment is in.
+    assert!(r.sim_time_s < 125.0, "{}", r.sim_time_s);
+    // Playback started after one request round trip and the first segment.
+    assert!(d.startup_delay_s > 0.05, "{d:?}");
+    assert!(d.rb.unwrap() < 0.02, "{d:?}");
+    // The player spent its buffer time on BOLA at the top quality.
+    assert!(d.bola_segments > 0, "{d:?}");
+}
+
+#[test]
+fn a_slow_path_gets_a_lower_quality_than_a_fast_one() {
+    let video = Duration::from_secs(120);
+    let slow = session(path(3, 50), "bbr", video, AbrStrategy::Throughput);
+    let fast = session(path(30, 50), "bbr", video, AbrStrategy::Throughput);
+    let (slow, fast) = (dash(&slow.flows[0]), dash(&fast.flows[0]));
+    assert!(slow.complete && fast.complete);
+    assert!(slow.aq < fast.aq, "{slow:?} vs {fast:?}");
+    // 3 Mbit/s with a 10% margin holds 1883 kbit/s (quality 5) at most.
+    assert!(slow.mean_bitrate_bps < 2.7e6, "{slow:?}");
+}
+
+#[test]
+fn a_bandwidth_collapse_stalls_playback_and_drops_the_quality() {
+    // 20 Mbit/s, then 0.3 Mbit/s from 30 s: the buffer of top-quality
+    // segments drains, the player stalls and falls to the bottom.
+    let link = path(20, 50).rate_model(RateModel::Schedule(vec![
+        RateStep {
+            at: Duration::ZERO,
+            rate: Bandwidth::from_mbps(20),
+        },
+        RateStep {
+            at: Duration::from_secs(30),
+            rate: Bandwidth::from_kbps(300),
+        },
+    ]));
+    let r = session(link, "bbr", Duration::from_secs(120), AbrStrategy::Dynamic);
+    let d = dash(&r.flows[0]);
+    assert!(d.qs >= 1, "{d:?}");
+    assert!(d.stalls >= 1 && d.rebuffer_s > 1.0, "{d:?}");
+    assert!(d.rb.unwrap() > 0.0);
+    assert!(d.qoe_lin < d.mean_bitrate_bps / 1e6 * d.segments as f64);
+}
+
+#[test]
+fn a_session_that_cannot_finish_is_judged_on_what_it_played() {
+    let link = path(1, 50).duration(Duration::from_secs(60));
+    let r = session(
+        link,
+        "cubic",
+        Duration::from_secs(600),
+        AbrStrategy::Dynamic,
+    );
+    let d = dash(&r.flows[0]);
+    assert!(!d.complete, "{d:?}");
+    assert!(d.segments > 0 && d.segments < 150, "{d:?}");
+    assert!((r.sim_time_s - 60.0).abs() < 1e-9);
+}
+
+#[test]
+fn dash_sessions_are_deterministic() {
+    let lossy = || {
+        path(10, 100)
+            .loss(LossModel::Bernoulli { p: 0.01 })
+            .buffer(BufferLimit::Bytes(Bytes(60_000)))
+            .seed(7)
+    };
+    let a = session(
+        lossy(),
+        "bbr2",
+        Duration::from_secs(120),
+        AbrStrategy::Dynamic,
+    );
+    let b = session(
+        lossy(),
+        "bbr2",
+        Duration::from_secs(120),
+        AbrStrategy::Dynamic,
+    );
+    // Debug prints every float exactly.
+    assert_eq!(format!("{:?}", a.flows), format!("{:?}", b.flows));
+    assert!(dash(&a.flows[0]).segments > 0);
+}
