@@ -29,7 +29,45 @@ pub const SCENARIO_SEEDS: &[&str] = &[
     include_str!("../../../scenarios/obbr/fig11-traces.toml"),
     crate::targets::BASE_SCENARIO,
     FULL_SCENARIO,
+    STREAMING_SCENARIO,
 ];
+
+/// A scenario with every application and streaming key: a live stream with
+/// Copilot and a DASH session over traces in both directions.
+const STREAMING_SCENARIO: &str = r#"name = "streaming"
+duration = "3s"
+[link]
+trace = "../../data/traces/mahimahi/TMobile-LTE-short.down"
+uplink_trace = "../../data/traces/mahimahi/TMobile-LTE-short.up"
+trace_start = "8s"
+rtt = "100ms"
+buffer = "40KB"
+[[flow]]
+cc = "bbr"
+app = "live"
+copilot = "lsquic"
+[flow.live]
+bitrate = "5.4Mbit"
+frame_interval = "40ms"
+gop = "2s"
+frame_sizes = "gop"
+i_frame_ratio = 5
+deadline = "1s"
+[[flow]]
+cc = "bbr2"
+app = "dash"
+[flow.dash]
+ladder = ["254kbit", "1Mbit", "4Mbit"]
+segment = "1s"
+video = "4s"
+abr = "bola"
+stable_buffer = "2s"
+top_quality_buffer = "3s"
+initial_bitrate = "500kbit"
+insufficient_buffer_rule = false
+[sweep]
+"flow.1.dash.abr" = ["throughput", "dynamic"]
+"#;
 
 /// A scenario that sets every key once, so mutations can reach them all.
 const FULL_SCENARIO: &str = r#"name = "full"
@@ -120,6 +158,13 @@ const VALUES: &[&str] = &[
     "\"../../data/traces/mahimahi/ATT-LTE-driving-2016.down\"",
     "\"../../data/traces/irish-5g/Static/B_2019.12.16_13.40.04.csv\"",
     "\"/nonexistent\"",
+    "\"dash\"",
+    "\"live\"",
+    "\"lsquic\"",
+    "\"bola\"",
+    "[\"1bit\", \"1000Gbit\"]",
+    "[\"2Mbit\", \"1Mbit\"]",
+    "[\"1Mbit\", \"x\"]",
 ];
 
 /// Tokens inserted by mutations.
@@ -184,6 +229,18 @@ const SET_KEYS: &[&str] = &[
     "link",
     "link.loss.p",
     "link.ack_delay",
+    "link.uplink_rate",
+    "link.uplink_trace",
+    "link.trace_start",
+    "flow.0.app",
+    "flow.0.copilot",
+    "flow.0.live.bitrate",
+    "flow.0.live.gop",
+    "flow.0.dash.ladder",
+    "flow.0.dash.segment",
+    "flow.0.dash.video",
+    "flow.0.dash.abr",
+    "flow.0.dash.stable_buffer",
     "sweep",
     "",
 ];
