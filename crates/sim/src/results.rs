@@ -84,6 +84,12 @@ pub struct FlowSummary {
     /// from Startup, which returns to Startup, does not count. `None` if it
     /// never did (or has no Startup, like CUBIC).
     pub startup_exit_s: Option<f64>,
+    /// The highest pacing rate the controller set while in Startup, over the
+    /// whole run (Startup comes before any warmup ends), bits per second;
+    /// `None` without a Startup or a pacing rate. BBR-Copilot's Fig. 6: a
+    /// stream kept in Startup paces at 2.89 x an estimate that may exceed
+    /// anything the path ever carries.
+    pub startup_peak_pacing_bps: Option<f64>,
     /// Wire bytes of BBR-Copilot padding sent in the window (part of
     /// `bytes_sent`, never of goodput).
     pub padding_bytes: u64,
@@ -125,6 +131,9 @@ pub struct LinkSummary {
     pub bytes_dropped: u64,
     /// Queueing delay (enqueue to departure), milliseconds.
     pub queue_delay_ms: Percentiles,
+    /// The highest capacity (its 100 ms average, `Capacity::rate_at`) at
+    /// any sampling instant of the whole run, bits per second.
+    pub capacity_peak_bps: f64,
 }
 
 /// A flow's state at one sampling instant.
@@ -271,6 +280,9 @@ impl RunResult {
             }
             if let Some(s) = f.startup_exit_s {
                 metric(format!("flows[{id}].startup_exit_s"), s);
+            }
+            if let Some(p) = f.startup_peak_pacing_bps {
+                metric(format!("flows[{id}].startup_peak_pacing_bps"), p);
             }
             if let Some(e) = f.bw_sample_rmse_bps {
                 metric(format!("flows[{id}].bw_sample_rmse_bps"), e);

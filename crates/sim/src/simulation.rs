@@ -80,6 +80,8 @@ struct Flow {
     dash: Option<Player>,
     /// When the controller first left Startup.
     startup_exit: Option<Instant>,
+    /// The highest pacing rate set in Startup.
+    startup_peak_pacing: Option<cc::Bandwidth>,
     recorder: FlowRecorder,
 }
 
@@ -125,6 +127,8 @@ pub struct Simulation {
     carried_in: u64,
     dropped: u64,
     events: u64,
+    /// The highest capacity seen at a sampling instant.
+    capacity_peak: f64,
 }
 
 impl Simulation {
@@ -168,6 +172,7 @@ impl Simulation {
                     live: None,
                     dash: None,
                     startup_exit: None,
+                    startup_peak_pacing: None,
                     recorder: FlowRecorder::new(),
                 });
             }
@@ -192,6 +197,7 @@ impl Simulation {
             carried_in: 0,
             dropped: 0,
             events: 0,
+            capacity_peak: 0.0,
             config,
         }
     }
@@ -241,10 +247,19 @@ impl Simulation {
                             recorder::record(&mut flow.recorder.rtt, rtt);
                         }
                     }
-                    if flow.startup_exit.is_none()
-                        && sender.controller().probe_state().in_startup == Some(false)
-                    {
-                        flow.startup_exit = Some(now);
+                    match sender.controller().probe_state().in_startup {
+                        Some(false) if flow.startup_exit.is_none() => {
+                            flow.startup_exit = Some(now);
+                        }
+                        Some(true) => {
+                            let pacing = sender.controller().pacing_rate();
+                            if pacing != cc::Bandwidth::MAX {
+                                flow.startup_peak_pacing = Some(
+                                    flow.startup_peak_pacing.map_or(pacing, |p| p.max(pacing)),
+                                );
+                            }
+                        }
+                        _ => {}
                     }
                     if fresh && flow.recorder.measuring {
                         let truth = self.link.capacity().rate_at(now).as_bps_f64();
@@ -586,6 +601,8 @@ impl Simulation {
 
     fn sample(&mut self) {
         let t = self.now.as_secs_f64();
+        let capacity = self.link.capacity().rate_at(self.now).as_bps_f64();
+        self.capacity_peak = self.capacity_peak.max(capacity);
         for (id, flow) in self.flows.iter_mut().enumerate() {
             let Some(sender) = flow.sender.as_ref() else {
                 continue;
@@ -611,7 +628,6 @@ impl Simulation {
             self.schedule_next_sample();
             return;
         }
-        let capacity = self.link.capacity().rate_at(self.now).as_bps_f64();
         self.series.link.push(recorder::link_sample(
             t,
             self.link.queue_bytes().get(),
@@ -657,6 +673,7 @@ impl Simulation {
             bytes_forwarded: forwarded,
             bytes_dropped: self.dropped,
             queue_delay_ms: recorder::percentiles(&self.queue_delay),
+            capacity_peak_bps: self.capacity_peak,
         };
         let end = self.now;
         // Data that crossed the bottleneck inside the window and is on its
@@ -798,6 +815,7 @@ fn summarize(id: usize, flow: &mut Flow, end: Instant, arriving: Vec<Chunk>) -> 
         ptos: stats.ptos - base.ptos,
         completion_time_s: flow.completed_at.map(|t| (t - flow.start).as_secs_f64()),
         startup_exit_s: flow.startup_exit.map(|t| (t - flow.start).as_secs_f64()),
+        startup_peak_pacing_bps: flow.startup_peak_pacing.map(|p| p.as_bps_f64()),
         padding_bytes: stats.padding_bytes - base.padding_bytes,
         padding_ratio: ratio(stats.padding_bytes - base.padding_bytes, sent),
         bw_sample_rmse_bps: rec.bw_error.rms(),

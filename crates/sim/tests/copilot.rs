@@ -159,3 +159,27 @@ fn the_uplink_delays_acks_when_it_is_the_bottleneck() {
     assert!(slow.goodput_bps < 0.6 * free.goodput_bps, "{slow:?}");
     assert!(slow.rtt_ms.p50 > 10.0 * free.rtt_ms.p50, "{slow:?}");
 }
+
+#[test]
+fn kept_in_startup_bbr_paces_far_above_the_path() {
+    // The paper's Fig. 6: a stream that never leaves Startup paces at
+    // 2.89x an estimate inflated by bursts, above the path's capacity.
+    let d = startup_path(200)
+        .flow_with("bbr", |f| {
+            f.app = Application::Live(LiveConfig::COPILOT_PAPER)
+        })
+        .unwrap();
+    let r = run(d);
+    let f = &r.flows[0];
+    assert_eq!(f.startup_exit_s, None);
+    let peak = f.startup_peak_pacing_bps.expect("BBR paces in Startup");
+    assert!(
+        (r.link.capacity_peak_bps - 37e6).abs() < 1e3,
+        "{:?}",
+        r.link
+    );
+    assert!(peak > r.link.capacity_peak_bps, "{peak} vs {:?}", r.link);
+    // CUBIC has no Startup.
+    let cubic = live(startup_path(200), "cubic", false);
+    assert_eq!(cubic.startup_peak_pacing_bps, None);
+}

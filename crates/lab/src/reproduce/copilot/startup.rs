@@ -7,6 +7,7 @@ use report::{BarGroup, Cell, Figure, Section, Table};
 
 use super::claims::{
     EXIT_WITH, EXIT_WITHOUT_200MS, RETX_CUT_200MS, RETX_LOWER, RETX_WITHOUT_200MS,
+    STARTUP_RATE_OVERSHOOT,
 };
 use super::{label, mean_of, rtts, runs_at};
 use crate::reproduce::claims::Measured;
@@ -168,7 +169,21 @@ fn startup_on_trace(runs: &Runs) -> Analysis {
         _ => not_run(),
     };
     let retx_without = at_200(false).map_or_else(not_run, |p| Measured::Value(p.retransmission));
+    let overshoot: Vec<f64> = runs_at(runs, "200ms", false)
+        .iter()
+        .filter_map(|r| {
+            let peak = metric(r, "/flows/0/startup_peak_pacing_bps")?;
+            let capacity = metric(r, "/link/capacity_peak_bps").filter(|c| *c > 0.0)?;
+            Some(peak / capacity)
+        })
+        .collect();
+    let overshoot = if overshoot.is_empty() {
+        Measured::NotRun("no 200 ms runs without Copilot with a Startup pacing rate".into())
+    } else {
+        Measured::Value(overshoot.iter().sum::<f64>() / overshoot.len() as f64)
+    };
     let judged = vec![
+        STARTUP_RATE_OVERSHOOT.judge(overshoot),
         EXIT_WITHOUT_200MS.judge(exit_without),
         EXIT_WITH.judge(exit_with),
         RETX_LOWER.judge(lower),
