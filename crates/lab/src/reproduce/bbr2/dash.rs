@@ -7,7 +7,7 @@ use report::{BarGroup, Figure, Section};
 use super::loss_label;
 use crate::reproduce::claims::{Claim, Declaration, Measured, Origin, Paper, Test};
 use crate::reproduce::verdict::paper_name;
-use crate::reproduce::video::{dash_mean, qoe_table};
+use crate::reproduce::video::{dash_mean, qoe_table, seeds_note};
 use crate::reproduce::{Analysis, Experiment, Runs};
 
 /// Table V as a simulated experiment.
@@ -116,7 +116,10 @@ fn table5(runs: &Runs) -> Analysis {
         }
     }
     let table = qoe_table(
-        "A 10-minute DASH session per controller and loss rate (quality index 0-10; mean ± sd over seeds)",
+        &format!(
+            "A DASH session per controller and loss rate (quality index 0-10; {})",
+            seeds_note(runs)
+        ),
         runs,
         &rows,
     );
@@ -144,7 +147,7 @@ fn table5(runs: &Runs) -> Analysis {
              our indices top out lower than the paper's and the claims compare controllers.",
     )
     .figure(Figure::bars(
-        "Mean quality index (0-10, mean over seeds)",
+        &format!("Mean quality index (0-10; {})", seeds_note(runs)),
         "induced loss",
         "quality index",
         losses.iter().map(|l| loss_label(l)).collect::<Vec<_>>(),

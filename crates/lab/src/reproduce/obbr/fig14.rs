@@ -12,7 +12,7 @@ use report::{BarGroup, Figure, Section};
 use crate::reproduce::claims::{Claim, Declaration, Measured, Origin, Paper, Test};
 use crate::reproduce::data::metric;
 use crate::reproduce::verdict::paper_name;
-use crate::reproduce::video::{dash_mean, qoe_table};
+use crate::reproduce::video::{dash_mean, qoe_table, seeds_note};
 use crate::reproduce::{Analysis, Experiment, Runs};
 
 /// Fig. 14 as a simulated experiment.
@@ -179,7 +179,7 @@ fn fig14(runs: &Runs) -> Analysis {
         .map(|cc| (paper_name(cc), vec![("flow.0.cc", cc.as_str())]))
         .collect();
     let table = qoe_table(
-        "A 10-minute DASH session per controller (mean ± sd over seeds)",
+        &format!("A DASH session per controller ({})", seeds_note(runs)),
         runs,
         &rows,
     );
@@ -210,14 +210,14 @@ fn fig14(runs: &Runs) -> Analysis {
              path and are judged nowhere here; the directions of its §5.3.3 are.",
     )
     .figure(Figure::bars(
-        "Average quality index (mean over seeds)",
+        &format!("Average quality index ({})", seeds_note(runs)),
         "the path model",
         "AQ (quality index, 0-9)",
         ["20 Mbit/s, 200 ms, 1% loss"],
         bars("aq", 1.0),
     ))
     .figure(Figure::bars(
-        "Quality switches (mean over seeds)",
+        &format!("Quality switches ({})", seeds_note(runs)),
         "the path model",
         "QS (down-switches)",
         ["20 Mbit/s, 200 ms, 1% loss"],
