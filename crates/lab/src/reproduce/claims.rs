@@ -324,6 +324,15 @@ fn value_verdict(v: f64, test: Test) -> VerdictStatus {
     }
 }
 
+/// Every claim of `claims` judged "not run", for the same reason (an
+/// experiment whose runs hold nothing to measure them on).
+pub fn none_run(claims: &[&'static Claim], why: &str) -> Vec<Judged> {
+    claims
+        .iter()
+        .map(|c| c.judge(Measured::NotRun(why.to_string())))
+        .collect()
+}
+
 /// What an analysis measured for a claim.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Measured {

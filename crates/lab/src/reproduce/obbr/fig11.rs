@@ -3,7 +3,7 @@
 use report::{BarGroup, Cell, Figure, Section, Table};
 
 use super::fig8::is_obbr;
-use crate::reproduce::claims::{Claim, Declaration, Measured, Origin, Paper, Test};
+use crate::reproduce::claims::{none_run, Claim, Declaration, Measured, Origin, Paper, Test};
 use crate::reproduce::data::metric;
 use crate::reproduce::verdict::{mean_sd_cell, paper_name};
 use crate::reproduce::{Analysis, Experiment, Runs};
@@ -337,16 +337,16 @@ fn fig11_traces(runs: &Runs) -> Analysis {
     .table(paper)
     .table(per_trace);
     let judged = if links.is_empty() {
-        [
-            &LOSS_BASED_LOWEST,
-            &OBBR_ABOVE_LOSS_BASED,
-            &BBR_B3R_HIGHEST,
-            &BBRS_BETWEEN,
-            &OBBR_BEST,
-        ]
-        .into_iter()
-        .map(|c| c.judge(Measured::NotRun("no trace runs".into())))
-        .collect()
+        none_run(
+            &[
+                &LOSS_BASED_LOWEST,
+                &OBBR_ABOVE_LOSS_BASED,
+                &BBR_B3R_HIGHEST,
+                &BBRS_BETWEEN,
+                &OBBR_BEST,
+            ],
+            "no trace runs",
+        )
     } else {
         vec![
             LOSS_BASED_LOWEST.judge(loss_based_lowest),

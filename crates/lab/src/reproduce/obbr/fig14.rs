@@ -9,7 +9,7 @@
 
 use report::{BarGroup, Figure, Section};
 
-use crate::reproduce::claims::{Claim, Declaration, Measured, Origin, Paper, Test};
+use crate::reproduce::claims::{none_run, Claim, Declaration, Measured, Origin, Paper, Test};
 use crate::reproduce::data::metric;
 use crate::reproduce::verdict::paper_name;
 use crate::reproduce::video::{dash_mean, qoe_table, seeds_note};
@@ -141,17 +141,17 @@ fn fig14(runs: &Runs) -> Analysis {
     };
     let present = |cc: &str| ccs.iter().any(|c| c == cc);
     let judged = if !present(OBBR) {
-        [
-            &AQ_ABOVE,
-            &QS_BELOW,
-            &RB_BELOW,
-            &CUBIC_LOWEST,
-            &RETX_LOW,
-            &RETX_BELOW_BBR,
-        ]
-        .into_iter()
-        .map(|c| c.judge(Measured::NotRun("no oBBR-0.5 runs".into())))
-        .collect()
+        none_run(
+            &[
+                &AQ_ABOVE,
+                &QS_BELOW,
+                &RB_BELOW,
+                &CUBIC_LOWEST,
+                &RETX_LOW,
+                &RETX_BELOW_BBR,
+            ],
+            "no oBBR-0.5 runs",
+        )
     } else {
         let against = |others: &[&str], better: &dyn Fn(&str) -> bool| {
             let names: Vec<(String, bool)> = others
