@@ -105,7 +105,7 @@ pub fn suites() -> &'static [Suite] {
         },
         Suite {
             name: "obbr",
-            summary: "the oBBR paper (Bi et al.): Figs. 3-5, 7-9, 11, 12",
+            summary: "the oBBR paper (Bi et al.): Figs. 3-5, 7-9, 11, 12, and Fig. 14's DASH video",
             experiments: obbr::EXPERIMENTS,
             outside: outside::OBBR,
         },
@@ -124,7 +124,7 @@ pub fn suites() -> &'static [Suite] {
         Suite {
             name: "bbr2",
             summary:
-                "adaptive BBRv2 (Drucker et al.): loss, harm, changing bandwidth, cellular, bounds",
+                "adaptive BBRv2 (Drucker et al.): loss, harm, changing bandwidth, cellular, bounds, DASH video",
             experiments: bbr2::EXPERIMENTS,
             outside: outside::BBR2,
         },
