@@ -119,7 +119,7 @@ pub fn suites() -> &'static [Suite] {
             name: "copilot",
             summary: "BBR-Copilot (Yan et al.): live streams' Startup exit and ProbeBW tracking, Figs. 6-9",
             experiments: copilot::EXPERIMENTS,
-            outside: &[],
+            outside: outside::COPILOT,
         },
         Suite {
             name: "bbr2",

@@ -123,6 +123,12 @@ pub static OBBR: &[Outside] = &[
     },
 ];
 
+/// BBR-Copilot's claims outside the simulator.
+pub static COPILOT: &[Outside] = &[Outside {
+    claim: &crate::reproduce::copilot::claims::PRODUCTION_IN_STARTUP,
+    needs: "the CDN's production flow logs",
+}];
+
 /// Drucker et al.'s claims outside the simulator.
 pub static BBR2: &[Outside] = &[
     Outside {

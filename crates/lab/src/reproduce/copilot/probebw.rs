@@ -3,7 +3,10 @@
 
 use report::{Cell, Figure, Line, LineStyle, Section, Table};
 
-use super::claims::{RMSE_CUT_200MS, RMSE_CUT_50MS, RMSE_WITHOUT_50MS, RMSE_WITH_50MS};
+use super::claims::{
+    RMSE_CUT_200MS, RMSE_CUT_50MS, RMSE_WITHOUT_200MS, RMSE_WITHOUT_50MS, RMSE_WITH_200MS,
+    RMSE_WITH_50MS,
+};
 use super::{label, mean_of, rtts, runs_at};
 use crate::reproduce::claims::Measured;
 use crate::reproduce::data::{link_column, series_column};
@@ -79,6 +82,8 @@ fn probe_bw(runs: &Runs) -> Analysis {
         RMSE_CUT_200MS.judge(cut("200ms")),
         RMSE_WITHOUT_50MS.judge(value_or_not_run(at(runs, "50ms", false, estimate) / 1e6)),
         RMSE_WITH_50MS.judge(value_or_not_run(at(runs, "50ms", true, estimate) / 1e6)),
+        RMSE_WITHOUT_200MS.judge(value_or_not_run(at(runs, "200ms", false, estimate) / 1e6)),
+        RMSE_WITH_200MS.judge(value_or_not_run(at(runs, "200ms", true, estimate) / 1e6)),
     ];
     let mut table = Table::new(
         "RMSE against the true 24 Mbit/s over 20-40 s, of BBR's estimate and of the raw delivery-rate samples",

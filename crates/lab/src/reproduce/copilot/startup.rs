@@ -6,8 +6,8 @@
 use report::{BarGroup, Cell, Figure, Section, Table};
 
 use super::claims::{
-    EXIT_WITH, EXIT_WITHOUT_200MS, RETX_CUT_200MS, RETX_LOWER, RETX_WITHOUT_200MS,
-    STARTUP_RATE_OVERSHOOT,
+    EXIT_WITH, EXIT_WITHOUT_200MS, EXIT_WITHOUT_50MS, RETX_CUT_200MS, RETX_LOWER,
+    RETX_WITHOUT_200MS, RETX_WITH_200MS, STARTUP_RATE_OVERSHOOT,
 };
 use super::{label, mean_of, rtts, runs_at};
 use crate::reproduce::claims::Measured;
@@ -182,7 +182,14 @@ fn startup_on_trace(runs: &Runs) -> Analysis {
     } else {
         Measured::Value(overshoot.iter().sum::<f64>() / overshoot.len() as f64)
     };
+    let exit_without_50 = find(&points, "50ms", false).map_or_else(
+        || Measured::NotRun("no 50 ms runs".into()),
+        |p| Measured::Value(p.exited),
+    );
+    let retx_with = at_200(true).map_or_else(not_run, |p| Measured::Value(p.retransmission));
     let judged = vec![
+        EXIT_WITHOUT_50MS.judge(exit_without_50),
+        RETX_WITH_200MS.judge(retx_with),
         STARTUP_RATE_OVERSHOOT.judge(overshoot),
         EXIT_WITHOUT_200MS.judge(exit_without),
         EXIT_WITH.judge(exit_with),
