@@ -225,29 +225,17 @@ impl Sender {
         let overhead = self.config.max_datagram_size - self.config.max_payload;
         let full = self.config.max_datagram_size;
         if !probing {
-            if !self.stream.has_data() {
-                let room = self.bytes_in_flight + full <= self.cc.cwnd();
-                if self.copilot.is_some() && self.cc.probe_state().pacing_gain > 1.0 {
-                    if !room {
-                        return SendOutcome::Blocked;
-                    }
-                    let at = self.pacer.earliest_send(
-                        now,
-                        full,
-                        self.cc.pacing_rate(),
-                        self.cc.send_quantum(),
-                    );
-                    if at > now {
-                        return SendOutcome::WaitUntil(at);
-                    }
-                    return SendOutcome::Sent(self.send_packet(now, PADDING, full, Kind::Padding));
-                }
+            let has_data = self.stream.has_data();
+            let pads =
+                !has_data && self.copilot.is_some() && self.cc.probe_state().pacing_gain > 1.0;
+            let room = self.bytes_in_flight + full <= self.cc.cwnd();
+            if !has_data && !pads {
                 if room {
                     self.estimator.on_app_limited(self.bytes_in_flight);
                 }
                 return SendOutcome::Blocked;
             }
-            if self.bytes_in_flight + full > self.cc.cwnd() {
+            if !room {
                 return SendOutcome::Blocked;
             }
             let at =
@@ -255,6 +243,9 @@ impl Sender {
                     .earliest_send(now, full, self.cc.pacing_rate(), self.cc.send_quantum());
             if at > now {
                 return SendOutcome::WaitUntil(at);
+            }
+            if pads {
+                return SendOutcome::Sent(self.send_packet(now, PADDING, full, Kind::Padding));
             }
         }
         let (chunk, is_resend) = match self.stream.next_chunk(payload_room) {
