@@ -271,10 +271,7 @@ pub(crate) fn convert(raw: &RawScenario, ctx: &Ctx<'_>) -> Result<SimConfig, Sce
     }
 
     let stop_when_done = match &raw.stop_when_done {
-        // Sized transfers and DASH sessions end by themselves.
-        None => flows
-            .iter()
-            .all(|f| f.size.is_some() || matches!(f.app, Application::Dash(_))),
+        None => flows.iter().all(|f| f.ends_by_itself()),
         Some(v) => ctx.boolean(&k("stop_when_done"), v)?,
     };
 

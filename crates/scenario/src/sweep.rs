@@ -350,10 +350,22 @@ mod tests {
     fn huge_sweeps_are_refused_before_expanding() {
         let values: Vec<String> = (0..1000).map(|i| i.to_string()).collect();
         let list = format!("[{}]", values.join(", "));
+        let starts = format!(
+            "[{}]",
+            (0..1000)
+                .map(|i| format!("\"{i}ms\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let losses = format!(
+            "[{}]",
+            (0..1000)
+                .map(|i| format!("\"{}%\"", i % 50))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
         let text = format!(
-            "name = \"x\"\nduration = \"1s\"\n[link]\nrate = \"10Mbit\"\nrtt = \"10ms\"\nbuffer = \"1bdp\"\n[[flow]]\ncc = \"bbr\"\n[sweep]\nseeds = {list}\n\"flow.0.start\" = {starts}\n\"link.loss\" = {list2}\n",
-            starts = format!("[{}]", (0..1000).map(|i| format!("\"{i}ms\"")).collect::<Vec<_>>().join(", ")),
-            list2 = format!("[{}]", (0..1000).map(|i| format!("\"{}%\"", i % 50)).collect::<Vec<_>>().join(", ")),
+            "name = \"x\"\nduration = \"1s\"\n[link]\nrate = \"10Mbit\"\nrtt = \"10ms\"\nbuffer = \"1bdp\"\n[[flow]]\ncc = \"bbr\"\n[sweep]\nseeds = {list}\n\"flow.0.start\" = {starts}\n\"link.loss\" = {losses}\n",
         );
         let sweep = sweep_from_str(&text, Path::new("big.toml"), &[]).unwrap();
         assert_eq!(sweep.count(), Some(1_000_000_000));

@@ -76,6 +76,15 @@ pub struct FlowConfig {
     pub copilot: Option<CopilotConfig>,
 }
 
+impl FlowConfig {
+    /// Whether the flow ends by itself: a sized transfer, or a DASH session
+    /// (complete when its last segment is). Unlimited bulk flows and live
+    /// streams run until the end of the run.
+    pub fn ends_by_itself(&self) -> bool {
+        self.size.is_some() || matches!(self.app, crate::app::Application::Dash(_))
+    }
+}
+
 /// When the receiver sends ACKs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AckPolicy {

@@ -89,12 +89,6 @@ impl Flow {
     fn is_finished(&self) -> bool {
         self.completed_at.is_some()
     }
-
-    /// Whether the flow ends by itself: a sized transfer, or a DASH session
-    /// (complete when its last segment is).
-    fn is_finite(&self) -> bool {
-        self.config.size.is_some() || matches!(self.config.app, Application::Dash(_))
-    }
 }
 
 /// Mixes the run seed with a stream id so every random process of a run
@@ -221,7 +215,11 @@ impl Simulation {
     }
 
     fn all_done(&self) -> bool {
-        self.config.stop_when_done && self.flows.iter().all(|f| f.is_finite() && f.is_finished())
+        self.config.stop_when_done
+            && self
+                .flows
+                .iter()
+                .all(|f| f.config.ends_by_itself() && f.is_finished())
     }
 
     fn handle(&mut self, event: Event) {
@@ -247,7 +245,8 @@ impl Simulation {
                             recorder::record(&mut flow.recorder.rtt, rtt);
                         }
                     }
-                    match sender.controller().probe_state().in_startup {
+                    let state = sender.controller().probe_state();
+                    match state.in_startup {
                         Some(false) if flow.startup_exit.is_none() => {
                             flow.startup_exit = Some(now);
                         }
@@ -266,7 +265,6 @@ impl Simulation {
                         if let Some(rate) = sender.last_rate_sample().delivery_rate {
                             flow.recorder.bw_error.add(rate.as_bps_f64() - truth);
                         }
-                        let state = sender.controller().probe_state();
                         if let Some(estimate) = state.bandwidth_estimate {
                             flow.recorder
                                 .bw_estimate_error

@@ -4,6 +4,7 @@
 use report::{Cell, Table};
 
 use super::data::{metric, Stat};
+use super::verdict::mean_sd_cell;
 use super::Runs;
 
 /// A DASH metric of flow 0 (`aq`, `qs`, `rb`, ...) over the runs matching `fixed`.
@@ -54,20 +55,15 @@ pub(crate) fn qoe_table(title: &str, runs: &Runs, rows: &[(String, Vec<(&str, &s
                     == Some(true)
             })
             .count();
-        let scaled = |stat: Stat, k: f64| Stat {
-            mean: stat.mean * k,
-            sd: stat.sd * k,
-            n: stat.n,
-        };
         table = table.row([
             Cell::text(label.as_str()),
             s("aq").cell(2),
             s("qs").cell(1),
-            scaled(s("rb"), 100.0).cell(2),
-            scaled(s("mean_bitrate_bps"), 1e-6).cell(2),
+            mean_sd_cell(s("rb").pair(), 100.0, 2, ""),
+            mean_sd_cell(s("mean_bitrate_bps").pair(), 1e-6, 2, ""),
             s("stalls").cell(1),
             s("rebuffer_s").cell(1),
-            scaled(retx, 100.0).cell(2),
+            mean_sd_cell(retx.pair(), 100.0, 2, ""),
             Cell::text(format!("{complete} of {}", runs_here.len())),
         ]);
     }

@@ -147,7 +147,7 @@ fn table5(runs: &Runs) -> Analysis {
              our indices top out lower than the paper's and the claims compare controllers.",
     )
     .figure(Figure::bars(
-        &format!("Mean quality index (0-10; {})", seeds_note(runs)),
+        format!("Mean quality index (0-10; {})", seeds_note(runs)),
         "induced loss",
         "quality index",
         losses.iter().map(|l| loss_label(l)).collect::<Vec<_>>(),

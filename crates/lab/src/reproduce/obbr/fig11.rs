@@ -226,12 +226,11 @@ fn fig11_traces(runs: &Runs) -> Analysis {
     };
     let loss_based = vec!["cubic".to_string(), "bbr2".to_string()];
     let bbr_b3r = vec!["bbr".to_string(), "b3r".to_string()];
-    let names_of: Vec<String> = links.iter().map(|l| trace_name(l)).collect();
     let every_trace = |claim: &dyn Fn(&str) -> bool| {
         Measured::conditions(
             links
                 .iter()
-                .zip(&names_of)
+                .zip(&names)
                 .map(|(l, name)| (name.as_str(), claim(l))),
         )
     };

@@ -210,14 +210,14 @@ fn fig14(runs: &Runs) -> Analysis {
              path and are judged nowhere here; the directions of its §5.3.3 are.",
     )
     .figure(Figure::bars(
-        &format!("Average quality index ({})", seeds_note(runs)),
+        format!("Average quality index ({})", seeds_note(runs)),
         "the path model",
         "AQ (quality index, 0-9)",
         ["20 Mbit/s, 200 ms, 1% loss"],
         bars("aq", 1.0),
     ))
     .figure(Figure::bars(
-        &format!("Quality switches ({})", seeds_note(runs)),
+        format!("Quality switches ({})", seeds_note(runs)),
         "the path model",
         "QS (down-switches)",
         ["20 Mbit/s, 200 ms, 1% loss"],
