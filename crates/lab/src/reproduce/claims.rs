@@ -32,6 +32,32 @@
 use report::{Cell, Table, VerdictStatus};
 use serde::Serialize;
 
+/// Declares a claim as a documented `pub static`, its fields in the order
+/// of [`Declaration`]: name; paper and place; id; statement; about;
+/// metric; unit; the paper's number; test; the tolerance's reason; origin.
+macro_rules! claim {
+    ($name:ident, $paper:expr, $place:expr, $id:literal, $statement:literal, $about:literal,
+     $metric:literal, $unit:literal, $paper_says:literal, $test:expr, $reason:literal,
+     $origin:expr) => {
+        #[doc = $statement]
+        pub static $name: $crate::reproduce::claims::Claim =
+            $crate::reproduce::claims::Claim::new($crate::reproduce::claims::Declaration {
+                id: $id,
+                paper: $paper,
+                place: $place,
+                statement: $statement,
+                about: $about,
+                metric: $metric,
+                unit: $unit,
+                paper_says: $paper_says,
+                test: $test,
+                tolerance_reason: $reason,
+                origin: $origin,
+            });
+    };
+}
+pub(crate) use claim;
+
 /// The paper a claim comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum Paper {
@@ -93,6 +119,10 @@ pub enum Test {
     Holds {
         /// The share of conditions for "partly".
         partly_share: f64,
+        /// How far against the direction a condition may go and still hold,
+        /// in the claim's unit (0: strictly). The analysis reads it from
+        /// the claim ([`Claim::margin`]), so it is declared here too.
+        margin: f64,
     },
 }
 
@@ -124,7 +154,19 @@ impl Test {
 
     /// A direction in every condition; partly when at least `partly_share` hold.
     pub const fn holds(partly_share: f64) -> Test {
-        Test::Holds { partly_share }
+        Test::Holds {
+            partly_share,
+            margin: 0.0,
+        }
+    }
+
+    /// A direction in every condition, each allowed to go `margin` (in the
+    /// claim's unit) against it; partly when at least `partly_share` hold.
+    pub const fn holds_within(margin: f64, partly_share: f64) -> Test {
+        Test::Holds {
+            partly_share,
+            margin,
+        }
     }
 
     /// The tolerance as a table cell reads it.
@@ -156,11 +198,24 @@ impl Test {
                 format_value(bound, unit),
                 format_value(partly, unit)
             ),
-            Test::Holds { partly_share } if partly_share >= 1.0 => "in every condition".to_string(),
-            Test::Holds { partly_share } => format!(
-                "in every condition (partly: in {:.0}% of them)",
-                partly_share * 100.0
-            ),
+            Test::Holds {
+                partly_share,
+                margin,
+            } => {
+                let within = if margin > 0.0 {
+                    format!(", each within {}", format_value(margin, unit))
+                } else {
+                    String::new()
+                };
+                if partly_share >= 1.0 {
+                    format!("in every condition{within}")
+                } else {
+                    format!(
+                        "in every condition{within} (partly: in {:.0}% of them)",
+                        partly_share * 100.0
+                    )
+                }
+            }
         }
     }
 }
@@ -247,6 +302,17 @@ impl Claim {
         self.statement
     }
 
+    /// The margin of a direction claim (how far against the direction a
+    /// condition may go and still hold, in the claim's unit); 0 for every
+    /// other test. Analyses compare with it rather than with a constant of
+    /// their own, so the tolerance stays in the declaration.
+    pub fn margin(&self) -> f64 {
+        match self.test {
+            Test::Holds { margin, .. } => margin,
+            _ => 0.0,
+        }
+    }
+
     /// Judges a measured number (or a count of conditions that hold).
     pub fn judge(&'static self, measured: Measured) -> Judged {
         let (verdict, ours) = match (&measured, self.test) {
@@ -265,7 +331,7 @@ impl Claim {
                     total,
                     detail,
                 },
-                Test::Holds { partly_share },
+                Test::Holds { partly_share, .. },
             ) => {
                 let verdict = if held == total {
                     VerdictStatus::Reproduced

@@ -1,9 +1,9 @@
 //! The `quick` suite: one experiment from each paper, and the Q_r model.
 
-use report::{Cell, Figure, Line, LineStyle, ReferenceLine, Section, Table};
+use report::{Cell, Line, Section, Table};
 
 use super::cws::fig13;
-use super::data::{metric, series_column, Runs};
+use super::data::{metric, Runs};
 use super::obbr::fig3;
 use super::verdict::judge;
 use super::{Analysis, Experiment};
@@ -15,7 +15,7 @@ pub static EXPERIMENTS: &[Experiment] = &[
         id: "buffer-share",
         scenario: "quick/buffer-share.toml",
         series: false,
-        analyze: |runs| buffer_share(runs).into(),
+        analyze: buffer_share,
     },
     Experiment {
         id: "stable-links",
@@ -27,7 +27,7 @@ pub static EXPERIMENTS: &[Experiment] = &[
         id: "bandwidth-drop",
         scenario: "quick/bandwidth-drop.toml",
         series: true,
-        analyze: |runs| bandwidth_drop(runs).into(),
+        analyze: bandwidth_drop,
     },
     Experiment {
         id: "cws-fairness",
@@ -44,10 +44,11 @@ pub static EXPERIMENTS: &[Experiment] = &[
 ];
 
 /// oBBR Fig. 3 (left) and Eq. 1: BBR's share against CUBIC over buffer size.
-fn buffer_share(runs: &Runs) -> Section {
+fn buffer_share(runs: &Runs) -> Analysis {
     let buffers = runs.axis("link.buffer");
     let r_of = super::data::buffer_bdp;
     let mut ours = Vec::new();
+    let mut claim_points = Vec::new();
     let mut table = Table::new(
         "BBR's goodput share against CUBIC (g = 2, 20 Mbit/s, 40 ms)",
         [
@@ -70,14 +71,16 @@ fn buffer_share(runs: &Runs) -> Section {
         };
         let r = r_of(b);
         let share = g0 / (g0 + g1);
+        let loss = metric(run, "/flows/0/loss_ratio").unwrap_or(f64::NAN);
         ours.push((r, share));
+        claim_points.push((r, share, loss));
         let p = model::converge_point(2.0, r);
         table = table.row([
             Cell::fixed(r, 1),
             Cell::fixed(p, 3),
             Cell::fixed(1.0 - p, 3),
             Cell::percent(share, 1),
-            Cell::percent(metric(run, "/flows/0/loss_ratio").unwrap_or(f64::NAN), 2),
+            Cell::percent(loss, 2),
         ]);
     }
     let rs: Vec<f64> = buffers.iter().map(|b| r_of(b)).collect();
@@ -89,11 +92,6 @@ fn buffer_share(runs: &Runs) -> Section {
         |r| model::converge_point(2.0, r),
     );
     let qr = fig3::qr_figure();
-    let decreasing = ours.windows(2).all(|w| w[1].1 <= w[0].1 + 0.05);
-    let dominates = ours.first().is_some_and(|(_, s)| *s >= 0.8);
-    let below_model = ours
-        .iter()
-        .all(|&(r, s)| s <= 1.0 - model::converge_point(2.0, r) + 0.05);
     let section = Section::new("buffer-share", "oBBR Fig. 3 and Eq. 1: BBR's share of a buffer shared with CUBIC")
         .description(
             "The paper's model (Eq. 1) predicts BBR's occupied ratio Q_r of a buffer shared with loss-based flows; \
@@ -104,13 +102,9 @@ fn buffer_share(runs: &Runs) -> Section {
         .figure(qr)
         .figure(shares)
         .table(table);
-    judge(
+    Analysis::judged(
         section,
-        &[
-            ("BBR's share falls as the buffer grows", decreasing),
-            ("BBR dominates at R = 0.5 (>= 80%)", dominates),
-            ("BBR's share stays at or below the model's 1 - p*", below_model),
-        ],
+        fig3::buffer_claims(&claim_points),
         "BBR's share falls with R, dominates at 0.5 BDP, and stays below the model's converge point.",
     )
 }
@@ -125,99 +119,12 @@ fn stable_links(runs: &Runs) -> Analysis {
     )
 }
 
-/// oBBR Fig. 4: a bandwidth drop; estimate, RTT and inflight over time.
-fn bandwidth_drop(runs: &Runs) -> Section {
-    let ccs = runs.axis("flow.0.cc");
-    let mut estimate_lines = vec![Line::new(
-        "capacity",
-        vec![(0.0, 20.0), (10.0, 20.0), (10.0, 5.0), (25.0, 5.0)],
-    )
-    .style(LineStyle::Step)];
-    let mut rtt_lines = Vec::new();
-    let mut inflight_lines = Vec::new();
-    let mut table = Table::new(
-        "After the drop at 10 s (base RTT 100 ms)",
-        [
-            "controller",
-            "RTT > 3x base at (s)",
-            "estimate within 25% of 5 Mbit/s at (s)",
-            "retransmission ratio",
-        ],
-    );
-    let mut adapt = Vec::new();
-    let mut rtt_first_for_bbr = false;
-    for cc in &ccs {
-        let Some(run) = runs.one(&[("flow.0.cc", cc)]) else {
-            continue;
-        };
-        let Ok(rows) = runs.flow_series(run) else {
-            continue;
-        };
-        let bw: Vec<_> = series_column(&rows, 0, "bw_estimate_bps")
-            .into_iter()
-            .map(|(t, v)| (t, v / 1e6))
-            .collect();
-        let rtt = series_column(&rows, 0, "latest_rtt_ms");
-        let inflight: Vec<_> = series_column(&rows, 0, "inflight")
-            .into_iter()
-            .map(|(t, v)| (t, v / 1e3))
-            .collect();
-        let rtt_high = rtt
-            .iter()
-            .find(|(t, v)| *t >= 10.0 && *v > 300.0)
-            .map(|(t, _)| *t);
-        let adapted = bw
-            .iter()
-            .find(|(t, v)| *t >= 10.0 && *v <= 6.25)
-            .map(|(t, _)| *t);
-        if cc == "bbr" {
-            rtt_first_for_bbr = matches!((rtt_high, adapted), (Some(r), Some(a)) if r < a);
-        }
-        adapt.push((cc.clone(), adapted.map_or(f64::INFINITY, |a| a - 10.0)));
-        let cell = |t: Option<f64>| t.map_or(Cell::text("never"), |t| Cell::fixed(t, 2));
-        table = table.row([
-            Cell::text(cc.clone()),
-            cell(rtt_high),
-            cell(adapted),
-            Cell::percent(
-                metric(run, "/flows/0/retransmission_ratio").unwrap_or(f64::NAN),
-                2,
-            ),
-        ]);
-        estimate_lines.push(Line::new(format!("{cc} estimate"), bw));
-        rtt_lines.push(Line::new(cc.clone(), rtt));
-        inflight_lines.push(Line::new(cc.clone(), inflight));
-    }
-    let bbr_lag = adapt
-        .iter()
-        .find(|(c, _)| c == "bbr")
-        .map(|(_, l)| *l)
-        .unwrap_or(f64::NAN);
-    let obbr_lag = adapt
-        .iter()
-        .find(|(c, _)| c.starts_with("obbr"))
-        .map(|(_, l)| *l)
-        .unwrap_or(f64::NAN);
-    let section = Section::new("bandwidth-drop", "oBBR Fig. 4: a bandwidth drop (20 to 5 Mbit/s at 10 s, 100 ms, 200 KB)")
-        .description(
-            "BBR's max filter keeps the old bandwidth for about ten rounds after a drop: it keeps sending at 20 Mbit/s, \
-             the queue fills, RTT climbs past 3x the base and packets are lost before the estimate falls. oBBR's timely \
-             update replaces the estimate after k low samples.",
-        )
-        .figure(Figure::lines("Bandwidth estimate", "time (s)", "Mbit/s", estimate_lines))
-        .figure(Figure::lines("RTT samples", "time (s)", "RTT (ms)", rtt_lines).reference(ReferenceLine::horizontal(300.0, "3x base")))
-        .figure(Figure::lines("Bytes in flight", "time (s)", "inflight (KB)", inflight_lines))
-        .table(table);
-    judge(
-        section,
-        &[
-            (
-                "BBR's RTT exceeds 3x base before its estimate falls",
-                rtt_first_for_bbr,
-            ),
-            ("oBBR adapts sooner than BBR", obbr_lag < bbr_lag),
-        ],
-        "BBR queues up before its estimate follows the drop; oBBR adapts sooner.",
+/// oBBR Fig. 4: the obbr suite's analysis and claims, on the drop to 5 Mbit/s.
+fn bandwidth_drop(runs: &Runs) -> Analysis {
+    super::obbr::fig4::drop_analysis(
+        runs,
+        "bandwidth-drop",
+        "oBBR Fig. 4: a bandwidth drop (20 to 5 Mbit/s at 10 s, 100 ms, 200 KB)",
     )
 }
 

@@ -3,10 +3,10 @@
 use report::{BarGroup, Cell, Figure, ReferenceLine, Section, Table};
 
 use super::fig8::{is_obbr, mean};
+use crate::reproduce::claims::{claim, Measured, Origin, Paper, Test};
 use crate::reproduce::data::metric;
-use crate::reproduce::verdict::judge;
 use crate::reproduce::verdict::{mean_sd_cell, paper_name};
-use crate::reproduce::{Experiment, Runs};
+use crate::reproduce::{Analysis, Experiment, Runs};
 use crate::store::RunRecord;
 
 /// Fig. 12: oBBR against BBR, CUBIC, BBRv2.
@@ -14,8 +14,123 @@ pub const COMPETING: Experiment = Experiment {
     id: "fig12-competing",
     scenario: "obbr/fig12-competing.toml",
     series: false,
-    analyze: |runs| fig12_competing(runs).into(),
+    analyze: fig12_competing,
 };
+
+const FIG12: &str = "§5.2.4, Fig. 12";
+
+claim!(
+    GROWS_WITH_MU,
+    Paper::Obbr,
+    FIG12,
+    "obbr.fig12.vs-bbr-grows-with-mu",
+    "against BBR in a 0.5 BDP buffer, oBBR's share grows with mu",
+    "oBBR (paper's algorithm)",
+    "oBBR's share vs BBR at R = 0.5, from each mu to the next",
+    "",
+    "hardly any; grows with mu",
+    Test::holds(0.5),
+    "a direction between neighbouring mu; partly at one of two steps",
+    Origin::Paper
+);
+claim!(
+    MU1_THIRD,
+    Paper::Obbr,
+    FIG12,
+    "obbr.fig12.vs-bbr-mu1-third",
+    "against BBR in a 0.5 BDP buffer, oBBR-1 gets 33% of the bandwidth",
+    "oBBR mu 1 (paper's algorithm)",
+    "oBBR-1's goodput share vs BBR, R = 0.5",
+    "%",
+    "33%",
+    Test::near(0.33, 0.25, 0.6),
+    "one share of one two-flow run: 25% relative (25-41%) for reproduced, 60% for the regime",
+    Origin::Paper
+);
+claim!(
+    MORE_AT_DEEP,
+    Paper::Obbr,
+    FIG12,
+    "obbr.fig12.vs-bbr-more-at-deep",
+    "against BBR, every oBBR gets more at R = 1 than at R = 0.5 (BBR is less aggressive)",
+    "oBBR (paper's algorithm)",
+    "oBBR's share vs BBR, R = 1 above R = 0.5, per mu",
+    "",
+    "BBR less aggressive at 1 BDP",
+    Test::holds(0.5),
+    "a direction per mu; partly for half of them",
+    Origin::Paper
+);
+claim!(
+    HALF_AT_DEEP,
+    Paper::Obbr,
+    FIG12,
+    "obbr.fig12.vs-bbr-mu05-deep",
+    "against BBR in a 1 BDP buffer, even oBBR-0.5 gets 40.5% of the bandwidth",
+    "oBBR mu 0.5 (paper's algorithm)",
+    "oBBR-0.5's goodput share vs BBR, R = 1",
+    "%",
+    "40.5%",
+    Test::near(0.405, 0.25, 0.6),
+    "as for oBBR-1 at R = 0.5",
+    Origin::Paper
+);
+claim!(
+    VS_CUBIC_SHALLOW,
+    Paper::Obbr,
+    FIG12,
+    "obbr.fig12.vs-cubic-shallow",
+    "against CUBIC in a 0.5 BDP buffer oBBR is aggressive, but less than BBR, which takes almost all",
+    "oBBR (paper's algorithm)",
+    "oBBR's share vs CUBIC at R = 0.5 above half and below BBR's share vs CUBIC, per mu",
+    "",
+    "more than half, below BBR's",
+    Test::holds(0.5),
+    "a direction per mu; partly for half of them",
+    Origin::Paper
+);
+claim!(
+    CUBIC_DEEP,
+    Paper::Obbr,
+    FIG12,
+    "obbr.fig12.cubic-deep",
+    "against oBBR in a 1 BDP buffer CUBIC gets up to 46.6% of the bandwidth",
+    "CUBIC vs oBBR",
+    "CUBIC's largest share against any oBBR, R = 1",
+    "%",
+    "46.6%",
+    Test::near(0.466, 0.25, 0.6),
+    "as for the other shares of Fig. 12",
+    Origin::Paper
+);
+claim!(
+    VS_BBR2_SHALLOW,
+    Paper::Obbr,
+    FIG12,
+    "obbr.fig12.vs-bbr2-shallow",
+    "against BBRv2 in a 0.5 BDP buffer oBBR behaves as against CUBIC (takes more than half)",
+    "oBBR (paper's algorithm)",
+    "oBBR's share vs BBRv2 at R = 0.5 above half, per mu",
+    "",
+    "as against CUBIC",
+    Test::holds(0.5),
+    "a direction per mu; partly for half of them",
+    Origin::Paper
+);
+claim!(
+    BBR2_TAKES_MORE_DEEP,
+    Paper::Obbr,
+    FIG12,
+    "obbr.fig12.bbr2-takes-more-deep",
+    "in a 1 BDP buffer BBRv2 takes more from oBBR than CUBIC does",
+    "BBRv2 vs oBBR",
+    "opponent's mean share against oBBR at R = 1, BBRv2 above CUBIC",
+    "",
+    "BBRv2 takes more (probes RTT more often)",
+    Test::holds(1.0),
+    "a single direction",
+    Origin::Paper
+);
 
 /// Flow 0's share of the two flows' goodput.
 fn first_flow_share(record: &RunRecord) -> Option<f64> {
@@ -29,7 +144,7 @@ fn r_label(buffer: &str) -> String {
     format!("R = {}", buffer.trim_end_matches("bdp"))
 }
 
-fn fig12_competing(runs: &Runs) -> Section {
+fn fig12_competing(runs: &Runs) -> Analysis {
     let buffers = runs.axis("link.buffer");
     let opponents = runs.axis("flow.1.cc");
     let ccs = runs.axis("flow.0.cc");
@@ -165,13 +280,46 @@ fn fig12_competing(runs: &Runs) -> Section {
         )),
     ]);
 
-    let increasing = |v: &[f64]| v.len() >= 2 && v.windows(2).all(|w| w[1] > w[0]);
-    let all_above = |v: &[f64], x: f64| !v.is_empty() && v.iter().all(|s| *s > x);
     let share_of = |b: &str, opp: &str, cc: &str| share(b, opp, cc).0;
-    let more_at_deep = !obbrs.is_empty()
-        && obbrs
+    let per_mu = |holds: &dyn Fn(&str) -> bool| {
+        let checks: Vec<(String, bool)> = obbrs
             .iter()
-            .all(|cc| share_of(deep, "bbr", cc) > share_of(shallow, "bbr", cc));
+            .map(|cc| (paper_name(cc), holds(cc)))
+            .collect();
+        Measured::conditions(
+            checks
+                .iter()
+                .map(|(c, ok)| (c.as_str(), *ok))
+                .collect::<Vec<_>>(),
+        )
+    };
+    let steps = obbrs.windows(2).map(|w| {
+        (
+            format!("{} to {}", paper_name(&w[0]), paper_name(&w[1])),
+            share_of(shallow, "bbr", &w[1]) > share_of(shallow, "bbr", &w[0]),
+        )
+    });
+    let steps: Vec<(String, bool)> = steps.collect();
+    let judged = vec![
+        GROWS_WITH_MU.judge(Measured::conditions(
+            steps.iter().map(|(c, ok)| (c.as_str(), *ok)),
+        )),
+        MU1_THIRD.judge(Measured::Value(share_of(shallow, "bbr", "obbr:mu=1"))),
+        MORE_AT_DEEP.judge(per_mu(&|cc| {
+            share_of(deep, "bbr", cc) > share_of(shallow, "bbr", cc)
+        })),
+        HALF_AT_DEEP.judge(Measured::Value(share_of(deep, "bbr", "obbr:mu=0.5"))),
+        VS_CUBIC_SHALLOW.judge(per_mu(&|cc| {
+            let s = share_of(shallow, "cubic", cc);
+            s > 0.5 && s < bbr_vs_cubic
+        })),
+        CUBIC_DEEP.judge(Measured::Value(opponent_best(deep, "cubic"))),
+        VS_BBR2_SHALLOW.judge(per_mu(&|cc| share_of(shallow, "bbr2", cc) > 0.5)),
+        BBR2_TAKES_MORE_DEEP.judge(Measured::conditions([(
+            "R = 1",
+            mean_opponent_share(deep, "bbr2") > mean_opponent_share(deep, "cubic"),
+        )])),
+    ];
     let section = Section::new(
         "fig12-competing",
         "Fig. 12: one oBBR flow against BBR, CUBIC or BBRv2 (40 Mbit/s, 100 ms, R = 0.5 and 1)",
@@ -188,43 +336,9 @@ fn fig12_competing(runs: &Runs) -> Section {
     .figure(share_figure(deep))
     .table(paper)
     .table(per_pair);
-    judge(
+    Analysis::judged(
         section,
-        &[
-            (
-                "vs BBR at R = 0.5, oBBR's share grows with mu",
-                increasing(&shares(shallow, "bbr")),
-            ),
-            (
-                "vs BBR at R = 0.5, oBBR-1 takes about a third (25-40%; paper 33%)",
-                (0.25..=0.40).contains(&share_of(shallow, "bbr", "obbr:mu=1")),
-            ),
-            (
-                "vs BBR, every oBBR takes more at R = 1 than at R = 0.5",
-                more_at_deep,
-            ),
-            (
-                "vs BBR at R = 1, oBBR-0.5 takes >= 30% (paper 40.5%)",
-                share_of(deep, "bbr", "obbr:mu=0.5") >= 0.30,
-            ),
-            (
-                "vs CUBIC at R = 0.5, every oBBR takes more than half but less than BBR does",
-                all_above(&shares(shallow, "cubic"), 0.5)
-                    && shares(shallow, "cubic").iter().all(|s| *s < bbr_vs_cubic),
-            ),
-            (
-                "vs CUBIC at R = 1, CUBIC's largest share is within 10 points of 46.6%",
-                (opponent_best(deep, "cubic") - 0.466).abs() <= 0.10,
-            ),
-            (
-                "vs BBRv2 at R = 0.5, every oBBR takes more than half (as vs CUBIC)",
-                all_above(&shares(shallow, "bbr2"), 0.5),
-            ),
-            (
-                "at R = 1, BBRv2 takes more from oBBR than CUBIC does",
-                mean_opponent_share(deep, "bbr2") > mean_opponent_share(deep, "cubic"),
-            ),
-        ],
+        judged,
         "oBBR yields to BBR (less so with larger mu and deeper buffers), out-competes CUBIC and BBRv2 in a shallow buffer but less than BBR does.",
     )
 }

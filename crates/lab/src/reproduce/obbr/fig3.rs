@@ -10,16 +10,17 @@
 use report::{BarGroup, Cell, Figure, Line, LineStyle, Section, Table};
 
 use crate::model;
+use crate::reproduce::claims::{Claim, Declaration, Judged, Measured, Origin, Paper, Test};
 use crate::reproduce::data::{buffer_bdp, mean_sd, metric};
-use crate::reproduce::verdict::{judge, mbps};
-use crate::reproduce::{Experiment, Runs};
+use crate::reproduce::verdict::mbps;
+use crate::reproduce::{Analysis, Experiment, Runs};
 
 /// Fig. 3 (left): BBR vs CUBIC share over R, g = 2.
 pub const BUFFER: Experiment = Experiment {
     id: "fig3-buffer",
     scenario: "obbr/fig3-buffer.toml",
     series: false,
-    analyze: |runs| fig3_buffer(runs).into(),
+    analyze: fig3_buffer,
 };
 
 /// Fig. 3 (rightmost): share over g at R = 16.
@@ -27,7 +28,7 @@ pub const GAIN: Experiment = Experiment {
     id: "fig3-gain",
     scenario: "obbr/fig3-gain.toml",
     series: false,
-    analyze: |runs| fig3_gain(runs).into(),
+    analyze: fig3_gain,
 };
 
 /// Fig. 3 (middle): share over R with g = 1.
@@ -35,8 +36,191 @@ pub const GAIN_ONE: Experiment = Experiment {
     id: "fig3-gain-one",
     scenario: "obbr/fig3-gain-one.toml",
     series: false,
-    analyze: |runs| fig3_gain_one(runs).into(),
+    analyze: fig3_gain_one,
 };
+
+const FIG3: &str = "§3.1, Fig. 3";
+
+/// BBR's share falls as the buffer grows (g = 2).
+pub static SHARE_FALLS: Claim = Claim::new(Declaration {
+    id: "obbr.fig3.share-falls-with-r",
+    paper: Paper::Obbr,
+    place: FIG3,
+    statement: "BBR's goodput share against CUBIC falls as the buffer grows (g = 2)",
+    about: "BBR",
+    metric: "BBR's share, from each buffer size to the next larger one",
+    unit: "%",
+    paper_says: "falls as R grows",
+    test: Test::holds_within(0.05, 0.5),
+    tolerance_reason: "a direction between neighbouring buffer sizes; a rise of up to 5 points is \
+                       seed noise in a 2-flow share; partly when half the steps fall",
+    origin: Origin::Paper,
+});
+
+/// BBR dominates a half-BDP buffer.
+pub static DOMINATES_HALF_BDP: Claim = Claim::new(Declaration {
+    id: "obbr.fig3.dominates-half-bdp",
+    paper: Paper::Obbr,
+    place: FIG3,
+    statement: "at R = 0.5 BBR dominates CUBIC",
+    about: "BBR",
+    metric: "BBR's goodput share at R = 0.5",
+    unit: "%",
+    paper_says: "BBR dominates",
+    test: Test::AtLeast {
+        bound: 0.8,
+        partly: 0.5,
+    },
+    tolerance_reason: "the paper gives no number: 'dominates' read as at least 80%; \
+                       more than half is the direction",
+    origin: Origin::ProjectTarget,
+});
+
+/// BBR's share stays below the model's converge point.
+pub static BELOW_CONVERGE_POINT: Claim = Claim::new(Declaration {
+    id: "obbr.fig3.below-converge-point",
+    paper: Paper::Obbr,
+    place: "§3.1, Eq. 1, Fig. 3",
+    statement: "BBR's share stays at or below the model's share at the converge point, 1 - p*",
+    about: "BBR",
+    metric: "BBR's share minus the model's 1 - p*, per buffer size",
+    unit: "%",
+    paper_says: "below the converge point at every R",
+    test: Test::holds_within(0.05, 0.5),
+    tolerance_reason: "a bound per buffer size; 5 points over the model is seed noise; \
+                       partly when it holds at half of them",
+    origin: Origin::Paper,
+});
+
+/// BBR's loss ratio in the half-BDP buffer.
+pub static LOSS_AT_HALF_BDP: Claim = Claim::new(Declaration {
+    id: "obbr.fig3.bbr-loss-half-bdp",
+    paper: Paper::Obbr,
+    place: FIG3,
+    statement: "at R = 0.5 BBR loses 13.36% of its packets",
+    about: "BBR",
+    metric: "BBR's loss ratio (dropped / sent) at R = 0.5, against CUBIC",
+    unit: "%",
+    paper_says: "13.36%",
+    test: Test::near(0.1336, 0.3, 0.6),
+    tolerance_reason: "one testbed's loss ratio with a 100 KB tc burst; 30% relative for \
+                       reproduced, 60% for the same regime",
+    origin: Origin::Paper,
+});
+
+/// BBR's share grows with its cwnd gain (R = 16).
+pub static SHARE_GROWS_WITH_GAIN: Claim = Claim::new(Declaration {
+    id: "obbr.fig3.share-grows-with-gain",
+    paper: Paper::Obbr,
+    place: FIG3,
+    statement: "in a 16 BDP buffer BBR gains more goodput as its cwnd gain g grows",
+    about: "BBR with cwnd_gain g",
+    metric: "BBR's share, from each g to the next larger one",
+    unit: "%",
+    paper_says: "grows with g",
+    test: Test::holds_within(0.03, 0.5),
+    tolerance_reason: "a direction between neighbouring gains; a step down of up to 3 points \
+                       is seed noise; partly when half the steps grow",
+    origin: Origin::Paper,
+});
+
+/// How much the gain matters.
+pub static GAIN_SPREAD: Claim = Claim::new(Declaration {
+    id: "obbr.fig3.gain-spread",
+    paper: Paper::Obbr,
+    place: FIG3,
+    statement: "the largest g gains BBR a clear share over g = 1 in a 16 BDP buffer",
+    about: "BBR with cwnd_gain g",
+    metric: "BBR's share at the largest g minus at the smallest",
+    unit: "%",
+    paper_says: "BBR gains more goodput with increasing g (bars)",
+    test: Test::AtLeast {
+        bound: 0.2,
+        partly: 0.05,
+    },
+    tolerance_reason: "the paper gives no number: 20 points over g = 1 to 3 is a clear gain; \
+                       5 points is the direction",
+    origin: Origin::ProjectTarget,
+});
+
+/// With g = 1 BBR can hardly compete.
+pub static HARDLY_COMPETES: Claim = Claim::new(Declaration {
+    id: "obbr.fig3.g1-hardly-competes",
+    paper: Paper::Obbr,
+    place: FIG3,
+    statement: "with g = 1, no matter how large the buffer, BBR can hardly compete and CUBIC takes almost all the bandwidth",
+    about: "BBR with cwnd_gain 1",
+    metric: "BBR's largest share over the buffer sizes",
+    unit: "%",
+    paper_says: "almost all the bandwidth to CUBIC",
+    test: Test::AtMost {
+        bound: 0.25,
+        partly: 0.5,
+    },
+    tolerance_reason: "the paper gives no number: 'hardly compete' read as at most a quarter; \
+                       below half (CUBIC takes most) is the direction",
+    origin: Origin::ProjectTarget,
+});
+
+/// g = 1 below g = 2.
+pub static G1_BELOW_G2: Claim = Claim::new(Declaration {
+    id: "obbr.fig3.g1-below-g2",
+    paper: Paper::Obbr,
+    place: FIG3,
+    statement: "BBR with g = 1 gets less than with g = 2 at every buffer size",
+    about: "BBR with cwnd_gain 1",
+    metric: "BBR's share with g = 1 below g = 2's, per buffer size",
+    unit: "%",
+    paper_says: "Fig. 3 left vs middle",
+    test: Test::holds(0.5),
+    tolerance_reason: "a direction per buffer size; partly when it holds at half of them",
+    origin: Origin::Paper,
+});
+
+/// The claims of Fig. 3 (left), judged on `(R, BBR's share, BBR's loss
+/// ratio)` points of a g = 2 sweep over the buffer; the quick tour's
+/// buffer-share experiment judges the same claims.
+pub(crate) fn buffer_claims(points: &[(f64, f64, f64)]) -> Vec<Judged> {
+    if points.is_empty() {
+        return crate::reproduce::claims::none_run(
+            &[&SHARE_FALLS, &DOMINATES_HALF_BDP, &BELOW_CONVERGE_POINT, &LOSS_AT_HALF_BDP],
+            "no runs",
+        );
+    }
+    let steps: Vec<(String, bool)> = points
+        .windows(2)
+        .map(|w| {
+            (
+                format!("R = {} to {}", w[0].0, w[1].0),
+                w[1].1 <= w[0].1 + SHARE_FALLS.margin(),
+            )
+        })
+        .collect();
+    let below: Vec<(String, bool)> = points
+        .iter()
+        .map(|&(r, s, _)| {
+            (
+                format!("R = {r}"),
+                s <= 1.0 - model::converge_point(2.0, r) + BELOW_CONVERGE_POINT.margin(),
+            )
+        })
+        .collect();
+    let half = points.iter().find(|p| p.0 == 0.5);
+    let value = |v: Option<f64>| match v {
+        Some(v) => Measured::Value(v),
+        None => Measured::NotRun("the sweep has no R = 0.5".into()),
+    };
+    vec![
+        SHARE_FALLS.judge(Measured::conditions(
+            steps.iter().map(|(c, ok)| (c.as_str(), *ok)),
+        )),
+        DOMINATES_HALF_BDP.judge(value(half.map(|p| p.1))),
+        BELOW_CONVERGE_POINT.judge(Measured::conditions(
+            below.iter().map(|(c, ok)| (c.as_str(), *ok)),
+        )),
+        LOSS_AT_HALF_BDP.judge(value(half.map(|p| p.2))),
+    ]
+}
 
 /// The cwnd gain g of a BBR spec string: `bbr:cwnd_gain=1.5` is 1.5,
 /// plain `bbr` is BBR's default 2.
@@ -189,7 +373,7 @@ fn measured(runs: &Runs) -> String {
     }
 }
 
-fn fig3_buffer(runs: &Runs) -> Section {
+fn fig3_buffer(runs: &Runs) -> Analysis {
     let buffers = runs.axis("link.buffer");
     let g = 2.0;
     let points: Vec<(f64, String, Share)> = buffers
@@ -258,11 +442,10 @@ fn fig3_buffer(runs: &Runs) -> Section {
         .iter()
         .map(|(r, _, s)| (format!("R = {r}"), s))
         .collect();
-    let falls = ours.windows(2).all(|w| w[1].1 <= w[0].1 + 0.05);
-    let dominates = half.is_some_and(|s| s.share.0 >= 0.8);
-    let below = ours
+    let claim_points: Vec<(f64, f64, f64)> = points
         .iter()
-        .all(|&(r, s)| s <= 1.0 - model::converge_point(g, r) + 0.05);
+        .map(|(r, _, s)| (*r, s.share.0, s.bbr_loss))
+        .collect();
     let section = Section::new("fig3-buffer", "Fig. 3 (left): BBR vs CUBIC over the buffer size, g = 2")
         .description(format!(
             "One BBR flow and one CUBIC flow, 20 Mbit/s, 40 ms, 100 KB tc burst. {}. The model (Eq. 1) gives BBR's occupied ratio Q_r of a buffer shared with loss-based flows; \
@@ -282,18 +465,14 @@ fn fig3_buffer(runs: &Runs) -> Section {
         .figure(qr_figure())
         .table(table)
         .table(paper);
-    judge(
+    Analysis::judged(
         section,
-        &[
-            ("BBR's share falls as the buffer grows", falls),
-            ("BBR dominates at R = 0.5 (>= 80%)", dominates),
-            ("BBR's share stays at or below the model's 1 - p*", below),
-        ],
+        buffer_claims(&claim_points),
         "BBR's share falls with R, dominates at 0.5 BDP, and stays below the model's converge point.",
     )
 }
 
-fn fig3_gain(runs: &Runs) -> Section {
+fn fig3_gain(runs: &Runs) -> Analysis {
     let r = runs
         .axis("link.buffer")
         .first()
@@ -333,7 +512,15 @@ fn fig3_gain(runs: &Runs) -> Section {
         .iter()
         .map(|(g, s)| (format!("g = {g}"), s))
         .collect();
-    let grows = ours.windows(2).all(|w| w[1].1 >= w[0].1 - 0.03);
+    let steps: Vec<(String, bool)> = ours
+        .windows(2)
+        .map(|w| {
+            (
+                format!("g = {} to {}", w[0].0, w[1].0),
+                w[1].1 >= w[0].1 - SHARE_GROWS_WITH_GAIN.margin(),
+            )
+        })
+        .collect();
     let spread = match (ours.first(), ours.last()) {
         (Some(a), Some(b)) => b.1 - a.1,
         _ => f64::NAN,
@@ -355,23 +542,19 @@ fn fig3_gain(runs: &Runs) -> Section {
             |g| model::converge_point(g, r),
         ))
         .table(table);
-    judge(
+    Analysis::judged(
         section,
-        &[
-            (
-                "BBR's share grows with g (no step down by more than 3 points)",
-                grows,
-            ),
-            (
-                "the largest g gains BBR at least 20 points of share over g = 1",
-                spread >= 0.2,
-            ),
+        vec![
+            SHARE_GROWS_WITH_GAIN.judge(Measured::conditions(
+                steps.iter().map(|(c, ok)| (c.as_str(), *ok)),
+            )),
+            GAIN_SPREAD.judge(Measured::Value(spread)),
         ],
         "BBR's share grows with its cwnd gain.",
     )
 }
 
-fn fig3_gain_one(runs: &Runs) -> Section {
+fn fig3_gain_one(runs: &Runs) -> Analysis {
     let buffers = runs.axis("link.buffer");
     let ccs = runs.axis("flow.0.cc");
     let one = ccs
@@ -429,12 +612,19 @@ fn fig3_gain_one(runs: &Runs) -> Section {
     }
     let labelled: Vec<(String, &Share)> =
         g1.iter().map(|(r, _, s)| (format!("R = {r}"), s)).collect();
-    let hardly = !g1.is_empty() && g1.iter().all(|(_, _, s)| s.share.0 <= 0.25);
-    let cubic_most = !g1.is_empty() && g1.iter().all(|(_, _, s)| s.share.0 < 0.5);
-    let below_g2 = !g1.is_empty()
-        && g1
-            .iter()
-            .all(|(r, _, s)| share_g2(*r).is_some_and(|v| s.share.0 < v));
+    let largest_g1_share = g1
+        .iter()
+        .map(|(_, _, s)| s.share.0)
+        .fold(f64::NAN, f64::max);
+    let below_g2: Vec<(String, bool)> = g1
+        .iter()
+        .map(|(r, _, s)| {
+            (
+                format!("R = {r}"),
+                share_g2(*r).is_some_and(|v| s.share.0 < v),
+            )
+        })
+        .collect();
     let section = Section::new("fig3-gain-one", "Fig. 3 (middle): BBR vs CUBIC over the buffer size, g = 1")
         .description(format!(
             "BBR with cwnd_gain 1 (and plain BBR, g = 2, for comparison) against one CUBIC flow, 20 Mbit/s, 40 ms, 100 KB tc \
@@ -452,18 +642,13 @@ fn fig3_gain_one(runs: &Runs) -> Section {
             |r| model::converge_point(2.0, r),
         ))
         .table(table);
-    judge(
+    Analysis::judged(
         section,
-        &[
-            (
-                "with g = 1 CUBIC takes most of the bandwidth at every R",
-                cubic_most,
-            ),
-            (
-                "with g = 1 BBR can hardly compete (<= 25%) at every R",
-                hardly,
-            ),
-            ("g = 1 gets BBR less than g = 2 at every R", below_g2),
+        vec![
+            HARDLY_COMPETES.judge(Measured::Value(largest_g1_share)),
+            G1_BELOW_G2.judge(Measured::conditions(
+                below_g2.iter().map(|(c, ok)| (c.as_str(), *ok)),
+            )),
         ],
         "With g = 1 BBR can hardly compete with CUBIC at any buffer size.",
     )

@@ -6,9 +6,10 @@
 
 use report::{BarGroup, Cell, Figure, Line, Section, Table};
 
+use crate::reproduce::claims::{claim, Measured, Origin, Paper, Test};
 use crate::reproduce::data::{mean_sd, metric};
-use crate::reproduce::verdict::{judge, mean_sd_cell, paper_name};
-use crate::reproduce::{Experiment, Runs};
+use crate::reproduce::verdict::{mean_sd_cell, paper_name};
+use crate::reproduce::{Analysis, Experiment, Runs};
 use crate::store::RunRecord;
 
 /// Fig. 8: 1..5 flows of one controller.
@@ -16,8 +17,177 @@ pub const MULTI_FLOW: Experiment = Experiment {
     id: "fig8-multi-flow",
     scenario: "obbr/fig8-multi-flow.toml",
     series: false,
-    analyze: |runs| fig8_multi_flow(runs).into(),
+    analyze: fig8_multi_flow,
 };
+
+const FIG8: &str = "§5.2.1, Fig. 8";
+
+claim!(
+    BBR_MOST,
+    Paper::Obbr,
+    FIG8,
+    "obbr.fig8.bbr-most",
+    "BBR has the highest retransmission ratio with 1 to 5 flows",
+    "BBR",
+    "BBR's per-flow ratio (mean over counts) above every other controller's",
+    "",
+    "highest",
+    Test::holds(0.5),
+    "a direction against each other controller; partly against half of them",
+    Origin::Paper
+);
+claim!(
+    BBR_ALONE,
+    Paper::Obbr,
+    FIG8,
+    "obbr.fig8.bbr-alone",
+    "one BBR flow retransmits 8.41%",
+    "BBR",
+    "BBR's retransmission ratio, 1 flow",
+    "%",
+    "8.41%",
+    Test::near(0.0841, 0.25, 0.6),
+    "one testbed's ratio: 25% for reproduced, 60% for the same regime (as Fig. 7's BBR mean)",
+    Origin::Paper
+);
+claim!(
+    BBR_WORST,
+    Paper::Obbr,
+    FIG8,
+    "obbr.fig8.bbr-worst",
+    "BBR's per-flow retransmission ratio reaches 15.25% (3 flows)",
+    "BBR",
+    "BBR's highest per-flow ratio over 2-5 flows",
+    "%",
+    "15.25%",
+    Test::near(0.1525, 0.25, 0.6),
+    "as for one flow",
+    Origin::Paper
+);
+claim!(
+    BBR_SEVERAL_WORSE,
+    Paper::Obbr,
+    FIG8,
+    "obbr.fig8.bbr-several-worse",
+    "several BBR flows retransmit more per flow than one alone",
+    "BBR",
+    "BBR's highest per-flow ratio over 2-5 flows above its ratio alone",
+    "",
+    "8.41% alone, up to 15.25%",
+    Test::holds(1.0),
+    "a single direction",
+    Origin::Paper
+);
+claim!(
+    LOW_MU_BELOW_1PCT,
+    Paper::Obbr,
+    FIG8,
+    "obbr.fig8.low-mu-below-1pct",
+    "oBBR-0.5 and oBBR-0.75 stay at or below 1% per flow (at most 0.52% and 0.99%)",
+    "oBBR mu 0.5 and 0.75 (paper's algorithm)",
+    "the higher of oBBR-0.5's and oBBR-0.75's worst per-flow ratio over 1-5 flows",
+    "%",
+    "0.52% (2 flows), 0.99% (3 flows)",
+    Test::AtMost {
+        bound: 0.01,
+        partly: 0.02
+    },
+    "the paper's highest value rounds to 1%: the bound; twice that is still the margin mu < 1 leaves",
+    Origin::Paper
+);
+claim!(
+    MU1_WORST,
+    Paper::Obbr,
+    FIG8,
+    "obbr.fig8.mu1-worst",
+    "oBBR-1's per-flow retransmission ratio grows to 7.59% (3 flows)",
+    "oBBR mu 1 (paper's algorithm)",
+    "oBBR-1's highest per-flow ratio over 1-5 flows",
+    "%",
+    "7.59%",
+    Test::near(0.0759, 0.3, 0.6),
+    "one testbed's ratio of the mu that fills the buffer exactly: 30% / 60%",
+    Origin::Paper
+);
+claim!(
+    MU1_MORE,
+    Paper::Obbr,
+    FIG8,
+    "obbr.fig8.mu1-more",
+    "oBBR-1 retransmits more than oBBR-0.5",
+    "oBBR mu 1 (paper's algorithm)",
+    "worst per-flow ratio over 1-5 flows, oBBR-1 above oBBR-0.5",
+    "",
+    "7.59% vs 0.52%",
+    Test::holds(1.0),
+    "a single direction",
+    Origin::Paper
+);
+claim!(
+    OBBR_BELOW_BBR,
+    Paper::Obbr,
+    FIG8,
+    "obbr.fig8.obbr-below-bbr",
+    "every oBBR retransmits less per flow than BBR at every flow count",
+    "oBBR (paper's algorithm)",
+    "per-flow ratio, oBBR below BBR, per mu and count",
+    "",
+    "oBBR below BBR (bars)",
+    Test::holds(0.5),
+    "a direction per (mu, count); partly in half of them",
+    Origin::Paper
+);
+claim!(
+    LOSS_BASED_FEW,
+    Paper::Obbr,
+    FIG8,
+    "obbr.fig8.loss-based-few",
+    "CUBIC and BBRv2 retransmit few packets",
+    "CUBIC, BBRv2",
+    "the higher of CUBIC's and BBRv2's worst per-flow ratio over 1-5 flows",
+    "%",
+    "few",
+    Test::AtMost {
+        bound: 0.01,
+        partly: 0.02
+    },
+    "'few' read as at most 1% per flow, the paper's own bar for oBBR's margin; 2% partly",
+    Origin::ProjectTarget
+);
+claim!(
+    FAIR,
+    Paper::Obbr,
+    FIG8,
+    "obbr.fig8.fair",
+    "all controllers share the link fairly at every flow count",
+    "every controller",
+    "lowest Jain's index over controllers and counts",
+    "",
+    "\"fairly share the link capacity\"",
+    Test::AtLeast {
+        bound: 0.9,
+        partly: 0.8
+    },
+    "'fairly' read as Jain >= 0.9, the bar BBR-CWS uses; 0.8 partly",
+    Origin::ProjectTarget
+);
+claim!(
+    EXPLOIT,
+    Paper::Obbr,
+    FIG8,
+    "obbr.fig8.exploit",
+    "all controllers exploit the link capacity at every flow count",
+    "every controller",
+    "lowest link utilization over controllers and counts",
+    "%",
+    "\"could effectively exploit\" it",
+    Test::AtLeast {
+        bound: 0.9,
+        partly: 0.8
+    },
+    "'effectively exploit' read as at least 90% used; 80% partly",
+    Origin::ProjectTarget
+);
 
 /// Whether a controller spec is one of the oBBR variants.
 pub(super) fn is_obbr(spec: &str) -> bool {
@@ -64,7 +234,7 @@ fn worst_count(counts: &[String], value: impl Fn(&str) -> f64) -> Option<(String
         .max_by(|a, b| a.1.total_cmp(&b.1))
 }
 
-fn fig8_multi_flow(runs: &Runs) -> Section {
+fn fig8_multi_flow(runs: &Runs) -> Analysis {
     let ccs = runs.axis("flow.0.cc");
     let counts = runs.axis("flow.0.count");
     let stat = |cc: &str, n: &str, value: fn(&RunRecord) -> Option<f64>| {
@@ -223,20 +393,51 @@ fn fig8_multi_flow(runs: &Runs) -> Section {
     };
     let worst_value = |cc: &str| worst(cc, &counts).map_or(f64::NAN, |w| w.1);
     let bbr_mean = mean_over_counts("bbr");
-    let bbr_most = ccs
+    let value = |v: f64| Measured::Value(v);
+    let bbr_most: Vec<(String, bool)> = ccs
         .iter()
         .filter(|cc| *cc != "bbr")
-        .all(|cc| mean_over_counts(cc) < bbr_mean);
-    let bbr_several_worse = worst("bbr", &several).is_some_and(|(_, v)| v > retx("bbr", "1").0);
-    let low_mu_margin = ["obbr:mu=0.5", "obbr:mu=0.75"]
-        .iter()
-        .all(|cc| worst_value(cc) <= 0.01);
-    let mu1_more = worst_value("obbr:mu=1") > worst_value("obbr:mu=0.5");
-    let obbr_below_bbr = ccs
+        .map(|cc| (paper_name(cc), mean_over_counts(cc) < bbr_mean))
+        .collect();
+    let obbr_below_bbr: Vec<(String, bool)> = ccs
         .iter()
         .filter(|cc| is_obbr(cc))
-        .all(|cc| counts.iter().all(|n| retx(cc, n).0 < retx("bbr", n).0));
-    let loss_based_few = ["cubic", "bbr2"].iter().all(|cc| worst_value(cc) < 0.01);
+        .flat_map(|cc| {
+            counts.iter().map(move |n| {
+                (
+                    format!("{} x{n}", paper_name(cc)),
+                    retx(cc, n).0 < retx("bbr", n).0,
+                )
+            })
+        })
+        .collect();
+    let conditions =
+        |c: &[(String, bool)]| Measured::conditions(c.iter().map(|(n, ok)| (n.as_str(), *ok)));
+    let judged = vec![
+        BBR_MOST.judge(conditions(&bbr_most)),
+        BBR_ALONE.judge(value(retx("bbr", "1").0)),
+        BBR_WORST.judge(value(worst("bbr", &several).map_or(f64::NAN, |w| w.1))),
+        BBR_SEVERAL_WORSE.judge(Measured::conditions([(
+            "2-5 flows vs 1",
+            worst("bbr", &several).is_some_and(|(_, v)| v > retx("bbr", "1").0),
+        )])),
+        LOW_MU_BELOW_1PCT.judge(value(
+            worst_value("obbr:mu=0.5").max(worst_value("obbr:mu=0.75")),
+        )),
+        MU1_WORST.judge(value(worst_value("obbr:mu=1"))),
+        MU1_MORE.judge(Measured::conditions([(
+            "worst count",
+            worst_value("obbr:mu=1") > worst_value("obbr:mu=0.5"),
+        )])),
+        OBBR_BELOW_BBR.judge(conditions(&obbr_below_bbr)),
+        LOSS_BASED_FEW.judge(value(worst_value("cubic").max(worst_value("bbr2")))),
+        FAIR.judge(value(if min_jain.is_finite() { min_jain } else { f64::NAN })),
+        EXPLOIT.judge(value(if min_utilization.is_finite() {
+            min_utilization
+        } else {
+            f64::NAN
+        })),
+    ];
     let section = Section::new(
         "fig8-multi-flow",
         "Fig. 8: 1 to 5 flows of one controller (100 Mbit/s, 40 ms, R = 0.5)",
@@ -257,36 +458,9 @@ fn fig8_multi_flow(runs: &Runs) -> Section {
     .table(retx_table)
     .table(goodput_table)
     .table(jain_table);
-    judge(
+    Analysis::judged(
         section,
-        &[
-            ("BBR retransmits the most (mean over flow counts)", bbr_most),
-            (
-                "BBR retransmits more per flow with several flows than alone",
-                bbr_several_worse,
-            ),
-            (
-                "oBBR-0.5 and oBBR-0.75 stay at or below 1% per flow at every count",
-                low_mu_margin,
-            ),
-            (
-                "oBBR-1 retransmits more than oBBR-0.5 (worst count)",
-                mu1_more,
-            ),
-            (
-                "every oBBR retransmits less than BBR at every count",
-                obbr_below_bbr,
-            ),
-            (
-                "CUBIC and BBRv2 stay below 1% per flow at every count",
-                loss_based_few,
-            ),
-            ("Jain's index >= 0.9 for every controller and count", min_jain >= 0.9),
-            (
-                "the link is >= 90% used for every controller and count",
-                min_utilization >= 0.9,
-            ),
-        ],
+        judged,
         "BBR retransmits the most, more with several flows; oBBR with mu < 1 stays below 1%; every controller shares the link fairly.",
     )
 }

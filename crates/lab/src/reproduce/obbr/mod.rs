@@ -4,7 +4,7 @@ mod fig11;
 mod fig12;
 mod fig14;
 pub(crate) mod fig3;
-mod fig4;
+pub(crate) mod fig4;
 mod fig5;
 pub(crate) mod fig7;
 mod fig7_claims;
