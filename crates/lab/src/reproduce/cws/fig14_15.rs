@@ -6,9 +6,9 @@ use super::{
     buffer_bdp, buffer_label, drawn_run, flow_throughputs, fluctuation_over_seeds, goodput_mbps,
     group_share, retransmitted_packets, seeds_note, stat_bars, throughput_figure, Stat,
 };
+use crate::reproduce::claims::{claim, Measured, Origin, Paper, Test};
 use crate::reproduce::data::metric;
-use crate::reproduce::verdict::judge;
-use crate::reproduce::{Experiment, Runs};
+use crate::reproduce::{Analysis, Experiment, Runs};
 use crate::store::RunRecord;
 
 /// Figs. 14-15: three BBR or BBR-CWS flows against three CUBIC flows.
@@ -16,7 +16,7 @@ pub const THREE_VS_THREE: Experiment = Experiment {
     id: "figs14-15-three-vs-three",
     scenario: "cws/figs14-15-three-vs-three.toml",
     series: true,
-    analyze: |runs| figs14_15_three_vs_three(runs).into(),
+    analyze: figs14_15_three_vs_three,
 };
 
 /// Flows `0..BBR_FLOWS` are the BBR family, the rest CUBIC.
@@ -34,15 +34,68 @@ const FIGURES: [(&str, &str, &str); 4] = [
 const SHALLOW: &str = "0.8bdp";
 /// The deep buffer of §5.5.
 const DEEP: &str = "5bdp";
-/// "Most of the bandwidth is occupied by the three original BBR flows":
-/// their share from 80%.
-const MOST: f64 = 0.8;
-/// "The two groups ... take up similar bottleneck bandwidth": a group
-/// share within this distance of one half.
-const SIMILAR: f64 = 0.1;
-/// "All six flows have reasonable bandwidth": every flow gets at least
-/// this fraction of an equal share of the delivered total.
-const REASONABLE: f64 = 0.5;
+claim!(
+    BBR_GROUP_MOST,
+    Paper::Cws,
+    "§5.5, Fig. 14a",
+    "cws.fig14.bbr-group-most",
+    "in a 0.8 BDP buffer most of the bandwidth is occupied by the three BBR flows",
+    "BBR (3 flows)",
+    "the three BBR flows' share of the six flows' goodput, 0.8 BDP",
+    "%",
+    "most of the bandwidth",
+    Test::AtLeast {
+        bound: 0.8,
+        partly: 0.5
+    },
+    "'most' read as at least 80%, as in Fig. 9; more than half partly",
+    Origin::ProjectTarget
+);
+claim!(
+    CWS_GROUP_SIMILAR,
+    Paper::Cws,
+    "§5.5, Fig. 15a",
+    "cws.fig15.cws-group-similar",
+    "in a 0.8 BDP buffer three BBR-CWS flows and three CUBIC flows take up similar bandwidth",
+    "BBR-CWS (3 flows)",
+    "the three BBR-CWS flows' share of the six flows' goodput, 0.8 BDP",
+    "%",
+    "similar to CUBIC's (50%)",
+    Test::near(0.5, 0.2, 0.4),
+    "'similar' read as 40-60% (20% relative); 30-70% partly",
+    Origin::ProjectTarget
+);
+claim!(
+    BBR_FLUCTUATES,
+    Paper::Cws,
+    "§5.5, Figs. 14b and 15b",
+    "cws.fig14.bbr-fluctuates",
+    "in a 5 BDP buffer the throughputs of three BBR flows fluctuate continuously, unlike BBR-CWS's",
+    "BBR vs BBR-CWS (3 flows each)",
+    "sd of the BBR-family share per second, BBR above BBR-CWS, 5 BDP",
+    "",
+    "BBR fluctuates continuously",
+    Test::holds(1.0),
+    "a single direction",
+    Origin::Paper
+);
+claim!(
+    CWS_REASONABLE,
+    Paper::Cws,
+    "§5.5, Fig. 15b",
+    "cws.fig15.cws-reasonable",
+    "in a 5 BDP buffer all six flows (three BBR-CWS, three CUBIC) have reasonable bandwidth",
+    "BBR-CWS (3 flows)",
+    "the smallest flow's goodput / an equal share, 5 BDP",
+    "%",
+    "all six flows reasonable",
+    Test::AtLeast {
+        bound: 0.5,
+        partly: 0.25
+    },
+    "'reasonable' read as at least half an equal share; a quarter partly",
+    Origin::ProjectTarget
+);
 
 /// The smallest flow's goodput as a fraction of an equal share.
 fn smallest_flow_of_fair_share(run: &RunRecord) -> Option<f64> {
@@ -57,7 +110,7 @@ fn retransmitted_by(run: &RunRecord, flows: std::ops::Range<usize>) -> Option<f6
     flows.map(|f| retransmitted_packets(run, f)).sum()
 }
 
-fn figs14_15_three_vs_three(runs: &Runs) -> Section {
+fn figs14_15_three_vs_three(runs: &Runs) -> Analysis {
     let ccs = runs.axis("flow.0.cc");
     let mut buffers = runs.axis("link.buffer");
     buffers.sort_by(|a, b| buffer_bdp(a).total_cmp(&buffer_bdp(b)));
@@ -198,26 +251,18 @@ fn figs14_15_three_vs_three(runs: &Runs) -> Section {
         smallest("bbr-cws", DEEP).cell(2),
     ]);
     let section = section.table(ours).table(paper);
-    judge(
+    let judged = vec![
+        BBR_GROUP_MOST.judge(Measured::Value(share("bbr", SHALLOW).mean)),
+        CWS_GROUP_SIMILAR.judge(Measured::Value(share("bbr-cws", SHALLOW).mean)),
+        BBR_FLUCTUATES.judge(Measured::conditions([(
+            "5 BDP",
+            fluctuation("bbr", DEEP).0.mean > fluctuation("bbr-cws", DEEP).0.mean,
+        )])),
+        CWS_REASONABLE.judge(Measured::Value(smallest("bbr-cws", DEEP).mean)),
+    ];
+    Analysis::judged(
         section,
-        &[
-            (
-                "Fig. 14a: three BBR flows take >= 80% at 0.8 BDP",
-                share("bbr", SHALLOW).mean >= MOST,
-            ),
-            (
-                "Fig. 15a: three BBR-CWS flows take 40-60% at 0.8 BDP",
-                (share("bbr-cws", SHALLOW).mean - 0.5).abs() <= SIMILAR,
-            ),
-            (
-                "Figs. 14b/15b: BBR's share fluctuates more than BBR-CWS's at 5 BDP",
-                fluctuation("bbr", DEEP).0.mean > fluctuation("bbr-cws", DEEP).0.mean,
-            ),
-            (
-                "Fig. 15b: every flow gets >= half an equal share at 5 BDP",
-                smallest("bbr-cws", DEEP).mean >= REASONABLE,
-            ),
-        ],
+        judged,
         "Three BBR flows crowd CUBIC out of a shallow buffer and oscillate in a deep one; three BBR-CWS flows share \
          with CUBIC in both.",
     )

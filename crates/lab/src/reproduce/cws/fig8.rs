@@ -6,9 +6,9 @@ use super::{
     buffer_bdp, buffer_label, drawn_run, goodput_mbps, mean_cwnd_packets, retransmitted_packets,
     stat_bars, Stat, LINK_MBPS, PACKET_BYTES,
 };
+use crate::reproduce::claims::{claim, Measured, Origin, Paper, Test};
 use crate::reproduce::data::{mean_sd, series_column};
-use crate::reproduce::verdict::judge;
-use crate::reproduce::{Experiment, Runs};
+use crate::reproduce::{Analysis, Experiment, Runs};
 use crate::store::RunRecord;
 
 /// Fig. 8: one flow alone over shallow buffers (0.5, 0.8, 1 BDP).
@@ -16,24 +16,167 @@ pub const SINGLE_FLOW: Experiment = Experiment {
     id: "fig8-single-flow",
     scenario: "cws/fig8-single-flow.toml",
     series: true,
-    analyze: |runs| fig8_single_flow(runs).into(),
+    analyze: fig8_single_flow,
 };
 
 /// BBR-CWS's scaling factor in `series_controller.csv` (its `snapshot()`).
 const SCALING_FACTOR: &str = "upper_scaling_factor";
 /// The link's BDP in packets: 50 Mbit/s x 10 ms / 1500 B.
 const BDP_PACKETS: f64 = LINK_MBPS * 1e6 * 0.010 / 8.0 / PACKET_BYTES;
-/// "Similar regardless of buffer size": BBR's mean cwnd may vary this much
-/// (max / min) over the buffers.
-const SIMILAR_CWND: f64 = 1.2;
-/// "Similar throughput to the original BBR": BBR-CWS keeps this share.
-const SIMILAR_GOODPUT: f64 = 0.9;
-/// BBR-CWS's mean cwnd relative to BBR's: the paper's 50 / 82 MSS at
-/// 0.5 BDP and 71 / ~82 at 1 BDP (BBR's is "similar regardless of buffer
-/// size") are 0.61 and 0.87; "smaller" is taken as at most 0.9.
-const SMALLER_CWND: f64 = 0.9;
-/// Modest BBR "reducing retransmission by up to 75%".
-const MODEST_CUT: f64 = 0.75;
+const FIG8: &str = "§5.3, Fig. 8";
+
+claim!(
+    BBR_CWND_SIMILAR,
+    Paper::Cws,
+    FIG8,
+    "cws.fig8.bbr-cwnd-similar",
+    "BBR's mean cwnd is similar regardless of the buffer size",
+    "BBR",
+    "BBR's largest mean cwnd over the buffers / its smallest",
+    "x",
+    "similar (82 MSS at 0.5 BDP)",
+    Test::AtMost {
+        bound: 1.2,
+        partly: 1.5
+    },
+    "'similar' read as within 20%; within 50% partly",
+    Origin::ProjectTarget
+);
+claim!(
+    BBR_CWND,
+    Paper::Cws,
+    FIG8,
+    "cws.fig8.bbr-cwnd-half-bdp",
+    "in a 0.5 BDP buffer BBR's mean cwnd is 82 MSS",
+    "BBR",
+    "BBR's mean cwnd (1500-byte packets), 0.5 BDP",
+    "MSS",
+    "82 MSS",
+    Test::near(82.0, 0.2, 0.5),
+    "one run's time-averaged window: 20% relative for reproduced, 50% for the regime (about 2 BDP)",
+    Origin::Paper
+);
+claim!(
+    CWS_CWND_HALF,
+    Paper::Cws,
+    FIG8,
+    "cws.fig8.cws-cwnd-half-bdp",
+    "in a 0.5 BDP buffer BBR-CWS's mean cwnd is 50 MSS",
+    "BBR-CWS",
+    "BBR-CWS's mean cwnd (1500-byte packets), 0.5 BDP",
+    "MSS",
+    "50 MSS",
+    Test::near(50.0, 0.2, 0.5),
+    "as for BBR's",
+    Origin::Paper
+);
+claim!(
+    CWS_CWND_ONE,
+    Paper::Cws,
+    FIG8,
+    "cws.fig8.cws-cwnd-one-bdp",
+    "in a 1 BDP buffer BBR-CWS's mean cwnd is 71 MSS",
+    "BBR-CWS",
+    "BBR-CWS's mean cwnd (1500-byte packets), 1 BDP",
+    "MSS",
+    "71 MSS",
+    Test::near(71.0, 0.2, 0.5),
+    "as for BBR's",
+    Origin::Paper
+);
+claim!(
+    CWS_SMALLER,
+    Paper::Cws,
+    FIG8,
+    "cws.fig8.cws-cwnd-smaller",
+    "BBR-CWS keeps a smaller cwnd than BBR in shallow buffers",
+    "BBR-CWS",
+    "BBR-CWS's mean cwnd / BBR's, the largest over the buffers",
+    "x",
+    "50 / 82 = 0.61 at 0.5 BDP, 71 / ~82 = 0.87 at 1 BDP",
+    Test::AtMost {
+        bound: 0.9,
+        partly: 1.0
+    },
+    "the paper's largest ratio, 0.87, rounded up; at most BBR's partly",
+    Origin::Paper
+);
+claim!(
+    CWS_CWND_GROWS,
+    Paper::Cws,
+    FIG8,
+    "cws.fig8.cws-cwnd-grows",
+    "BBR-CWS's mean cwnd is smaller in the shallowest buffer than at 1 BDP",
+    "BBR-CWS",
+    "BBR-CWS's mean cwnd, shallowest buffer below 1 BDP",
+    "",
+    "50 MSS vs 71 MSS",
+    Test::holds(1.0),
+    "a single direction",
+    Origin::Paper
+);
+claim!(
+    CWS_GOODPUT,
+    Paper::Cws,
+    FIG8,
+    "cws.fig8.cws-goodput",
+    "BBR-CWS has similar throughput to BBR",
+    "BBR-CWS",
+    "BBR-CWS's goodput / BBR's, the smallest over the buffers",
+    "%",
+    "similar",
+    Test::AtLeast {
+        bound: 0.9,
+        partly: 0.8
+    },
+    "'similar' read as at least 90%; 80% partly",
+    Origin::ProjectTarget
+);
+claim!(
+    FACTOR_LOWER,
+    Paper::Cws,
+    FIG8,
+    "cws.fig8.factor-lower-shallow",
+    "BBR-CWS's scaling factor settles lower when the buffer is smaller",
+    "BBR-CWS",
+    "BBR-CWS's mean upper_scaling_factor, shallowest buffer below 1 BDP",
+    "",
+    "lower in smaller buffers",
+    Test::holds(1.0),
+    "a single direction",
+    Origin::Paper
+);
+claim!(
+    MODEST_CUT,
+    Paper::Cws,
+    FIG8,
+    "cws.fig8.modest-cut",
+    "Modest BBR reduces retransmissions by up to 75%",
+    "Modest BBR",
+    "Modest BBR's largest cut of BBR's retransmitted packets over the buffers",
+    "%",
+    "up to 75%",
+    Test::AtLeast {
+        bound: 0.75,
+        partly: 0.375
+    },
+    "the paper's largest cut is the bar; half of it partly",
+    Origin::Paper
+);
+claim!(
+    MODEST_SMALLER,
+    Paper::Cws,
+    FIG8,
+    "cws.fig8.modest-cwnd-smaller",
+    "Modest BBR's mean cwnd is below BBR's in the shallowest buffer",
+    "Modest BBR",
+    "Modest BBR's mean cwnd below BBR's, shallowest buffer",
+    "",
+    "shrinks its window on retransmission",
+    Test::holds(1.0),
+    "a single direction",
+    Origin::Paper
+);
 
 /// BBR-CWS's time-averaged scaling factor in one run (uniform samples).
 fn mean_scaling_factor(runs: &Runs, run: &RunRecord) -> Option<f64> {
@@ -42,7 +185,7 @@ fn mean_scaling_factor(runs: &Runs, run: &RunRecord) -> Option<f64> {
     (!values.is_empty()).then(|| mean_sd(&values).0)
 }
 
-fn fig8_single_flow(runs: &Runs) -> Section {
+fn fig8_single_flow(runs: &Runs) -> Analysis {
     let ccs = runs.axis("flow.0.cc");
     let mut buffers = runs.axis("link.buffer");
     buffers.sort_by(|a, b| buffer_bdp(a).total_cmp(&buffer_bdp(b)));
@@ -229,15 +372,10 @@ fn fig8_single_flow(runs: &Runs) -> Section {
         ),
     ]);
 
-    let cws_below_bbr = !buffers.is_empty()
-        && buffers.iter().all(|b| {
-            mean("bbr-cws", b, mean_cwnd_packets)
-                <= SMALLER_CWND * mean("bbr", b, mean_cwnd_packets)
-        });
-    let cws_similar_goodput = !buffers.is_empty()
-        && buffers
-            .iter()
-            .all(|b| cws_goodput_ratio(b) >= SIMILAR_GOODPUT);
+    let over_all_buffers = |f: &dyn Fn(&str) -> f64, fold: fn(f64, f64) -> f64| {
+        buffers.iter().map(|b| f(b)).fold(f64::NAN, fold)
+    };
+    let single = |name: &str, holds: bool| Measured::conditions([(name, holds)]);
     let best_modest_cut = buffers
         .iter()
         .map(|b| modest_cut(b))
@@ -262,40 +400,35 @@ fn fig8_single_flow(runs: &Runs) -> Section {
     .figure(cwnd_over_time)
     .table(ours)
     .table(paper);
-    judge(
+    let judged = vec![
+        BBR_CWND_SIMILAR.judge(Measured::Value(bbr_cwnd_spread)),
+        BBR_CWND.judge(Measured::Value(mean("bbr", "0.5bdp", mean_cwnd_packets))),
+        CWS_CWND_HALF.judge(Measured::Value(mean("bbr-cws", "0.5bdp", mean_cwnd_packets))),
+        CWS_CWND_ONE.judge(Measured::Value(mean("bbr-cws", one_bdp, mean_cwnd_packets))),
+        CWS_SMALLER.judge(Measured::Value(over_all_buffers(
+            &|b| mean("bbr-cws", b, mean_cwnd_packets) / mean("bbr", b, mean_cwnd_packets),
+            f64::max,
+        ))),
+        CWS_CWND_GROWS.judge(single(
+            "shallowest vs 1 BDP",
+            mean("bbr-cws", &shallowest, mean_cwnd_packets)
+                < mean("bbr-cws", one_bdp, mean_cwnd_packets),
+        )),
+        CWS_GOODPUT.judge(Measured::Value(over_all_buffers(&cws_goodput_ratio, f64::min))),
+        FACTOR_LOWER.judge(single(
+            "shallowest vs 1 BDP",
+            factor(&shallowest).mean < factor(one_bdp).mean,
+        )),
+        MODEST_CUT.judge(Measured::Value(best_modest_cut)),
+        MODEST_SMALLER.judge(single(
+            "shallowest",
+            mean("modest-bbr", &shallowest, mean_cwnd_packets)
+                < mean("bbr", &shallowest, mean_cwnd_packets),
+        )),
+    ];
+    Analysis::judged(
         section,
-        &[
-            (
-                "BBR's mean cwnd varies by <= 20% over the buffers",
-                bbr_cwnd_spread <= SIMILAR_CWND,
-            ),
-            (
-                "BBR-CWS's mean cwnd is <= 90% of BBR's at every buffer",
-                cws_below_bbr,
-            ),
-            (
-                "BBR-CWS's mean cwnd is smaller in the shallowest buffer than at 1 BDP",
-                mean("bbr-cws", &shallowest, mean_cwnd_packets)
-                    < mean("bbr-cws", one_bdp, mean_cwnd_packets),
-            ),
-            (
-                "BBR-CWS keeps >= 90% of BBR's goodput at every buffer",
-                cws_similar_goodput,
-            ),
-            (
-                "BBR-CWS's scaling factor is lower in the shallowest buffer than at 1 BDP",
-                factor(&shallowest).mean < factor(one_bdp).mean,
-            ),
-            (
-                "Modest BBR retransmits >= 75% less than BBR at some buffer",
-                best_modest_cut >= MODEST_CUT,
-            ),
-            (
-                "Modest BBR's mean cwnd is below BBR's in the shallowest buffer",
-                mean("modest-bbr", &shallowest, mean_cwnd_packets)
-                    < mean("bbr", &shallowest, mean_cwnd_packets),
-            ),
-        ],
+        judged,
         "BBR keeps its window whatever the buffer; Modest BBR and BBR-CWS shrink theirs in shallow buffers, \
          BBR-CWS through a scaling factor that falls with the buffer, at BBR's throughput.",
     )

@@ -21,6 +21,7 @@ pub static EXPERIMENTS: &[Experiment] = &[
     fig8::SINGLE_FLOW,
     fig9_12::VERSUS_CUBIC,
     fig13::FAIRNESS,
+    fig13::FAIRNESS_20MBIT,
     fig14_15::THREE_VS_THREE,
 ];
 
