@@ -43,8 +43,9 @@ reason; the verdict is computed from our number: *Reproduced* when it
 passes the test, *Partly reproduced* when it misses it but passes the
 weaker band declared with it, *Differs* otherwise, *Not run* when nothing
 measured it. Thresholds that are the project's own, not the paper's, are
-marked \"(project target)\". Sections whose analyses do not declare claims
-yet show their section verdict only.
+marked \"(project target)\". A section's verdict is computed from its
+claims: every claim reproduced, reproduced; none reproduced or partly,
+differs; otherwise partly.
 
 Definitions as in DESIGN.md: goodput is in-order application bytes per
 second of measurement time; the retransmission ratio is retransmitted /

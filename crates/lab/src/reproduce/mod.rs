@@ -71,17 +71,6 @@ impl Analysis {
     }
 }
 
-/// A section whose analysis does not declare its claims as data yet: its
-/// verdict comes from the analysis' own named checks.
-impl From<report::Section> for Analysis {
-    fn from(section: report::Section) -> Self {
-        Analysis {
-            section,
-            claims: Vec::new(),
-        }
-    }
-}
-
 /// A named suite.
 pub struct Suite {
     /// The name `bbrlab reproduce` takes.

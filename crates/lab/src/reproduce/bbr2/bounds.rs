@@ -4,17 +4,120 @@
 use report::{Cell, Figure, Line, LineStyle, ReferenceLine, Section, Table};
 
 use super::{bin_mean, cc_label, loss_label, median_between};
+use crate::reproduce::claims::{claim, Measured, Origin, Paper, Test};
 use crate::reproduce::data::{metric, series_column};
-use crate::reproduce::verdict::judge;
-use crate::reproduce::{Experiment, Runs};
+use crate::reproduce::{Analysis, Experiment, Runs};
 
 /// Figs. 5/6: inflight_hi and inflight_lo over time.
 pub const BOUNDS: Experiment = Experiment {
     id: "figs5-6-bounds",
     scenario: "bbr2/figs5-6-bounds.toml",
     series: true,
-    analyze: |runs| figs5_6_bounds(runs).into(),
+    analyze: figs5_6_bounds,
 };
+
+claim!(
+    HI_STAYS_HIGH,
+    Paper::Bbr2,
+    "§V, Fig. 5a",
+    "bbr2.fig5.hi-stays-high",
+    "without induced loss BBRv2's inflight_hi stays high; inflight_lo absorbs the buffer's losses",
+    "BBRv2",
+    "BBRv2's inflight_hi in the last fifth of the run / BDP, no loss",
+    "x",
+    "stays high (plot)",
+    Test::AtLeast {
+        bound: 1.0,
+        partly: 0.5
+    },
+    "'high' read as at least the BDP; half of it partly",
+    Origin::ProjectTarget
+);
+claim!(
+    HI_RARELY_CUT,
+    Paper::Bbr2,
+    "§V, Fig. 5a",
+    "bbr2.fig5.hi-rarely-cut",
+    "without induced loss BBRv2 rarely cuts inflight_hi after Startup",
+    "BBRv2",
+    "cuts of inflight_hi per minute after the first tenth of the run, no loss",
+    "per minute",
+    "few cuts (plot)",
+    Test::AtMost {
+        bound: 1.0,
+        partly: 3.0
+    },
+    "'rarely' read as at most once a minute; three times partly",
+    Origin::ProjectTarget
+);
+claim!(
+    HI_RATCHETS,
+    Paper::Bbr2,
+    "§V, Fig. 5b",
+    "bbr2.fig5.hi-ratchets",
+    "with 2% loss BBRv2's inflight_hi is cut round after round and never recovers",
+    "BBRv2",
+    "BBRv2's late inflight_hi over the smaller of its early value and the BDP, 2% loss",
+    "x",
+    "ratchets down until the flow crawls (plot)",
+    Test::AtMost {
+        bound: 0.25,
+        partly: 0.5
+    },
+    "'never recovers' read as ending below a quarter; half partly",
+    Origin::ProjectTarget
+);
+claim!(
+    ADAPTIVE_HI_STEADY,
+    Paper::Bbr2,
+    "§V-B, Fig. 6",
+    "bbr2.fig6.adaptive-hi-steady",
+    "with 2% loss adaptive BBRv2's inflight_hi stays steady",
+    "adaptive BBRv2",
+    "the smaller of late / early and early / late inflight_hi, 2% loss",
+    "x",
+    "steady (plot)",
+    Test::AtLeast {
+        bound: 0.7,
+        partly: 0.5
+    },
+    "'steady' read as within 30% between the early and the late window; within 2x partly",
+    Origin::ProjectTarget
+);
+claim!(
+    ADAPTIVE_HI_LEVEL,
+    Paper::Bbr2,
+    "§V-B, Fig. 6",
+    "bbr2.fig6.adaptive-hi-level",
+    "with 2% loss adaptive BBRv2's inflight_hi stays near the path's BDP",
+    "adaptive BBRv2",
+    "adaptive BBRv2's late inflight_hi / BDP, 2% loss",
+    "x",
+    "reset to the latest round's inflight at every PROBE_REFILL (plot)",
+    Test::AtLeast {
+        bound: 0.5,
+        partly: 0.25
+    },
+    "at least half the BDP; a quarter partly",
+    Origin::ProjectTarget
+);
+claim!(
+    ADAPTIVE_DELIVERS,
+    Paper::Bbr2,
+    "§V-B, Fig. 6",
+    "bbr2.fig6.adaptive-delivers",
+    "with 2% loss adaptive BBRv2 delivers far more than BBRv2",
+    "adaptive BBRv2",
+    "adaptive BBRv2's delivery rate / BBRv2's in the last fifth of the run, 2% loss",
+    "x",
+    "far more (8x goodput in Fig. 7)",
+    Test::AtLeast {
+        bound: 2.0,
+        partly: 1.25
+    },
+    "'far more' read as at least twice; a quarter more partly",
+    Origin::ProjectTarget
+);
 
 /// A relative fall of inflight_hi between two samples that counts as a cut
 /// (for BBRv2, a round above the loss threshold: Fig. 5's black lines).
@@ -116,7 +219,7 @@ fn figure_name(cc: &str, lossy: bool) -> &'static str {
     }
 }
 
-fn figs5_6_bounds(runs: &Runs) -> Section {
+fn figs5_6_bounds(runs: &Runs) -> Analysis {
     let ccs = runs.axis("flow.0.cc");
     let losses = runs.axis("link.loss");
     let none = losses.first().cloned().unwrap_or_default();
@@ -207,21 +310,31 @@ fn figs5_6_bounds(runs: &Runs) -> Section {
     let v2_none = get("bbr2", &none);
     let v2_lossy = get("bbr2", &lossy);
     let adaptive_lossy = get("bbr2-adaptive", &lossy);
-    let stays_high = v2_none.is_some_and(|r| r.window(&r.hi, LATE) >= r.bdp_mb);
-    let rarely_cut = v2_none.is_some_and(|r| {
-        let minutes = (1.0 - EARLY.0) * r.duration / 60.0;
-        r.cuts_after_startup() as f64 <= minutes.max(1.0)
-    });
-    let ratchets = v2_lossy.is_some_and(|r| {
-        let late = r.window(&r.hi, LATE);
-        late <= 0.25 * r.window(&r.hi, EARLY) && late <= 0.25 * r.bdp_mb
-    });
-    let adaptive_steady = adaptive_lossy.is_some_and(|r| {
-        let (early, late) = (r.window(&r.hi, EARLY), r.window(&r.hi, LATE));
-        (0.7..=1.0 / 0.7).contains(&(late / early)) && late >= 0.5 * r.bdp_mb
-    });
+    let of_run = |run: Option<&BoundsRun>, f: &dyn Fn(&BoundsRun) -> f64| match run {
+        Some(r) => Measured::Value(f(r)),
+        None => Measured::NotRun("no such run in the sweep".into()),
+    };
     let late_delivery = |r: Option<&BoundsRun>| r.map_or(f64::NAN, |r| r.window(&r.delivery, LATE));
-    let adaptive_delivers = late_delivery(adaptive_lossy) >= 2.0 * late_delivery(v2_lossy);
+    let judged = vec![
+        HI_STAYS_HIGH.judge(of_run(v2_none, &|r| r.window(&r.hi, LATE) / r.bdp_mb)),
+        HI_RARELY_CUT.judge(of_run(v2_none, &|r| {
+            let minutes = (1.0 - EARLY.0) * r.duration / 60.0;
+            r.cuts_after_startup() as f64 / minutes
+        })),
+        HI_RATCHETS.judge(of_run(v2_lossy, &|r| {
+            r.window(&r.hi, LATE) / r.window(&r.hi, EARLY).min(r.bdp_mb)
+        })),
+        ADAPTIVE_HI_STEADY.judge(of_run(adaptive_lossy, &|r| {
+            let (early, late) = (r.window(&r.hi, EARLY), r.window(&r.hi, LATE));
+            (late / early).min(early / late)
+        })),
+        ADAPTIVE_HI_LEVEL.judge(of_run(adaptive_lossy, &|r| {
+            r.window(&r.hi, LATE) / r.bdp_mb
+        })),
+        ADAPTIVE_DELIVERS.judge(Measured::Value(
+            late_delivery(adaptive_lossy) / late_delivery(v2_lossy),
+        )),
+    ];
     let section = Section::new(
         "figs5-6-bounds",
         "Drucker et al. Figs. 5 and 6: inflight_hi and inflight_lo over a five-minute run",
@@ -237,30 +350,9 @@ fn figs5_6_bounds(runs: &Runs) -> Section {
     )
     .table(table);
     let section = figures.into_iter().fold(section, Section::figure);
-    judge(
+    Analysis::judged(
         section,
-        &[
-            (
-                "Fig. 5a: without loss BBRv2's inflight_hi stays at or above the BDP to the end",
-                stays_high,
-            ),
-            (
-                "Fig. 5a: without loss BBRv2 cuts inflight_hi at most once a minute after startup",
-                rarely_cut,
-            ),
-            (
-                "Fig. 5b: with 2% loss BBRv2's inflight_hi ends below 1/4 of its early value and of the BDP",
-                ratchets,
-            ),
-            (
-                "Fig. 6: with 2% loss adaptive BBRv2's inflight_hi stays steady (late/early within 0.7-1.43) at >= BDP/2",
-                adaptive_steady,
-            ),
-            (
-                "Fig. 6: with 2% loss adaptive BBRv2 delivers >= 2x BBRv2's rate at the end of the run",
-                adaptive_delivers,
-            ),
-        ],
+        judged,
         "BBRv2's inflight_hi ratchets down under loss and stays high without it; adaptive BBRv2's stays steady.",
     )
 }

@@ -4,17 +4,104 @@
 use report::{Cell, Figure, Line, LineStyle, Section, Table};
 
 use super::{bin_mean, cc_label, link_column, loss_label, mean_goodput, mean_sd_cell, stats};
+use crate::reproduce::claims::{claim, Measured, Origin, Paper, Test};
 use crate::reproduce::data::{metric, series_column};
-use crate::reproduce::verdict::{judge, mbps};
-use crate::reproduce::{Experiment, Runs};
+use crate::reproduce::verdict::mbps;
+use crate::reproduce::{Analysis, Experiment, Runs};
 
 /// Table IV: changing bandwidth.
 pub const CHANGING_BANDWIDTH: Experiment = Experiment {
     id: "table4-changing-bandwidth",
     scenario: "bbr2/table4-changing-bandwidth.toml",
     series: true,
-    analyze: |runs| table4_changing_bandwidth(runs).into(),
+    analyze: table4_changing_bandwidth,
 };
+
+const TABLE4: &str = "§VI-E, Table IV";
+
+claim!(
+    SIMILAR_WITHOUT_LOSS,
+    Paper::Bbr2,
+    TABLE4,
+    "bbr2.table4.similar-without-loss",
+    "without induced loss BBR, BBRv2 and adaptive BBRv2 get similar goodput (360-364 Mbit/s)",
+    "BBR, BBRv2, adaptive BBRv2",
+    "the highest of the three goodputs / the lowest, no loss",
+    "x",
+    "364 / 360 = 1.01x",
+    Test::AtMost {
+        bound: 1.05,
+        partly: 1.15
+    },
+    "the paper's spread is 1%: within 5% for reproduced, 15% partly",
+    Origin::Paper
+);
+claim!(
+    BBR_USES_CAPACITY,
+    Paper::Bbr2,
+    TABLE4,
+    "bbr2.table4.bbr-uses-capacity",
+    "without induced loss BBR gets 93% of the mean capacity",
+    "BBR",
+    "BBR's goodput / the schedule's mean capacity, no loss",
+    "%",
+    "363 of 391.7 Mbit/s (93%)",
+    Test::AtLeast {
+        bound: 0.85,
+        partly: 0.75
+    },
+    "the paper's 93% less the payload share (96.5% is the ceiling) and tracking noise: 85%; 75% partly",
+    Origin::Paper
+);
+claim!(
+    BBR2_COLLAPSES,
+    Paper::Bbr2,
+    TABLE4,
+    "bbr2.table4.bbr2-collapses",
+    "with 2% loss BBRv2 gets 23 of BBR's 359 Mbit/s (6%)",
+    "BBRv2",
+    "BBRv2's goodput / BBR's, 2% loss",
+    "%",
+    "6%",
+    Test::AtMost {
+        bound: 0.2,
+        partly: 0.5
+    },
+    "a collapse: at most a fifth of BBR's goodput; half partly",
+    Origin::Paper
+);
+claim!(
+    ADAPTIVE_KEEPS,
+    Paper::Bbr2,
+    TABLE4,
+    "bbr2.table4.adaptive-keeps",
+    "with 2% loss adaptive BBRv2 gets 342 of BBR's 359 Mbit/s (95%)",
+    "adaptive BBRv2",
+    "adaptive BBRv2's goodput / BBR's, 2% loss",
+    "%",
+    "95%",
+    Test::AtLeast {
+        bound: 0.9,
+        partly: 0.7
+    },
+    "the paper's 95% less 5 points; 70% partly",
+    Origin::Paper
+);
+claim!(
+    ADAPTIVE_AS_QUICK,
+    Paper::Bbr2,
+    "§VI-E, Fig. 9",
+    "bbr2.fig9.adaptive-as-quick",
+    "adaptive BBRv2 follows capacity changes as quickly as BBR",
+    "adaptive BBRv2",
+    "uptake lag after capacity rises, adaptive BBRv2's minus BBR's, per loss",
+    "s",
+    "as quickly as BBR",
+    Test::holds_within(1.0, 0.5),
+    "a direction per loss; a lag up to 1 s longer (a few rounds at 100 ms plus the 1 s bins) counts as as quick; \
+     partly at one of two",
+    Origin::Paper
+);
 
 /// Table IV: goodput (Mbit/s) per controller at (0%, 2%) induced loss.
 const PAPER: [(&str, f64, f64); 3] = [
@@ -119,7 +206,7 @@ fn in_mbps(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
     points.iter().map(|&(t, v)| (t, mbps(v))).collect()
 }
 
-fn table4_changing_bandwidth(runs: &Runs) -> Section {
+fn table4_changing_bandwidth(runs: &Runs) -> Analysis {
     let ccs = runs.axis("flow.0.cc");
     let losses = runs.axis("link.loss");
     let mean_capacity = runs
@@ -244,9 +331,15 @@ fn table4_changing_bandwidth(runs: &Runs) -> Section {
     let adaptive_vs_v1 = goodput("bbr2-adaptive", &lossy) / goodput("bbr", &lossy);
     let bbr_share = goodput("bbr", &none) / mean_capacity;
     let lag_of = |cc: &str, loss: &str| track(cc, loss).map_or(f64::NAN, |t| t.lag.0);
-    let adaptive_as_quick = losses
+    let lag_checks: Vec<(String, bool)> = losses
         .iter()
-        .all(|l| lag_of("bbr2-adaptive", l) <= lag_of("bbr", l) + 1.0);
+        .map(|l| {
+            (
+                loss_label(l),
+                lag_of("bbr2-adaptive", l) <= lag_of("bbr", l) + ADAPTIVE_AS_QUICK.margin(),
+            )
+        })
+        .collect();
     let section = Section::new(
         "table4-changing-bandwidth",
         "Drucker et al. Table IV and Fig. 9: changing bandwidth (500 -> 250 -> 500 Mbit/s, 10 MB buffer)",
@@ -264,30 +357,18 @@ fn table4_changing_bandwidth(runs: &Runs) -> Section {
     )
     .table(table);
     let section = figures.into_iter().fold(section, Section::figure);
-    judge(
+    let judged = vec![
+        SIMILAR_WITHOUT_LOSS.judge(Measured::Value(spread_none)),
+        BBR_USES_CAPACITY.judge(Measured::Value(bbr_share)),
+        BBR2_COLLAPSES.judge(Measured::Value(v2_vs_v1)),
+        ADAPTIVE_KEEPS.judge(Measured::Value(adaptive_vs_v1)),
+        ADAPTIVE_AS_QUICK.judge(Measured::conditions(
+            lag_checks.iter().map(|(n, ok)| (n.as_str(), *ok)),
+        )),
+    ];
+    Analysis::judged(
         section,
-        &[
-            (
-                "without loss BBR, BBRv2 and adaptive BBRv2 are within 5% of each other (paper 360-364 Mbit/s)",
-                spread_none <= 1.05,
-            ),
-            (
-                "without loss BBR gets >= 85% of the mean capacity (paper 93%)",
-                bbr_share >= 0.85,
-            ),
-            (
-                "with 2% loss BBRv2 gets <= 20% of BBR's goodput (paper 23 of 359 Mbit/s, 6%)",
-                v2_vs_v1 <= 0.2,
-            ),
-            (
-                "with 2% loss adaptive BBRv2 gets >= 90% of BBR's goodput (paper 342 of 359 Mbit/s, 95%)",
-                adaptive_vs_v1 >= 0.9,
-            ),
-            (
-                "adaptive BBRv2 takes up capacity increases as quickly as BBR (uptake lag at most 1 s longer, both losses)",
-                adaptive_as_quick,
-            ),
-        ],
+        judged,
         "All three follow the changing capacity; only BBRv2 under loss falls behind, and adaptive BBRv2 keeps BBR's goodput.",
     )
 }

@@ -5,9 +5,9 @@ use report::{BarGroup, Cell, Figure, ReferenceLine, Section, Table};
 use serde_json::Value;
 
 use super::{cc_label, loss_label, mean_sd_cell};
+use crate::reproduce::claims::{claim, Measured, Origin, Paper, Test};
 use crate::reproduce::data::{mean_sd, metric};
-use crate::reproduce::verdict::judge;
-use crate::reproduce::{Experiment, Runs};
+use crate::reproduce::{Analysis, Experiment, Runs};
 use crate::store::RunRecord;
 
 /// Table II: harm to CUBIC.
@@ -15,8 +15,119 @@ pub const HARM: Experiment = Experiment {
     id: "table2-harm",
     scenario: "bbr2/table2-harm.toml",
     series: false,
-    analyze: |runs| table2_harm(runs).into(),
+    analyze: table2_harm,
 };
+
+const TABLE2: &str = "§III-B c, Table II";
+
+claim!(
+    TABLE2_CELLS,
+    Paper::Bbr2,
+    TABLE2,
+    "bbr2.table2.cells",
+    "Table II's harm values of BBR, BBRv2 and CUBIC to a CUBIC flow, per loss and buffer",
+    "BBR, BBRv2, CUBIC",
+    "our harm against the paper's, per (loss, buffer, competitor)",
+    "",
+    "18 values, e.g. BBR 0.98 / BBRv2 0.61 (no loss, small buffer)",
+    Test::holds_within(0.15, 0.5),
+    "harm is a difference of two goodputs over one unnamed buffer size per class: within 0.15 \
+     (absolute) of the paper's value per cell; partly in half the cells",
+    Origin::Paper
+);
+claim!(
+    BBR2_FAIRER,
+    Paper::Bbr2,
+    TABLE2,
+    "bbr2.table2.bbr2-fairer",
+    "BBRv2 does less harm to CUBIC than BBR in every cell",
+    "BBRv2",
+    "BBRv2's harm below BBR's, per (loss, buffer)",
+    "",
+    "in every cell",
+    Test::holds(0.5),
+    "a direction per cell; partly in half of them",
+    Origin::Paper
+);
+claim!(
+    BBR_STARVES_SMALL,
+    Paper::Bbr2,
+    TABLE2,
+    "bbr2.table2.bbr-starves-small",
+    "without loss BBR starves CUBIC in the small buffer (harm 0.98)",
+    "BBR",
+    "BBR's harm to CUBIC, no loss, small buffer",
+    "",
+    "0.98",
+    Test::AtLeast {
+        bound: 0.8,
+        partly: 0.6
+    },
+    "starving read as taking at least 80% of CUBIC's goodput; 60% partly",
+    Origin::Paper
+);
+claim!(
+    BBR_HARMS_LOSSY,
+    Paper::Bbr2,
+    TABLE2,
+    "bbr2.table2.bbr-harms-lossy",
+    "with 2% loss BBR still harms CUBIC in every buffer (0.38-0.42)",
+    "BBR",
+    "BBR's lowest harm over the buffers, 2% loss",
+    "",
+    "0.38 to 0.42",
+    Test::AtLeast {
+        bound: 0.2,
+        partly: 0.1
+    },
+    "about half the paper's lowest value; a tenth of CUBIC's goodput partly",
+    Origin::Paper
+);
+claim!(
+    BBR2_GENTLE_LOSSY,
+    Paper::Bbr2,
+    TABLE2,
+    "bbr2.table2.bbr2-gentle-lossy",
+    "with 2% loss BBRv2 barely harms CUBIC in any buffer (0.02-0.05)",
+    "BBRv2",
+    "BBRv2's highest harm over the buffers, 2% loss",
+    "",
+    "0.02 to 0.05",
+    Test::AtMost {
+        bound: 0.1,
+        partly: 0.2
+    },
+    "twice the paper's highest value; 0.2 partly",
+    Origin::Paper
+);
+claim!(
+    CUBIC_EVEN,
+    Paper::Bbr2,
+    TABLE2,
+    "bbr2.table2.cubic-even",
+    "without loss CUBIC harms CUBIC by about half (an even split: 0.47-0.54)",
+    "CUBIC",
+    "CUBIC-on-CUBIC harm, distance from 0.5 per buffer, no loss",
+    "",
+    "0.47 to 0.54",
+    Test::holds_within(0.15, 0.5),
+    "an even split within 0.15; partly in half the buffers",
+    Origin::Paper
+);
+claim!(
+    ADAPTIVE_BETWEEN,
+    Paper::Bbr2,
+    "§VI-C, Fig. 8",
+    "bbr2.fig8.adaptive-between",
+    "with 2% loss adaptive BBRv2's harm to CUBIC lies between BBRv2's and BBR's",
+    "adaptive BBRv2",
+    "adaptive BBRv2's harm above BBRv2's and below BBR's, per buffer, 2% loss",
+    "",
+    "fairer than BBR, less fair than BBRv2",
+    Test::holds(0.5),
+    "a direction per buffer; partly in half of them",
+    Origin::Paper
+);
 
 /// The competitors of Table II (and Fig. 8), as flow 1's controller.
 const COMPETITORS: [&str; 4] = ["bbr", "bbr2", "cubic", "bbr2-adaptive"];
@@ -115,7 +226,7 @@ impl HarmCell {
     }
 }
 
-fn table2_harm(runs: &Runs) -> Section {
+fn table2_harm(runs: &Runs) -> Analysis {
     let buffers = runs.axis("link.buffer");
     let losses = runs.axis("link.loss");
     let classes = ["small", "medium", "large"];
@@ -238,28 +349,49 @@ fn table2_harm(runs: &Runs) -> Section {
     };
     let lossy = losses.last().cloned().unwrap_or_default();
     let none = losses.first().cloned().unwrap_or_default();
-    let all_cells = |f: &dyn Fn(&HarmCell, &str) -> bool, loss: Option<&str>| {
-        let chosen: Vec<_> = cells
+    let per_cell = |loss: Option<&str>, holds: &dyn Fn(&HarmCell) -> bool| {
+        let checks: Vec<(String, bool)> = cells
             .iter()
             .filter(|c| loss.is_none_or(|l| c.0 == l))
+            .map(|c| (format!("{} {}", loss_label(&c.0), class_of(c.1)), holds(&c.3)))
             .collect();
-        !chosen.is_empty() && chosen.iter().all(|c| f(&c.3, &c.0))
+        Measured::conditions(checks.iter().map(|(n, ok)| (n.as_str(), *ok)))
     };
-    let v2_fairer = all_cells(&|c, _| c.harm("bbr2").0 < c.harm("bbr").0, None);
-    let bbr_starves_small = harm_of(&none, "small", "bbr") >= 0.8;
-    let bbr_harms_lossy = all_cells(&|c, _| c.harm("bbr").0 >= 0.2, Some(&lossy));
-    let v2_gentle_lossy = all_cells(&|c, _| c.harm("bbr2").0 <= 0.1, Some(&lossy));
-    let cubic_fair = all_cells(
-        &|c, _| (0.35..=0.65).contains(&c.harm("cubic").0),
-        Some(&none),
-    );
-    let adaptive_between = all_cells(
-        &|c, _| {
+    let over_lossy = |cc: &str, fold: fn(f64, f64) -> f64| {
+        cells
+            .iter()
+            .filter(|c| c.0 == lossy)
+            .map(|c| c.3.harm(cc).0)
+            .fold(f64::NAN, fold)
+    };
+    let table_checks: Vec<(String, bool)> = cells
+        .iter()
+        .flat_map(|c| {
+            ["bbr", "bbr2", "cubic"].into_iter().filter_map(move |cc| {
+                let paper = paper_harm(&c.0, class_of(c.1), cc)?;
+                Some((
+                    format!("{} {} {}", loss_label(&c.0), class_of(c.1), cc_label(cc)),
+                    (c.3.harm(cc).0 - paper).abs() <= TABLE2_CELLS.margin(),
+                ))
+            })
+        })
+        .collect();
+    let judged = vec![
+        TABLE2_CELLS.judge(Measured::conditions(
+            table_checks.iter().map(|(n, ok)| (n.as_str(), *ok)),
+        )),
+        BBR2_FAIRER.judge(per_cell(None, &|c| c.harm("bbr2").0 < c.harm("bbr").0)),
+        BBR_STARVES_SMALL.judge(Measured::Value(harm_of(&none, "small", "bbr"))),
+        BBR_HARMS_LOSSY.judge(Measured::Value(over_lossy("bbr", f64::min))),
+        BBR2_GENTLE_LOSSY.judge(Measured::Value(over_lossy("bbr2", f64::max))),
+        CUBIC_EVEN.judge(per_cell(Some(&none), &|c| {
+            (c.harm("cubic").0 - 0.5).abs() <= CUBIC_EVEN.margin()
+        })),
+        ADAPTIVE_BETWEEN.judge(per_cell(Some(&lossy), &|c| {
             let a = c.harm("bbr2-adaptive").0;
             c.harm("bbr2").0 < a && a < c.harm("bbr").0
-        },
-        Some(&lossy),
-    );
+        })),
+    ];
     let section = Section::new(
         "table2-harm",
         "Drucker et al. Table II and Fig. 8: harm to CUBIC (500 Mbit/s, 100 ms)",
@@ -276,31 +408,9 @@ fn table2_harm(runs: &Runs) -> Section {
     .table(table)
     .table(goodputs);
     let section = figures.into_iter().fold(section, Section::figure);
-    judge(
+    Analysis::judged(
         section,
-        &[
-            ("BBRv2 does less harm to CUBIC than BBR in every cell", v2_fairer),
-            (
-                "without loss BBR starves CUBIC in the small buffer (harm >= 0.8; paper 0.98)",
-                bbr_starves_small,
-            ),
-            (
-                "with 2% loss BBR's harm is >= 0.2 in every buffer (paper 0.38-0.42)",
-                bbr_harms_lossy,
-            ),
-            (
-                "with 2% loss BBRv2's harm is <= 0.1 in every buffer (paper 0.02-0.05)",
-                v2_gentle_lossy,
-            ),
-            (
-                "without loss CUBIC-on-CUBIC harm is a fair split, 0.35-0.65 (paper 0.47-0.54)",
-                cubic_fair,
-            ),
-            (
-                "with 2% loss adaptive BBRv2's harm lies between BBRv2's and BBR's in every buffer (Fig. 8)",
-                adaptive_between,
-            ),
-        ],
+        judged,
         "BBRv2 is fairer to CUBIC than BBR everywhere, most under loss; adaptive BBRv2 lies between them.",
     )
 }

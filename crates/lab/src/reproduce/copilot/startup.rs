@@ -6,13 +6,12 @@
 use report::{BarGroup, Cell, Figure, Section, Table};
 
 use super::claims::{
-    EXIT_WITH, EXIT_WITHOUT_200MS, EXIT_WITHOUT_50MS, RETX_CUT_200MS, RETX_LOWER,
+    CONSTANT_EXIT_WITH, CONSTANT_EXIT_WITHOUT_200MS, EXIT_WITH, EXIT_WITHOUT_200MS, EXIT_WITHOUT_50MS, RETX_CUT_200MS, RETX_LOWER,
     RETX_WITHOUT_200MS, RETX_WITH_200MS, STARTUP_RATE_OVERSHOOT,
 };
 use super::{label, mean_of, rtts, runs_at};
 use crate::reproduce::claims::Measured;
 use crate::reproduce::data::metric;
-use crate::reproduce::verdict::judge;
 use crate::reproduce::{Analysis, Experiment, Runs};
 
 /// Figs. 6-7 on an LTE trace, many streams per point.
@@ -28,7 +27,7 @@ pub const STARTUP_CONSTANT: Experiment = Experiment {
     id: "startup-constant",
     scenario: "copilot/startup-constant.toml",
     series: false,
-    analyze: |runs| startup_on_constant_path(runs).into(),
+    analyze: startup_on_constant_path,
 };
 
 /// One RTT, with or without Copilot, over its streams.
@@ -220,7 +219,7 @@ fn startup_on_trace(runs: &Runs) -> Analysis {
     )
 }
 
-fn startup_on_constant_path(runs: &Runs) -> Section {
+fn startup_on_constant_path(runs: &Runs) -> Analysis {
     let points = points(runs);
     let section = Section::new(
         "startup-constant",
@@ -235,19 +234,20 @@ fn startup_on_constant_path(runs: &Runs) -> Section {
          probes and the plateau appears.",
     );
     let section = figures_and_table(section, &points, runs);
-    // The paper's pattern: without Copilot the share leaving Startup falls
-    // from all streams at 50 ms to almost none at 200 ms.
-    let without_stays = find(&points, "200ms", false).is_some_and(|p| p.exited < 0.5);
-    let with_leaves = points.iter().any(|p| p.copilot)
-        && points.iter().filter(|p| p.copilot).all(|p| p.exited == 1.0);
-    judge(
+    let without_200 = find(&points, "200ms", false)
+        .map_or(Measured::NotRun("no 200 ms run without Copilot".into()), |p| {
+            Measured::Value(p.exited)
+        });
+    let with_lowest = points
+        .iter()
+        .filter(|p| p.copilot)
+        .map(|p| p.exited)
+        .fold(f64::NAN, f64::min);
+    Analysis::judged(
         section,
-        &[
-            (
-                "without Copilot, the stream stays in Startup at 200 ms",
-                without_stays,
-            ),
-            ("with Copilot, every stream leaves it", with_leaves),
+        vec![
+            CONSTANT_EXIT_WITHOUT_200MS.judge(without_200),
+            CONSTANT_EXIT_WITH.judge(Measured::Value(with_lowest)),
         ],
         "On a constant-rate path Copilot is what takes a live stream out of Startup.",
     )
