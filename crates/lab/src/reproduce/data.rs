@@ -176,6 +176,15 @@ pub fn metric(record: &RunRecord, pointer: &str) -> Option<f64> {
     record.summary.pointer(pointer).and_then(Value::as_f64)
 }
 
+/// How a table's numbers summarise seeds, for its title: "mean ± sd over
+/// N seeds", or "one seed" when there is no spread to show.
+pub(crate) fn seeds_note(runs: &Runs) -> String {
+    match runs.axis("seed").len() {
+        0 | 1 => "one seed".to_string(),
+        n => format!("mean ± sd over {n} seeds"),
+    }
+}
+
 /// Mean and sample standard deviation of a quantity over seeds.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Stat {

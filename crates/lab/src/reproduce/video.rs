@@ -17,14 +17,6 @@ pub(crate) fn dash_mean(runs: &Runs, fixed: &[(&str, &str)], field: &str) -> f64
     dash_stat(runs, fixed, field).mean
 }
 
-/// "mean ± sd over N seeds" or "one seed", for a title.
-pub(crate) fn seeds_note(runs: &Runs) -> String {
-    match runs.axis("seed").len() {
-        0 | 1 => "one seed".to_string(),
-        n => format!("mean ± sd over {n} seeds"),
-    }
-}
-
 /// One row per `(label, selection)`: the viewer's metrics, mean ± sd over
 /// seeds, with the transport's retransmissions and goodput beside them.
 pub(crate) fn qoe_table(title: &str, runs: &Runs, rows: &[(String, Vec<(&str, &str)>)]) -> Table {

@@ -7,6 +7,7 @@ use report::{BarGroup, Cell, Figure, Section, Table};
 
 use super::{cc_label, mean_goodput, mean_sd_cell, stats, times_cell};
 use crate::reproduce::claims::{claim, Measured, Origin, Paper, Test};
+use crate::reproduce::data::seeds_note;
 use crate::reproduce::{Analysis, Experiment, Runs};
 use crate::store::RunRecord;
 
@@ -259,7 +260,7 @@ fn cellular(runs: &Runs) -> Analysis {
             .map(|l| format!("{} {:.0} KB", l.condition, l.buffer_bytes / 1e3))
             .collect::<Vec<_>>();
         figures.push(Figure::bars(
-            format!("Goodput {title} (mean ± sd)"),
+            format!("Goodput {title} ({})", seeds_note(runs)),
             "condition and buffer",
             "goodput (Mbit/s)",
             labels,
@@ -273,7 +274,10 @@ fn cellular(runs: &Runs) -> Analysis {
         .chain(["BBR / BBRv2".into(), "adaptive / BBRv2".into()])
         .chain(ccs.iter().map(|cc| format!("{} retx (%)", cc_label(cc))));
     let mut table = Table::new(
-        "Ours per condition: goodput and retransmission ratio, mean ± sd over seeds",
+        format!(
+            "Ours per condition: goodput and retransmission ratio, {}",
+            seeds_note(runs)
+        ),
         header,
     );
     for link in &links {

@@ -5,6 +5,7 @@ use report::{Cell, Figure, Line, LineStyle, Section, Table};
 
 use super::{bin_mean, cc_label, link_column, loss_label, mean_goodput, mean_sd_cell, stats};
 use crate::reproduce::claims::{claim, Measured, Origin, Paper, Test};
+use crate::reproduce::data::seeds_note;
 use crate::reproduce::data::{metric, series_column};
 use crate::reproduce::verdict::mbps;
 use crate::reproduce::{Analysis, Experiment, Runs};
@@ -277,8 +278,9 @@ fn table4_changing_bandwidth(runs: &Runs) -> Analysis {
     }));
     let mut table = Table::new(
         format!(
-            "Table IV, the paper's goodput and ours (mean ± sd over seeds; mean capacity: paper's schedule {:.1} Mbit/s, ours {:.1} Mbit/s). \
+            "Table IV, the paper's goodput and ours ({}; mean capacity: paper's schedule {:.1} Mbit/s, ours {:.1} Mbit/s). \
              Uptake lag: time until the delivery rate (1 s means) reaches {:.0}% of the capacity after each of its rises, mean over the rises, one never reached counting as its whole length (first seed).",
+            seeds_note(runs),
             PAPER_MEAN_CAPACITY,
             mbps(mean_capacity),
             UPTAKE * 100.0

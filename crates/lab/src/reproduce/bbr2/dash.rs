@@ -6,8 +6,9 @@ use report::{BarGroup, Figure, Section};
 
 use super::loss_label;
 use crate::reproduce::claims::{Claim, Declaration, Measured, Origin, Paper, Test};
+use crate::reproduce::data::seeds_note;
 use crate::reproduce::verdict::paper_name;
-use crate::reproduce::video::{dash_mean, qoe_table, seeds_note};
+use crate::reproduce::video::{dash_mean, qoe_table};
 use crate::reproduce::{Analysis, Experiment, Runs};
 
 /// Table V as a simulated experiment.

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::{cc_label, loss_label, mean_sd_cell};
 use crate::reproduce::claims::{claim, Measured, Origin, Paper, Test};
+use crate::reproduce::data::seeds_note;
 use crate::reproduce::data::{mean_sd, metric};
 use crate::reproduce::{Analysis, Experiment, Runs};
 use crate::store::RunRecord;
@@ -269,7 +270,7 @@ fn table2_harm(runs: &Runs) -> Analysis {
             .collect();
         figures.push(
             Figure::bars(
-                format!("Harm to CUBIC, {} (mean ± sd over seeds)", loss_label(loss)),
+                format!("Harm to CUBIC, {} ({})", loss_label(loss), seeds_note(runs)),
                 "bottleneck buffer",
                 "harm (0 = none, 1 = starved)",
                 labels,
@@ -281,7 +282,7 @@ fn table2_harm(runs: &Runs) -> Analysis {
     }
 
     let mut table = Table::new(
-        "Table II, the paper's harm and ours (mean ± sd over seeds); Fig. 8 gives adaptive BBRv2's only as a plot",
+        format!("Table II, the paper's harm and ours ({}); Fig. 8 gives adaptive BBRv2's only as a plot", seeds_note(runs)),
         [
             "loss",
             "buffer",
@@ -353,7 +354,12 @@ fn table2_harm(runs: &Runs) -> Analysis {
         let checks: Vec<(String, bool)> = cells
             .iter()
             .filter(|c| loss.is_none_or(|l| c.0 == l))
-            .map(|c| (format!("{} {}", loss_label(&c.0), class_of(c.1)), holds(&c.3)))
+            .map(|c| {
+                (
+                    format!("{} {}", loss_label(&c.0), class_of(c.1)),
+                    holds(&c.3),
+                )
+            })
             .collect();
         Measured::conditions(checks.iter().map(|(n, ok)| (n.as_str(), *ok)))
     };

@@ -9,6 +9,7 @@ use report::{BarGroup, Cell, Figure, ReferenceLine, Section, Table};
 use super::{cc_label, loss_label, mean_goodput, mean_sd_cell, stats, times_cell};
 use crate::reproduce::claims::{claim, Measured, Origin, Paper, Test};
 use crate::reproduce::data::metric;
+use crate::reproduce::data::seeds_note;
 use crate::reproduce::verdict::mbps;
 use crate::reproduce::{Analysis, Experiment, Runs};
 
@@ -153,7 +154,7 @@ fn goodput_under_loss(runs: &Runs) -> Analysis {
         runs,
         "goodput-under-loss",
         "Drucker et al. Fig. 7: BBR, BBRv2, adaptive BBRv2 and BBRv2 without upper bound under random loss",
-        "500 Mbit/s, 100 ms, 2 MB buffer (0.32 BDP), 1 MB tbf burst, five-minute runs, mean ± sd over seeds. \
+        "500 Mbit/s, 100 ms, 2 MB buffer (0.32 BDP), 1 MB tbf burst, five-minute runs. \
          The paper: without induced loss all variants reach close to the full bandwidth; with 2% loss BBRv2 \
          gets 7.8x less than BBR (Fig. 2, 2 MB) because its long-term bound inflight_hi is cut on every round \
          above the 2% loss threshold and ratchets down (Fig. 5b); removing the bound (V-A) or resetting it at \
@@ -204,7 +205,7 @@ pub(crate) fn loss_section(runs: &Runs, id: &str, title: &str, description: &str
             .collect()
     };
     let goodput_figure = Figure::bars(
-        "Goodput under random loss (mean ± sd over seeds)",
+        format!("Goodput under random loss ({})", seeds_note(runs)),
         "random loss",
         "goodput (Mbit/s)",
         loss_labels.clone(),
@@ -212,7 +213,7 @@ pub(crate) fn loss_section(runs: &Runs, id: &str, title: &str, description: &str
     )
     .reference(ReferenceLine::horizontal(mbps(capacity), "capacity"));
     let retx_figure = Figure::bars(
-        "Retransmission ratio (mean ± sd over seeds)",
+        format!("Retransmission ratio ({})", seeds_note(runs)),
         "random loss",
         "retransmitted / delivered (%)",
         loss_labels,
@@ -220,12 +221,16 @@ pub(crate) fn loss_section(runs: &Runs, id: &str, title: &str, description: &str
     );
 
     let mut ours = Table::new(
-        "Ours per controller and loss: goodput (Mbit/s) and retransmission ratio (%), mean ± sd over seeds",
-        std::iter::once("controller".to_string()).chain(
-            losses
-                .iter()
-                .flat_map(|l| [format!("goodput, {}", loss_label(l)), format!("retx, {}", loss_label(l))]),
+        format!(
+            "Ours per controller and loss: goodput (Mbit/s) and retransmission ratio (%), {}",
+            seeds_note(runs)
         ),
+        std::iter::once("controller".to_string()).chain(losses.iter().flat_map(|l| {
+            [
+                format!("goodput, {}", loss_label(l)),
+                format!("retx, {}", loss_label(l)),
+            ]
+        })),
     );
     for cc in &ccs {
         let mut row = vec![Cell::text(cc_label(cc))];

@@ -265,7 +265,8 @@ pub static CONSTANT_EXIT_WITHOUT_200MS: Claim = Claim::new(Declaration {
     id: "copilot.startup-constant.exit-without-200ms",
     paper: Paper::Copilot,
     place: "§4.2 (mechanism, on our constant-rate path)",
-    statement: "on a constant-rate path without dips, without Copilot a 200 ms stream stays in Startup",
+    statement:
+        "on a constant-rate path without dips, without Copilot a 200 ms stream stays in Startup",
     about: "BBRv1, live 5.4 Mbit/s, constant 37 Mbit/s (our path model)",
     metric: "share of streams leaving Startup within 60 s without Copilot, 200 ms",
     unit: "%",

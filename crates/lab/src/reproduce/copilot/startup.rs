@@ -6,8 +6,9 @@
 use report::{BarGroup, Cell, Figure, Section, Table};
 
 use super::claims::{
-    CONSTANT_EXIT_WITH, CONSTANT_EXIT_WITHOUT_200MS, EXIT_WITH, EXIT_WITHOUT_200MS, EXIT_WITHOUT_50MS, RETX_CUT_200MS, RETX_LOWER,
-    RETX_WITHOUT_200MS, RETX_WITH_200MS, STARTUP_RATE_OVERSHOOT,
+    CONSTANT_EXIT_WITH, CONSTANT_EXIT_WITHOUT_200MS, EXIT_WITH, EXIT_WITHOUT_200MS,
+    EXIT_WITHOUT_50MS, RETX_CUT_200MS, RETX_LOWER, RETX_WITHOUT_200MS, RETX_WITH_200MS,
+    STARTUP_RATE_OVERSHOOT,
 };
 use super::{label, mean_of, rtts, runs_at};
 use crate::reproduce::claims::Measured;
@@ -234,10 +235,10 @@ fn startup_on_constant_path(runs: &Runs) -> Analysis {
          probes and the plateau appears.",
     );
     let section = figures_and_table(section, &points, runs);
-    let without_200 = find(&points, "200ms", false)
-        .map_or(Measured::NotRun("no 200 ms run without Copilot".into()), |p| {
-            Measured::Value(p.exited)
-        });
+    let without_200 = find(&points, "200ms", false).map_or(
+        Measured::NotRun("no 200 ms run without Copilot".into()),
+        |p| Measured::Value(p.exited),
+    );
     let with_lowest = points
         .iter()
         .filter(|p| p.copilot)

@@ -239,12 +239,13 @@ claim!(
 /// tour judges them on its 10 ms curves, the 40 ms ones "not run".
 pub(crate) fn fig13_claims(per_rtt: &[(String, Vec<JainCurve>)]) -> Vec<Judged> {
     let at_rtt = |rtt: &str| per_rtt.iter().find(|(r, _)| r == rtt).map(|(_, c)| &c[..]);
-    let value_of = |curves: Option<&[JainCurve]>, cc: &str, f: &dyn Fn(&JainCurve) -> f64| {
-        match curves.and_then(|c| curve(c, cc)) {
+    let value_of =
+        |curves: Option<&[JainCurve]>, cc: &str, f: &dyn Fn(&JainCurve) -> f64| match curves
+            .and_then(|c| curve(c, cc))
+        {
             Some(c) => Measured::Value(f(c)),
             None => Measured::NotRun(format!("this sweep has no {cc} at that RTT")),
-        }
-    };
+        };
     let shallow = |r: f64| r < 1.0;
     // Per (RTT, buffer) where both controllers were measured.
     let pairwise = |better: &str, worse: &str, keep: &dyn Fn(f64) -> bool, margin: f64| {
@@ -295,15 +296,21 @@ pub(crate) fn fig13_claims(per_rtt: &[(String, Vec<JainCurve>)]) -> Vec<Judged> 
     vec![
         BBR_SHALLOW_UNFAIR.judge(Measured::Value(bbr_shallow_max)),
         BBR_FALLS_DEEP.judge(value_of(at_rtt("10ms"), "bbr", &|c| c.fall_above_one_bdp())),
-        BBR_DEEP_40MS.judge(value_of(at_rtt("40ms"), "bbr", &|c| c.min_where(|r| r >= 4.0))),
+        BBR_DEEP_40MS.judge(value_of(at_rtt("40ms"), "bbr", &|c| {
+            c.min_where(|r| r >= 4.0)
+        })),
         MODEST_FAIRER_SHALLOW.judge(pairwise("modest-bbr", "bbr", &shallow, 0.0)),
         MODEST_STILL_UNFAIR.judge(per_rtt_check(&|curves| {
             curve(curves, "modest-bbr").map(|c| c.min_where(shallow) < FAIR)
         })),
         MODEST_FAIRER_DEEP.judge(pairwise("modest-bbr", "bbr", &|r| r > 1.0, 0.0)),
         MODEST_FALLS_DEEP.judge(Measured::Value(modest_fall)),
-        CWS_FAIR_10MS.judge(value_of(at_rtt("10ms"), "bbr-cws", &|c| c.min_where(|_| true))),
-        CWS_FAIR_40MS.judge(value_of(at_rtt("40ms"), "bbr-cws", &|c| c.min_where(|_| true))),
+        CWS_FAIR_10MS.judge(value_of(at_rtt("10ms"), "bbr-cws", &|c| {
+            c.min_where(|_| true)
+        })),
+        CWS_FAIR_40MS.judge(value_of(at_rtt("40ms"), "bbr-cws", &|c| {
+            c.min_where(|_| true)
+        })),
         CWS_AT_LEAST_BBR.judge(pairwise(
             "bbr-cws",
             "bbr",
@@ -628,7 +635,10 @@ fn fig13_fairness(runs: &Runs) -> Analysis {
     }
     let section = section
         .table(jain_table(
-            "Jain's index against one CUBIC flow (50 Mbit/s), mean ± sd over seeds",
+            &format!(
+                "Jain's index against one CUBIC flow (50 Mbit/s), {}",
+                seeds_note(runs)
+            ),
             &groups,
         ))
         .table(claims);
@@ -670,7 +680,10 @@ fn fig13_fairness_20mbit(runs: &Runs) -> Analysis {
         ));
     }
     let section = section.table(jain_table(
-        "Jain's index against one CUBIC flow (20 Mbit/s), mean ± sd over seeds",
+        &format!(
+            "Jain's index against one CUBIC flow (20 Mbit/s), {}",
+            seeds_note(runs)
+        ),
         &groups,
     ));
     let lowest = per_rtt
@@ -726,7 +739,10 @@ mod tests {
         let verdict = |id: &str| judged.iter().find(|j| j.claim.id() == id).unwrap().verdict;
         assert_eq!(verdict("cws.fig13.cws-fair-10ms"), VerdictStatus::Differs);
         // 0.58 is 0.02 below BBR's 0.6: within the declared margin.
-        assert_eq!(verdict("cws.fig13.cws-at-least-bbr"), VerdictStatus::Reproduced);
+        assert_eq!(
+            verdict("cws.fig13.cws-at-least-bbr"),
+            VerdictStatus::Reproduced
+        );
         assert_eq!(verdict("cws.fig13.cws-fair-40ms"), VerdictStatus::NotRun);
         let fair = vec![(
             "10ms".to_string(),
@@ -737,9 +753,15 @@ mod tests {
         )];
         let judged = fig13_claims(&fair);
         let verdict = |id: &str| judged.iter().find(|j| j.claim.id() == id).unwrap().verdict;
-        assert_eq!(verdict("cws.fig13.cws-fair-10ms"), VerdictStatus::Reproduced);
+        assert_eq!(
+            verdict("cws.fig13.cws-fair-10ms"),
+            VerdictStatus::Reproduced
+        );
         // 0.90 against 0.95 at 2 BDP is beyond the margin.
         assert_eq!(verdict("cws.fig13.cws-at-least-bbr"), VerdictStatus::Partly);
-        assert_eq!(verdict("cws.fig13.modest-fairer-shallow"), VerdictStatus::NotRun);
+        assert_eq!(
+            verdict("cws.fig13.modest-fairer-shallow"),
+            VerdictStatus::NotRun
+        );
     }
 }

@@ -193,7 +193,7 @@ fn figs14_15_three_vs_three(runs: &Runs) -> Analysis {
         );
 
     let mut ours = Table::new(
-        "Six flows over the whole run (mean ± sd over seeds)",
+        format!("Six flows over the whole run ({})", seeds_note(runs)),
         [
             "figure",
             "BBR family",

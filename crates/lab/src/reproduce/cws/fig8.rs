@@ -7,6 +7,7 @@ use super::{
     stat_bars, Stat, LINK_MBPS, PACKET_BYTES,
 };
 use crate::reproduce::claims::{claim, Measured, Origin, Paper, Test};
+use crate::reproduce::data::seeds_note;
 use crate::reproduce::data::{mean_sd, series_column};
 use crate::reproduce::{Analysis, Experiment, Runs};
 use crate::store::RunRecord;
@@ -264,7 +265,7 @@ fn fig8_single_flow(runs: &Runs) -> Analysis {
 
     // Our numbers, per controller and buffer.
     let mut ours = Table::new(
-        "One flow, 50 Mbit/s, 10 ms, 60 s (mean ± sd over seeds)",
+        format!("One flow, 50 Mbit/s, 10 ms, 60 s ({})", seeds_note(runs)),
         [
             "controller",
             "buffer",
@@ -403,7 +404,11 @@ fn fig8_single_flow(runs: &Runs) -> Analysis {
     let judged = vec![
         BBR_CWND_SIMILAR.judge(Measured::Value(bbr_cwnd_spread)),
         BBR_CWND.judge(Measured::Value(mean("bbr", "0.5bdp", mean_cwnd_packets))),
-        CWS_CWND_HALF.judge(Measured::Value(mean("bbr-cws", "0.5bdp", mean_cwnd_packets))),
+        CWS_CWND_HALF.judge(Measured::Value(mean(
+            "bbr-cws",
+            "0.5bdp",
+            mean_cwnd_packets,
+        ))),
         CWS_CWND_ONE.judge(Measured::Value(mean("bbr-cws", one_bdp, mean_cwnd_packets))),
         CWS_SMALLER.judge(Measured::Value(over_all_buffers(
             &|b| mean("bbr-cws", b, mean_cwnd_packets) / mean("bbr", b, mean_cwnd_packets),
@@ -414,7 +419,10 @@ fn fig8_single_flow(runs: &Runs) -> Analysis {
             mean("bbr-cws", &shallowest, mean_cwnd_packets)
                 < mean("bbr-cws", one_bdp, mean_cwnd_packets),
         )),
-        CWS_GOODPUT.judge(Measured::Value(over_all_buffers(&cws_goodput_ratio, f64::min))),
+        CWS_GOODPUT.judge(Measured::Value(over_all_buffers(
+            &cws_goodput_ratio,
+            f64::min,
+        ))),
         FACTOR_LOWER.judge(single(
             "shallowest vs 1 BDP",
             factor(&shallowest).mean < factor(one_bdp).mean,

@@ -280,7 +280,7 @@ fn figs9_12_vs_cubic(runs: &Runs) -> Analysis {
         );
 
     let mut ours = Table::new(
-        "Over the whole run (mean ± sd over seeds)",
+        format!("Over the whole run ({})", seeds_note(runs)),
         [
             "figure",
             "controller",

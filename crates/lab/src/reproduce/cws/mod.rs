@@ -12,7 +12,7 @@ mod fig9_12;
 use report::{BarGroup, Figure, Line, ReferenceLine};
 
 pub(crate) use super::data::{buffer_bdp, Stat};
-use super::data::{mean_sd, metric, series_column, Runs};
+use super::data::{mean_sd, metric, seeds_note, series_column, Runs};
 use super::Experiment;
 use crate::store::RunRecord;
 
@@ -40,14 +40,6 @@ const BIN_S: f64 = 1.0;
 /// Fluctuation is measured from here on (s): after the first ProbeRTT,
 /// which the paper marks as the end of the start-up transient (Fig. 12).
 const SETTLED_S: f64 = 10.0;
-
-/// "5 seeds" (the number of values of the seed axis), for descriptions.
-fn seeds_note(runs: &Runs) -> String {
-    match runs.axis("seed").len() {
-        0 | 1 => "one seed".to_string(),
-        n => format!("{n} seeds"),
-    }
-}
 
 /// The run drawn in time-series figures: the first seed of the point.
 fn drawn_run<'a>(runs: &'a Runs, fixed: &[(&str, &str)]) -> Option<&'a RunRecord> {

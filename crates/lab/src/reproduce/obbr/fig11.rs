@@ -5,6 +5,7 @@ use report::{BarGroup, Cell, Figure, Section, Table};
 use super::fig8::is_obbr;
 use crate::reproduce::claims::{none_run, Claim, Declaration, Measured, Origin, Paper, Test};
 use crate::reproduce::data::metric;
+use crate::reproduce::data::seeds_note;
 use crate::reproduce::verdict::{mean_sd_cell, paper_name};
 use crate::reproduce::{Analysis, Experiment, Runs};
 
@@ -174,7 +175,7 @@ fn fig11_traces(runs: &Runs) -> Analysis {
     );
 
     let mut per_trace = Table::new(
-        "Per trace and controller: mean ± sd over seeds",
+        format!("Per trace and controller: {}", seeds_note(runs)),
         [
             "trace",
             "controller",

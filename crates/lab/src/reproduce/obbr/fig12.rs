@@ -5,6 +5,7 @@ use report::{BarGroup, Cell, Figure, ReferenceLine, Section, Table};
 use super::fig8::{is_obbr, mean};
 use crate::reproduce::claims::{claim, Measured, Origin, Paper, Test};
 use crate::reproduce::data::metric;
+use crate::reproduce::data::seeds_note;
 use crate::reproduce::verdict::{mean_sd_cell, paper_name};
 use crate::reproduce::{Analysis, Experiment, Runs};
 use crate::store::RunRecord;
@@ -185,7 +186,10 @@ fn fig12_competing(runs: &Runs) -> Analysis {
     };
 
     let mut per_pair = Table::new(
-        "First flow's goodput share (%) and Jain's index: mean ± sd over seeds",
+        format!(
+            "First flow's goodput share (%) and Jain's index: {}",
+            seeds_note(runs)
+        ),
         ["R", "opponent", "first flow", "share (%)", "Jain's index"],
     );
     for b in &buffers {
@@ -282,10 +286,8 @@ fn fig12_competing(runs: &Runs) -> Analysis {
 
     let share_of = |b: &str, opp: &str, cc: &str| share(b, opp, cc).0;
     let per_mu = |holds: &dyn Fn(&str) -> bool| {
-        let checks: Vec<(String, bool)> = obbrs
-            .iter()
-            .map(|cc| (paper_name(cc), holds(cc)))
-            .collect();
+        let checks: Vec<(String, bool)> =
+            obbrs.iter().map(|cc| (paper_name(cc), holds(cc))).collect();
         Measured::conditions(
             checks
                 .iter()

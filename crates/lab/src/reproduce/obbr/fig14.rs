@@ -11,8 +11,9 @@ use report::{BarGroup, Figure, Section};
 
 use crate::reproduce::claims::{none_run, Claim, Declaration, Measured, Origin, Paper, Test};
 use crate::reproduce::data::metric;
+use crate::reproduce::data::seeds_note;
 use crate::reproduce::verdict::paper_name;
-use crate::reproduce::video::{dash_mean, qoe_table, seeds_note};
+use crate::reproduce::video::{dash_mean, qoe_table};
 use crate::reproduce::{Analysis, Experiment, Runs};
 
 /// Fig. 14 as a simulated experiment.

@@ -183,7 +183,12 @@ pub static G1_BELOW_G2: Claim = Claim::new(Declaration {
 pub(crate) fn buffer_claims(points: &[(f64, f64, f64)]) -> Vec<Judged> {
     if points.is_empty() {
         return crate::reproduce::claims::none_run(
-            &[&SHARE_FALLS, &DOMINATES_HALF_BDP, &BELOW_CONVERGE_POINT, &LOSS_AT_HALF_BDP],
+            &[
+                &SHARE_FALLS,
+                &DOMINATES_HALF_BDP,
+                &BELOW_CONVERGE_POINT,
+                &LOSS_AT_HALF_BDP,
+            ],
             "no runs",
         );
     }
@@ -338,10 +343,17 @@ fn goodput_bars(title: &str, x_label: &str, points: &[(String, &Share)]) -> Figu
     )
 }
 
+/// The share (with its sd over seeds, empty for one seed: no spread to
+/// show) and both loss ratios.
 fn share_cells(s: &Share) -> [Cell; 4] {
+    let sd = if s.share.1.is_finite() && s.share.1 > 0.0 {
+        Cell::percent(s.share.1, 1)
+    } else {
+        Cell::Empty
+    };
     [
         Cell::percent(s.share.0, 1),
-        Cell::percent(s.share.1, 1),
+        sd,
         Cell::percent(s.bbr_loss, 2),
         Cell::percent(s.cubic_loss, 2),
     ]
@@ -395,7 +407,7 @@ fn fig3_buffer(runs: &Runs) -> Analysis {
             "model p*",
             "model 1 - p*",
             "ours: BBR share",
-            "sd",
+            "sd over seeds",
             "BBR loss ratio",
             "CUBIC loss ratio",
         ],
@@ -491,7 +503,7 @@ fn fig3_gain(runs: &Runs) -> Analysis {
             "model p*",
             "model 1 - p*",
             "ours: BBR share",
-            "sd",
+            "sd over seeds",
             "BBR loss ratio",
             "CUBIC loss ratio",
         ],
@@ -590,7 +602,7 @@ fn fig3_gain_one(runs: &Runs) -> Analysis {
         [
             "R (BDP)",
             "ours: BBR share",
-            "sd",
+            "sd over seeds",
             "BBR loss ratio",
             "CUBIC loss ratio",
             "g = 2: BBR share",

@@ -45,9 +45,11 @@ pub static BBR_QUEUES_FIRST: Claim = Claim::new(Declaration {
     id: "obbr.fig4.bbr-queues-first",
     paper: Paper::Obbr,
     place: FIG4,
-    statement: "BBR's RTT samples climb (past 3x the base RTT) before its estimate follows the drop",
+    statement:
+        "BBR's RTT samples climb (past 3x the base RTT) before its estimate follows the drop",
     about: "BBR",
-    metric: "first RTT sample > 3x base before the estimate is within 25% of the new rate, per drop",
+    metric:
+        "first RTT sample > 3x base before the estimate is within 25% of the new rate, per drop",
     unit: "",
     paper_says: "RTT up to ~700 ms / ~1500 ms while the estimate is stale",
     test: Test::holds(0.5),
@@ -480,7 +482,14 @@ fn drop_claims(
     let find = |d: &str, obbr: bool| {
         results
             .iter()
-            .find(|(x, r)| x == d && if obbr { r.cc.starts_with("obbr") } else { r.cc == "bbr" })
+            .find(|(x, r)| {
+                x == d
+                    && if obbr {
+                        r.cc.starts_with("obbr")
+                    } else {
+                        r.cc == "bbr"
+                    }
+            })
             .map(|(_, r)| r)
     };
     let per_drop = |holds: &dyn Fn(&str) -> Option<bool>| -> Measured {
@@ -503,8 +512,7 @@ fn drop_claims(
             find(d, false).map(|r| r.inflight_during >= keeps * r.inflight_before)
         })),
         BBR_QUEUES_FIRST.judge(per_drop(&|d| {
-            find(d, false)
-                .map(|r| matches!((r.rtt_high, r.adapted), (Some(h), Some(a)) if h < a))
+            find(d, false).map(|r| matches!((r.rtt_high, r.adapted), (Some(h), Some(a)) if h < a))
         })),
         if find("2Mbit", false).is_some() && find("5Mbit", false).is_some() {
             DEEPER_LATER.judge(Measured::conditions([(

@@ -453,7 +453,7 @@ fn links(runs: &Runs, id: &str, title: &str, per_mu: &[PerMu]) -> Analysis {
         ))
         .figure(grid.goodput_figure(&labels, "random loss"))
         .figure(grid.retx_figure(&labels, "random loss"))
-        .table(grid.table("Goodput and retransmission ratio (mean ± sd over seeds)", &labels))
+        .table(grid.table(&format!("Goodput and retransmission ratio ({})", crate::reproduce::data::seeds_note(grid.runs)), &labels))
         .table(paper);
     let conditions: Vec<&str> = grid.conditions.iter().map(String::as_str).collect();
     let loss_conditions: Vec<&str> = conditions.iter().copied().filter(|c| *c != none).collect();
@@ -617,7 +617,7 @@ fn fig7_buffers(runs: &Runs) -> Analysis {
         ))
         .figure(grid.goodput_figure(&labels, "buffer"))
         .figure(grid.retx_figure(&labels, "buffer"))
-        .table(grid.table("Goodput and retransmission ratio (mean ± sd over seeds)", &labels))
+        .table(grid.table(&format!("Goodput and retransmission ratio ({})", crate::reproduce::data::seeds_note(grid.runs)), &labels))
         .table(paper);
     let shallowest = grid.conditions.first().cloned().unwrap_or_default();
     let second = grid.conditions.get(1).cloned().unwrap_or_default();

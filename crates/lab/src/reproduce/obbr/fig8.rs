@@ -7,6 +7,7 @@
 use report::{BarGroup, Cell, Figure, Line, Section, Table};
 
 use crate::reproduce::claims::{claim, Measured, Origin, Paper, Test};
+use crate::reproduce::data::seeds_note;
 use crate::reproduce::data::{mean_sd, metric};
 use crate::reproduce::verdict::{mean_sd_cell, paper_name};
 use crate::reproduce::{Analysis, Experiment, Runs};
@@ -367,18 +368,23 @@ fn fig8_multi_flow(runs: &Runs) -> Analysis {
             table
         };
     let retx_table = per_count_table(
-        "Retransmission ratio per flow (%), mean ± sd over seeds",
+        &format!("Retransmission ratio per flow (%), {}", seeds_note(runs)),
         &retx,
         100.0,
         2,
     );
     let goodput_table = per_count_table(
-        "Goodput per flow (Mbit/s), mean ± sd over seeds",
+        &format!("Goodput per flow (Mbit/s), {}", seeds_note(runs)),
         &goodput,
         1e-6,
         1,
     );
-    let jain_table = per_count_table("Jain's index, mean ± sd over seeds", &jain, 1.0, 3);
+    let jain_table = per_count_table(
+        &format!("Jain's index, {}", seeds_note(runs)),
+        &jain,
+        1.0,
+        3,
+    );
 
     // The paper's claims as checks.
     let mean_over_counts = |cc: &str| {
@@ -431,7 +437,11 @@ fn fig8_multi_flow(runs: &Runs) -> Analysis {
         )])),
         OBBR_BELOW_BBR.judge(conditions(&obbr_below_bbr)),
         LOSS_BASED_FEW.judge(value(worst_value("cubic").max(worst_value("bbr2")))),
-        FAIR.judge(value(if min_jain.is_finite() { min_jain } else { f64::NAN })),
+        FAIR.judge(value(if min_jain.is_finite() {
+            min_jain
+        } else {
+            f64::NAN
+        })),
         EXPLOIT.judge(value(if min_utilization.is_finite() {
             min_utilization
         } else {

@@ -4,6 +4,7 @@ use report::{Cell, Figure, Line, LineStyle, ReferenceLine, Section, Table};
 
 use super::fig8::{is_obbr, mean};
 use crate::reproduce::claims::{Claim, Declaration, Measured, Origin, Paper, Test};
+use crate::reproduce::data::seeds_note;
 use crate::reproduce::data::{link_column, metric, series_column};
 use crate::reproduce::verdict::{mean_sd_cell, paper_name};
 use crate::reproduce::{Analysis, Experiment, Runs};
@@ -24,7 +25,8 @@ pub static RETX_BYTES: Claim = Claim::new(Declaration {
     id: "obbr.fig9.retx-bytes",
     paper: Paper::Obbr,
     place: "abstract, §5.2.2, Fig. 9",
-    statement: "with alternating bandwidth oBBR retransmits 52% fewer bytes than BBR (BBR 2.09x oBBR's)",
+    statement:
+        "with alternating bandwidth oBBR retransmits 52% fewer bytes than BBR (BBR 2.09x oBBR's)",
     about: "oBBR (paper's algorithm, every mu)",
     metric: "BBR's retransmitted bytes / oBBR's, the smallest over mu",
     unit: "x",
@@ -357,7 +359,10 @@ fn fig9_alternating(runs: &Runs) -> Analysis {
 
     // Per controller, over seeds and drops.
     let mut per_cc = Table::new(
-        "Per controller: mean ± sd over seeds; per drop: mean [min, max] over every drop of every seed",
+        format!(
+            "Per controller: {}; per drop: mean [min, max] over every drop of every seed",
+            seeds_note(runs)
+        ),
         [
             "controller",
             "goodput (Mbit/s)",
@@ -447,9 +452,7 @@ fn fig9_alternating(runs: &Runs) -> Analysis {
         OBBR_LAG.judge(Measured::Value(obbr_lag)),
         BBR_LAG.judge(Measured::Value(bbr_lag)),
         BBR_SLOWER.judge(Measured::Value(bbr_lag / obbr_lag)),
-        BBR_RTT.judge(Measured::Value(
-            mean(&peaks("bbr")).unwrap_or(f64::NAN),
-        )),
+        BBR_RTT.judge(Measured::Value(mean(&peaks("bbr")).unwrap_or(f64::NAN))),
         match (obbr_inflated, mean(&inflated("bbr"))) {
             (Some(o), Some(b)) => {
                 RTT_INFLATED_LONGER.judge(Measured::conditions([("mean over drops", b > o)]))
