@@ -166,6 +166,8 @@ fn competitor(record: &RunRecord) -> Option<&str> {
         .summary
         .pointer("/flows/1/cc")
         .and_then(Value::as_str)
+        // "cubic:hystart=true" competes as CUBIC.
+        .map(|spec| spec.split(':').next().unwrap_or(spec))
 }
 
 /// The CUBIC throughput a run measures: flow 0's, or, against another CUBIC
