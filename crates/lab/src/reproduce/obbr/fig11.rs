@@ -109,7 +109,7 @@ const TRACE_FILES: &[(&str, &str)] = &[
 
 /// The paper's name of a `link` axis value (an inline table naming the
 /// trace file); an unknown file keeps the value itself.
-fn trace_name(link: &str) -> String {
+pub(super) fn trace_name(link: &str) -> String {
     TRACE_FILES
         .iter()
         .find(|(_, file)| link.contains(file))

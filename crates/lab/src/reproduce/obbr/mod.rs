@@ -1,5 +1,6 @@
 //! The `obbr` suite: the oBBR paper (Bi et al.) evaluation, one experiment per figure or table.
 
+mod cellular;
 mod fig11;
 mod fig12;
 mod fig14;
@@ -31,6 +32,7 @@ pub static EXPERIMENTS: &[Experiment] = &[
     fig8::MULTI_FLOW,
     fig9::ALTERNATING,
     fig11::TRACES,
+    cellular::ESTIMATES,
     fig12::COMPETING,
     fig14::DASH,
 ];
