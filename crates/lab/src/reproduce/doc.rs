@@ -52,6 +52,14 @@ second of measurement time; the retransmission ratio is retransmitted /
 delivered bytes; the loss ratio is bytes dropped anywhere / bytes sent;
 BDP is bottleneck rate x base RTT and R = buffer / BDP; Jain's index is
 (sum x)^2 / (n sum x^2) over per-flow goodputs.
+
+Baselines follow the stack each paper ran. CUBIC leaves its first slow
+start with HyStart in the BBR-CWS and Drucker et al. suites (their Linux
+kernels' default; ours is HyStart++, RFC 9406: the same RTT-rise signal,
+through five rounds of conservative slow start and without the kernel's
+ACK-train test) and without it in the oBBR suite, whose CUBIC is the
+authors' own in nginx-quic (paced at 2x / 1.2x cwnd / srtt, as ours). BBR
+is Linux's BBRv1 in every suite.
 ";
 
 /// The markdown document over the reproduction outputs in `dirs` (one
@@ -85,6 +93,24 @@ pub fn markdown(dirs: &[&Path]) -> anyhow::Result<String> {
             "\nSections: {counts}. Claims: {}.",
             tally(claims.iter().map(|c| c.verdict.as_str()))
         );
+        let differs: Vec<&ClaimRow> = claims.iter().filter(|c| c.verdict == "Differs").collect();
+        if !differs.is_empty() {
+            let _ = writeln!(
+                out,
+                "\nWhere our numbers differ from the paper's ({} claims; each row below gives the tolerance):\n",
+                differs.len()
+            );
+            for c in differs {
+                let _ = writeln!(
+                    out,
+                    "- {}: paper {}, ours {} (`{}`)",
+                    escape(&c.statement),
+                    escape(&c.paper_says),
+                    escape(&c.ours),
+                    c.id
+                );
+            }
+        }
         for section in &sections {
             let _ = writeln!(out, "\n### {}\n", section.title);
             let _ = writeln!(out, "**{}**: {}", section.verdict, escape(&section.text));

@@ -423,6 +423,18 @@ fn write_report(
         verdicts.push(SectionVerdict::of(OUTSIDE_ID, &section));
         report = report.section(section);
     }
+    let differs: Vec<String> = claims
+        .iter()
+        .filter(|(_, c)| c.verdict == report::VerdictStatus::Differs.label())
+        .map(|(_, c)| format!("{} (paper {}, ours {})", c.statement, c.paper_says, c.ours))
+        .collect();
+    if !differs.is_empty() {
+        report = report.note(format!(
+            "Where our numbers differ from the paper's ({} claims; the claims tables give each tolerance): {}.",
+            differs.len(),
+            differs.join("; ")
+        ));
+    }
     write_claims(out, &claims)?;
     let path = out.join("sections.json");
     std::fs::write(&path, serde_json::to_string_pretty(&verdicts)? + "\n")
