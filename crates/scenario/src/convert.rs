@@ -39,6 +39,9 @@ pub const MAX_SERIES_ROWS: u64 = 20_000_000;
 pub(crate) const DATAGRAM_OVERHEAD: u64 = 52;
 /// Largest datagram (an IP packet's maximum size).
 pub(crate) const MAX_DATAGRAM: u64 = 65_535;
+/// The coarsest pacer timer a scenario may set (a user-space stack's timer
+/// is a few milliseconds; beyond this the "pacer" is a burst generator).
+const MAX_PACING_TIMER: std::time::Duration = std::time::Duration::from_millis(100);
 /// Most flows one `[[flow]]` entry, and the whole scenario, may stand for.
 pub(crate) const MAX_FLOWS: u64 = 10_000;
 
@@ -306,12 +309,15 @@ fn transport(
 ) -> Result<TransportConfig, ScenarioError> {
     let mut cfg = TransportConfig::default();
     if let Some(v) = &t.ack_policy {
-        const E: &str = "\"every-2\" (RFC 9000's default) or \"every-packet\"";
+        const E: &str = "\"every-2\" (RFC 9000's default), \"every-packet\", or \"every-N\" with N from 3 to 100 (ACK decimation, e.g. \"every-10\" as Chromium's client)";
         let key = tk.key("ack_policy");
         cfg.ack_policy = match ctx.string(&key, v, E)? {
             "every-2" => AckPolicy::EverySecond,
             "every-packet" => AckPolicy::EveryPacket,
-            _ => return Err(ctx.expected(&key, E, v)),
+            other => match other.strip_prefix("every-").map(str::parse::<u32>) {
+                Some(Ok(n @ 3..=100)) => AckPolicy::EveryNth(n),
+                _ => return Err(ctx.expected(&key, E, v)),
+            },
         };
     }
     if let Some(v) = &t.max_ack_delay {
@@ -331,6 +337,29 @@ fn transport(
         }
         cfg.max_datagram_size = size;
         cfg.max_payload = Bytes(size.get() - DATAGRAM_OVERHEAD);
+    }
+    if let Some(v) = &t.initial_window {
+        let key = tk.key("initial_window");
+        const E: &str =
+            "a number of datagrams from 2 to 1000, like 10 (RFC 9002) or 32 (nginx-quic)";
+        cfg.initial_window_packets = match v.as_integer() {
+            Some(n @ 2..=1000) => n as u64,
+            _ => return Err(ctx.expected(&key, E, v)),
+        };
+    }
+    if let Some(v) = &t.pacing_timer {
+        let key = tk.key("pacing_timer");
+        let timer = ctx.duration(&key, v)?;
+        if timer > MAX_PACING_TIMER {
+            return Err(ctx.err(
+                &key,
+                format!(
+                    "expected a pacer timer of at most 100ms, like \"3ms\" (nginx-quic) or \"0ms\" (packet by packet), got {}",
+                    show(v)
+                ),
+            ));
+        }
+        cfg.pacing_timer = timer;
     }
     Ok(cfg)
 }

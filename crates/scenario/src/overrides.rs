@@ -198,6 +198,8 @@ const TRANSPORT: &[(&str, Schema)] = &[
     ("ack_policy", Leaf),
     ("max_ack_delay", Leaf),
     ("datagram", Leaf),
+    ("initial_window", Leaf),
+    ("pacing_timer", Leaf),
 ];
 static ROOT: Schema = Schema::Table(&[
     ("name", Leaf),

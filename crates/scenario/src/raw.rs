@@ -49,6 +49,8 @@ pub(crate) struct RawTransport {
     pub ack_policy: Option<Value>,
     pub max_ack_delay: Option<Value>,
     pub datagram: Option<Value>,
+    pub initial_window: Option<Value>,
+    pub pacing_timer: Option<Value>,
 }
 
 /// One `[[flow]]`.

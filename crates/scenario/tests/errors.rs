@@ -683,6 +683,36 @@ fn other_bad_values() {
     );
     let e = err_of(&format!("{BASE}[transport]\ndatagram = \"40B\"\n"));
     check(&e, Some("transport.datagram"), Some(10), &["above 52B"]);
+    let e = err_of(&format!("{BASE}[transport]\nack_policy = \"every-1000\"\n"));
+    check(
+        &e,
+        Some("transport.ack_policy"),
+        Some(10),
+        &["\"every-N\" with N from 3 to 100"],
+    );
+    let e = err_of(&format!("{BASE}[transport]\npacing_timer = \"1s\"\n"));
+    check(
+        &e,
+        Some("transport.pacing_timer"),
+        Some(10),
+        &["at most 100ms"],
+    );
+    let e = err_of(&format!("{BASE}[transport]\npacing_timer = \"soon\"\n"));
+    check(&e, Some("transport.pacing_timer"), Some(10), &["duration"]);
+    let e = err_of(&format!("{BASE}[transport]\ninitial_window = 1\n"));
+    check(
+        &e,
+        Some("transport.initial_window"),
+        Some(10),
+        &["from 2 to 1000"],
+    );
+    let e = err_of(&format!("{BASE}[transport]\ninitial_window = \"32\"\n"));
+    check(
+        &e,
+        Some("transport.initial_window"),
+        Some(10),
+        &["from 2 to 1000"],
+    );
     let e = err_of(&with("[link]", "link = 3\n[other]"));
     check(&e, Some("link"), Some(3), &["a table of link settings"]);
 }

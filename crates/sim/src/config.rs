@@ -92,6 +92,10 @@ pub enum AckPolicy {
     EverySecond,
     /// Every packet is acknowledged at once.
     EveryPacket,
+    /// Every n-th ack-eliciting packet, or after `max_ack_delay`: ACK
+    /// decimation, as Chromium's QUIC client does once a transfer is under
+    /// way (every 10 packets or a quarter of the min RTT).
+    EveryNth(u32),
 }
 
 /// Transport settings (RFC 9002 constants are fixed; these are the knobs).
@@ -107,6 +111,12 @@ pub struct TransportConfig {
     pub ack_policy: AckPolicy,
     /// The receiver's max_ack_delay.
     pub max_ack_delay: Duration,
+    /// The pacer's timer: zero paces packet by packet at the controller's
+    /// rate (Linux fq's earliest departure times). A user-space stack's
+    /// timer-driven pacer (nginx-quic's and xquic's: 3 ms) sleeps at least
+    /// this long once its budget runs out and may then release up to two
+    /// timer periods of data, at least ten datagrams, back to back.
+    pub pacing_timer: Duration,
 }
 
 impl Default for TransportConfig {
@@ -119,6 +129,7 @@ impl Default for TransportConfig {
             initial_window_packets: 10,
             ack_policy: AckPolicy::EverySecond,
             max_ack_delay: Duration::from_millis(25),
+            pacing_timer: Duration::ZERO,
         }
     }
 }

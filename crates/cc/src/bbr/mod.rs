@@ -161,6 +161,9 @@ pub struct BbrParams {
     pub long_term_bw: bool,
     /// Enable the extra-acked aggregation allowance.
     pub extra_acked: bool,
+    /// How far below the estimate BBR paces (Linux: 1%, so that a standing
+    /// queue cannot build; the oBBR authors' nginx-quic BBR: 0).
+    pub pacing_margin: f64,
 }
 
 impl Default for BbrParams {
@@ -169,6 +172,7 @@ impl Default for BbrParams {
             cwnd_gain: CWND_GAIN,
             long_term_bw: true,
             extra_acked: true,
+            pacing_margin: PACING_MARGIN,
         }
     }
 }
@@ -180,9 +184,28 @@ impl BbrParams {
             cwnd_gain: spec.float("cwnd_gain"),
             long_term_bw: spec.flag("lt_bw"),
             extra_acked: spec.flag("extra_acked"),
+            pacing_margin: pacing_margin_of(spec),
         }
     }
 }
+
+/// A spec's `pacing_margin`, or Linux's 1% for variants that do not
+/// declare the parameter.
+pub fn pacing_margin_of(spec: &AlgorithmSpec) -> f64 {
+    if spec.info().params.iter().any(|p| p.name == "pacing_margin") {
+        spec.float("pacing_margin")
+    } else {
+        PACING_MARGIN
+    }
+}
+
+/// The core's `pacing_margin` parameter, for variants that offer it.
+pub const PACING_MARGIN_PARAM: ParamSpec = ParamSpec {
+    name: "pacing_margin",
+    kind: ParamKind::Float { min: 0.0, max: 0.1 },
+    default: "0.01",
+    doc: "pace this fraction below the estimate (Linux 0.01; the oBBR authors' nginx-quic BBR 0)",
+};
 
 /// The parameters of `bbr`; variants built on the core may declare them too.
 pub const BBR_PARAMS: &[ParamSpec] = &[
@@ -204,6 +227,7 @@ pub const BBR_PARAMS: &[ParamSpec] = &[
         default: "true",
         doc: "cwnd allowance for ACK aggregation",
     },
+    PACING_MARGIN_PARAM,
 ];
 
 /// Registry entry for `bbr`.
@@ -430,7 +454,7 @@ impl Bbr {
             self.has_seen_rtt = true;
             self.init_pacing_rate(Some(srtt));
         }
-        let rate = bw.mul_f64(gain * (1.0 - PACING_MARGIN));
+        let rate = bw.mul_f64(gain * (1.0 - self.params.pacing_margin));
         // Until the pipe is full, never slow down: early samples undershoot.
         if rate > Bandwidth::ZERO && (self.full_pipe.is_reached() || rate > self.pacing_rate) {
             self.pacing_rate = rate;
@@ -768,7 +792,9 @@ impl CongestionControl for Bbr {
             self.aggregation = AckAggregation::default();
             match self.mode {
                 Mode::ProbeBw => {
-                    self.pacing_rate = self.pacing_bandwidth().mul_f64(1.0 - PACING_MARGIN)
+                    self.pacing_rate = self
+                        .pacing_bandwidth()
+                        .mul_f64(1.0 - self.params.pacing_margin)
                 }
                 Mode::ProbeRtt => self.check_probe_rtt_done(event.now),
                 _ => {}

@@ -192,6 +192,8 @@ pub struct ObbrParams {
     pub long_term_bw: bool,
     /// BBRv1's ACK-aggregation allowance.
     pub extra_acked: bool,
+    /// How far below the estimate the core paces (BBRv1's 1%; the code's 0).
+    pub pacing_margin: f64,
 }
 
 impl Default for ObbrParams {
@@ -210,6 +212,7 @@ impl Default for ObbrParams {
             timely_bw: true,
             long_term_bw: true,
             extra_acked: true,
+            pacing_margin: crate::bbr::PACING_MARGIN,
         }
     }
 }
@@ -246,6 +249,7 @@ impl ObbrParams {
             timely_bw: spec.flag("timely_bw"),
             long_term_bw: spec.flag("lt_bw"),
             extra_acked: spec.flag("extra_acked"),
+            pacing_margin: spec.float("pacing_margin"),
         }
     }
 
@@ -357,6 +361,7 @@ const PARAMS: &[ParamSpec] = &[
         default: "true",
         doc: "BBRv1's cwnd allowance for ACK aggregation",
     },
+    crate::bbr::PACING_MARGIN_PARAM,
 ];
 
 /// Registry entry for `obbr`.
@@ -388,6 +393,7 @@ pub fn new(spec: &str, params: ObbrParams, config: &ControllerConfig) -> Bbr {
         cwnd_gain: if params.code { CWND_GAIN } else { params.g_max },
         long_term_bw: params.long_term_bw,
         extra_acked: params.extra_acked,
+        pacing_margin: params.pacing_margin,
     };
     Bbr::with_extensions(spec, core, config, ext)
 }

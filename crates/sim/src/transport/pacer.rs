@@ -27,13 +27,16 @@ impl Pacer {
         self.last = now;
     }
 
-    /// When a packet of `size` may leave: `now` or a later time.
+    /// When a packet of `size` may leave: `now` or a later time. `quantum`
+    /// is the bucket's depth; a `timer` above zero is a timer-driven pacer's
+    /// granularity: it sleeps at least that long once the bucket runs dry.
     pub fn earliest_send(
         &mut self,
         now: Instant,
         size: Bytes,
         rate: Bandwidth,
         quantum: Bytes,
+        timer: std::time::Duration,
     ) -> Instant {
         if rate == Bandwidth::MAX {
             return now;
@@ -45,7 +48,24 @@ impl Pacer {
             return now;
         }
         let wait_ns = (missing * 8.0 / rate.as_bps_f64() * 1e9).ceil() as u64;
-        now + std::time::Duration::from_nanos(wait_ns.max(1))
+        now + std::time::Duration::from_nanos(wait_ns.max(1)).max(timer)
+    }
+
+    /// The bucket depth of a timer-driven pacer (`timer` above zero): two
+    /// timer periods at `rate`, at least ten datagrams and at least
+    /// `quantum` (nginx-quic's `max(10 MSS, (3 + 3) ms x rate)`); `quantum`
+    /// itself for a packet-by-packet pacer.
+    pub fn depth(
+        quantum: Bytes,
+        rate: Bandwidth,
+        timer: std::time::Duration,
+        datagram: Bytes,
+    ) -> Bytes {
+        if timer.is_zero() || rate == Bandwidth::MAX {
+            return quantum;
+        }
+        let two_periods = Bytes((rate.as_bps_f64() / 8.0 * 2.0 * timer.as_secs_f64()) as u64);
+        quantum.max(two_periods).max(Bytes(10 * datagram.get()))
     }
 
     /// A packet of `size` left.
@@ -65,11 +85,46 @@ mod tests {
         let q = Bytes(3000);
         let t0 = Instant::ZERO;
         let mut p = Pacer::new(t0, q);
-        assert_eq!(p.earliest_send(t0, Bytes(1500), rate, q), t0);
+        let packet_by_packet = Duration::ZERO;
+        assert_eq!(
+            p.earliest_send(t0, Bytes(1500), rate, q, packet_by_packet),
+            t0
+        );
         p.on_send(Bytes(1500));
-        assert_eq!(p.earliest_send(t0, Bytes(1500), rate, q), t0);
+        assert_eq!(
+            p.earliest_send(t0, Bytes(1500), rate, q, packet_by_packet),
+            t0
+        );
         p.on_send(Bytes(1500));
-        let next = p.earliest_send(t0, Bytes(1500), rate, q);
+        let next = p.earliest_send(t0, Bytes(1500), rate, q, packet_by_packet);
         assert_eq!(next, t0 + Duration::from_millis(1));
+    }
+
+    #[test]
+    fn a_timer_driven_pacer_sleeps_a_period_then_bursts() {
+        let rate = Bandwidth::from_mbps(12); // 1500 B per ms
+        let timer = Duration::from_millis(3);
+        let datagram = Bytes(1500);
+        // Two periods of 3 ms at 1500 B/ms are 9000 B, below ten datagrams.
+        let depth = Pacer::depth(Bytes(3000), rate, timer, datagram);
+        assert_eq!(depth, Bytes(15_000));
+        assert_eq!(
+            Pacer::depth(Bytes(3000), rate, Duration::ZERO, datagram),
+            Bytes(3000)
+        );
+        let t0 = Instant::ZERO;
+        let mut p = Pacer::new(t0, Bytes(0));
+        // Empty: the next packet waits the timer, not its 1 ms of tokens.
+        let wake = p.earliest_send(t0, datagram, rate, depth, timer);
+        assert_eq!(wake, t0 + timer);
+        // At the wake-up 3 ms of tokens let three packets leave at once.
+        for _ in 0..3 {
+            assert_eq!(p.earliest_send(wake, datagram, rate, depth, timer), wake);
+            p.on_send(datagram);
+        }
+        assert_eq!(
+            p.earliest_send(wake, datagram, rate, depth, timer),
+            wake + timer
+        );
     }
 }

@@ -103,6 +103,7 @@ impl Receiver {
         let immediate = match self.policy {
             AckPolicy::EveryPacket => true,
             AckPolicy::EverySecond => self.pending.len() >= 2 || out_of_order,
+            AckPolicy::EveryNth(n) => self.pending.len() >= n as usize || out_of_order,
         };
         if immediate {
             AckDecision::Send(self.make_frame(now))

@@ -238,9 +238,15 @@ impl Sender {
             if !room {
                 return SendOutcome::Blocked;
             }
-            let at =
-                self.pacer
-                    .earliest_send(now, full, self.cc.pacing_rate(), self.cc.send_quantum());
+            let rate = self.cc.pacing_rate();
+            let timer = self.config.pacing_timer;
+            let depth = Pacer::depth(
+                self.cc.send_quantum(),
+                rate,
+                timer,
+                self.config.max_datagram_size,
+            );
+            let at = self.pacer.earliest_send(now, full, rate, depth, timer);
             if at > now {
                 return SendOutcome::WaitUntil(at);
             }

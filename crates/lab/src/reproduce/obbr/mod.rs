@@ -1,6 +1,7 @@
 //! The `obbr` suite: the oBBR paper (Bi et al.) evaluation, one experiment per figure or table.
 
 mod cellular;
+mod competitiveness;
 mod fig11;
 mod fig12;
 mod fig14;
@@ -9,6 +10,7 @@ pub(crate) mod fig4;
 mod fig5;
 pub(crate) mod fig7;
 mod fig7_claims;
+mod fig7_nginx;
 mod fig8;
 mod fig9;
 
@@ -24,11 +26,13 @@ pub static EXPERIMENTS: &[Experiment] = &[
     fig3::BUFFER,
     fig3::GAIN_ONE,
     fig3::GAIN,
+    competitiveness::DEEP_BUFFER,
     fig4::DROP,
     fig5::SAMPLES,
     fig7::FAST_LINK,
     fig7::LONG_LINK,
     fig7::BUFFERS,
+    fig7_nginx::NGINX_STACK,
     fig8::MULTI_FLOW,
     fig9::ALTERNATING,
     fig11::TRACES,

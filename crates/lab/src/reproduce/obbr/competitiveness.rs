@@ -1,0 +1,116 @@
+//! obbr: §4.3's competitiveness claim: with g_max = 2 oBBR behaves like
+//! BBR in a deep buffer, here against CUBIC in Fig. 3's 16 BDP setting.
+//!
+//! In a deep buffer every loss comes with an RTT far above RTprop, so the
+//! adaptive gain's `min(1 + mu (RTT - RTprop) / RTprop, g_max)` should be
+//! g_max, and oBBR should compete as BBR does. Our runs test that reading.
+
+use report::{Cell, Section, Table};
+
+use super::OBBR_AS_TESTED;
+use crate::reproduce::claims::{claim, Measured, Origin, Paper, Test};
+use crate::reproduce::data::{metric, seeds_note};
+use crate::reproduce::verdict::{mean_sd_cell, paper_name};
+use crate::reproduce::{Analysis, Experiment, Runs};
+
+/// oBBR and BBR against CUBIC in a 16 BDP buffer.
+pub const DEEP_BUFFER: Experiment = Experiment {
+    id: "competitiveness-deep",
+    scenario: "obbr/competitiveness-deep.toml",
+    series: false,
+    analyze: competitiveness_deep,
+};
+
+claim!(
+    LIKE_BBR_DEEP,
+    Paper::Obbr,
+    "§4.3",
+    "obbr.4-3.like-bbr-deep",
+    "by setting g_max to 2, oBBR behaves just like the vanilla BBR in deep-buffered links",
+    "oBBR (paper's algorithm, every mu)",
+    "oBBR's goodput share against CUBIC minus BBR's, 16 BDP, per mu",
+    "%",
+    "just like the vanilla BBR",
+    Test::holds_within(0.05, 0.5),
+    "'just like' read as a share within 5 points of BBR's (the seed spread of a two-flow \
+     share); partly for half the mu",
+    Origin::Paper
+);
+
+/// Flow 0's share of the two flows' goodput.
+fn share(record: &crate::store::RunRecord) -> Option<f64> {
+    let a = metric(record, "/flows/0/goodput_bps")?;
+    let b = metric(record, "/flows/1/goodput_bps")?;
+    (a + b > 0.0).then(|| a / (a + b))
+}
+
+fn competitiveness_deep(runs: &Runs) -> Analysis {
+    let ccs = runs.axis("flow.0.cc");
+    let stat = |cc: &str| runs.over_seeds(&[("flow.0.cc", cc)], share).pair();
+    let name = |cc: &str| {
+        if cc == OBBR_AS_TESTED {
+            "oBBR as tested (May 2023 code, mu 0.5)".to_string()
+        } else {
+            paper_name(cc)
+        }
+    };
+    let bbr = stat("bbr").0;
+    let mut table = Table::new(
+        format!(
+            "Share of the link against one CUBIC flow, 16 BDP ({})",
+            seeds_note(runs)
+        ),
+        [
+            "controller",
+            "goodput share (%)",
+            "minus BBR's (points)",
+            "retransmission ratio (%)",
+        ],
+    );
+    let mut checks = Vec::new();
+    for cc in &ccs {
+        let s = stat(cc);
+        table = table.row([
+            Cell::text(name(cc)),
+            mean_sd_cell(s, 100.0, 1, ""),
+            Cell::fixed((s.0 - bbr) * 100.0, 1),
+            mean_sd_cell(
+                runs.over_seeds(&[("flow.0.cc", cc)], |r| {
+                    metric(r, "/flows/0/retransmission_ratio")
+                })
+                .pair(),
+                100.0,
+                2,
+                "",
+            ),
+        ]);
+        // The claim is about the paper's algorithm; the code's row is shown beside it.
+        if cc.starts_with("obbr") && cc != OBBR_AS_TESTED && s.0.is_finite() && bbr.is_finite() {
+            checks.push((name(cc), s.0 >= bbr - LIKE_BBR_DEEP.margin()));
+        }
+    }
+    let section = Section::new(
+        "competitiveness-deep",
+        "§4.3: oBBR against CUBIC in a deep buffer (16 BDP, 20 Mbit/s, 40 ms)",
+    )
+    .description(format!(
+        "The paper's §4.3 says that with g_max = 2 oBBR behaves just like BBR in deep-buffered \
+         links, without an experiment; here each controller competes with one CUBIC flow in Fig. 3's \
+         16 BDP setting, {}. oBBR's gain drops to min(1 + mu (RTT - RTprop) / RTprop, g_max) on \
+         every loss and climbs back by 0.01 x acked / BDP per lossless ACK; when CUBIC fills the \
+         buffer the RTT is many RTprops and the formula gives g_max, so the paper expects BBR's \
+         share. Where oBBR falls short of it, which losses cut its gain is not traced here yet (the \
+         controller series of a run show its cwnd gain over time). The authors' code lifts the gain to g_max after 3 s without loss while \
+         probing, which the paper's text does not describe; its row is shown beside the paper's \
+         algorithm, which the claim is judged on.",
+        seeds_note(runs)
+    ))
+    .table(table);
+    Analysis::judged(
+        section,
+        vec![LIKE_BBR_DEEP.judge(Measured::conditions(
+            checks.iter().map(|(c, ok)| (c.as_str(), *ok)),
+        ))],
+        "oBBR competes with CUBIC in a deep buffer as BBR does.",
+    )
+}
