@@ -107,6 +107,48 @@ static DRUCKER_CELL_FAIRNESS: Claim = Claim::new(Declaration {
     origin: Origin::Paper,
 });
 
+static DRUCKER_CELL_HARM_ORDER: Claim = Claim::new(Declaration {
+    id: "bbr2.vi-d.cellular-harm-order",
+    paper: Paper::Bbr2,
+    place: "§VI-D",
+    statement: "under cellular conditions adaptive BBRv2 is much fairer to CUBIC than BBR in the small buffer and slightly fairer in the medium and large ones, and BBRv2 is much fairer than adaptive BBRv2 in all of them",
+    about: "adaptive BBRv2",
+    metric: "harm to CUBIC per buffer: BBRv2 < adaptive BBRv2 < BBR",
+    unit: "",
+    paper_says: "BBRv2 < adaptive BBRv2 < BBR",
+    test: Test::holds(0.5),
+    tolerance_reason: "a direction per buffer; partly in half of them",
+    origin: Origin::Paper,
+});
+
+static DRUCKER_CELL_FAIR_V2: Claim = Claim::new(Declaration {
+    id: "bbr2.iii-c.cellular-bbr2-fair",
+    paper: Paper::Bbr2,
+    place: "§III-C",
+    statement: "under cellular conditions BBRv2 is fair to CUBIC while BBR is unfair",
+    about: "BBRv2 vs BBR",
+    metric: "harm to CUBIC under the cellular conditions",
+    unit: "",
+    paper_says: "results omitted for brevity",
+    test: Test::holds(1.0),
+    tolerance_reason: "a direction",
+    origin: Origin::Paper,
+});
+
+static DRUCKER_FIG2_BUFFERS: Claim = Claim::new(Declaration {
+    id: "bbr2.fig2.buffers-8-17x",
+    paper: Paper::Bbr2,
+    place: "§I, §III-B, Fig. 2 left",
+    statement: "at 500 Mbit/s with 2% loss BBRv2 performs 8x-17x worse than BBR across all buffer conditions",
+    about: "BBRv2",
+    metric: "BBR / BBRv2 goodput per buffer (100 KB to 100 MB), 2% loss",
+    unit: "",
+    paper_says: "8x to 17x (7.8x at 2 MB, 21.2x at 10 MB in Fig. 2)",
+    test: Test::holds(0.5),
+    tolerance_reason: "a band per buffer; partly in half of them",
+    origin: Origin::Paper,
+});
+
 /// The oBBR paper's claims outside the simulator.
 pub static OBBR: &[Outside] = &[
     Outside {
@@ -142,5 +184,17 @@ pub static BBR2: &[Outside] = &[
     Outside {
         claim: &DRUCKER_CELL_FAIRNESS,
         needs: "the cellular fairness runs, whose conditions and numbers the paper does not show",
+    },
+    Outside {
+        claim: &DRUCKER_CELL_HARM_ORDER,
+        needs: "the cellular harm runs: the paper names neither the condition, the bandwidth nor its buffers, and gives the ordering without numbers",
+    },
+    Outside {
+        claim: &DRUCKER_CELL_FAIR_V2,
+        needs: "the same cellular harm runs, whose results the paper omits",
+    },
+    Outside {
+        claim: &DRUCKER_FIG2_BUFFERS,
+        needs: "Fig. 2's sweep over buffers: the suite runs its 2 MB point (goodput-under-loss, judged by bbr2.fig7.bbr-over-bbr2-2pct); the other buffers are not yet run",
     },
 ];

@@ -130,8 +130,28 @@ claim!(
     Origin::Paper
 );
 
-/// The competitors of Table II (and Fig. 8), as flow 1's controller.
-const COMPETITORS: [&str; 4] = ["bbr", "bbr2", "cubic", "bbr2-adaptive"];
+claim!(
+    NO_BOUND_BETWEEN,
+    Paper::Bbr2,
+    "§V-A",
+    "bbr2.v-a.no-bound-between",
+    "without its upper bound BBRv2's unfairness to CUBIC is not as bad as BBR's but considerably worse than BBRv2's",
+    "BBRv2, no upper bound",
+    "harm to CUBIC above BBRv2's and below BBR's, per buffer, 2% loss",
+    "",
+    "between BBRv2 and BBR",
+    Test::holds(0.5),
+    "a direction per buffer (the paper's §V-A runs are lossy: it removes the bound to recover \
+     goodput under loss); partly in half of them",
+    Origin::Paper
+);
+
+/// BBRv2 without its long-term upper bound (§V-A).
+const NO_BOUND: &str = "bbr2-adaptive:no_upper_bound=true";
+
+/// The competitors of Table II (and Fig. 8, and §V-A's BBRv2 without upper
+/// bound), as flow 1's controller.
+const COMPETITORS: [&str; 5] = ["bbr", "bbr2", "cubic", "bbr2-adaptive", NO_BOUND];
 
 /// Table II's harm values: (loss, buffer class, BBR, BBRv2, CUBIC).
 const PAPER: [(&str, &str, f64, f64, f64); 6] = [
@@ -167,7 +187,13 @@ fn competitor(record: &RunRecord) -> Option<&str> {
         .pointer("/flows/1/cc")
         .and_then(Value::as_str)
         // "cubic:hystart=true" competes as CUBIC.
-        .map(|spec| spec.split(':').next().unwrap_or(spec))
+        .map(|spec| {
+            if spec.starts_with("cubic") {
+                "cubic"
+            } else {
+                spec
+            }
+        })
 }
 
 /// The CUBIC throughput a run measures: flow 0's, or, against another CUBIC
@@ -295,6 +321,7 @@ fn table2_harm(runs: &Runs) -> Analysis {
             "CUBIC: paper",
             "CUBIC: ours",
             "adaptive BBRv2: ours",
+            "BBRv2, no upper bound: ours",
         ],
     );
     let mut goodputs = Table::new(
@@ -307,6 +334,7 @@ fn table2_harm(runs: &Runs) -> Analysis {
             "with BBRv2",
             "with CUBIC",
             "with adaptive BBRv2",
+            "with BBRv2, no upper bound",
         ],
     );
     for (loss, i, buffer, cell) in &cells {
@@ -324,6 +352,7 @@ fn table2_harm(runs: &Runs) -> Analysis {
             paper("cubic"),
             ours("cubic"),
             ours("bbr2-adaptive"),
+            ours(NO_BOUND),
         ]);
         let pair = |cc: &str| {
             cell.by_competitor
@@ -341,6 +370,7 @@ fn table2_harm(runs: &Runs) -> Analysis {
             pair("bbr2"),
             pair("cubic"),
             pair("bbr2-adaptive"),
+            pair(NO_BOUND),
         ]);
     }
 
@@ -398,6 +428,10 @@ fn table2_harm(runs: &Runs) -> Analysis {
         ADAPTIVE_BETWEEN.judge(per_cell(Some(&lossy), &|c| {
             let a = c.harm("bbr2-adaptive").0;
             c.harm("bbr2").0 < a && a < c.harm("bbr").0
+        })),
+        NO_BOUND_BETWEEN.judge(per_cell(Some(&lossy), &|c| {
+            let n = c.harm(NO_BOUND).0;
+            c.harm("bbr2").0 < n && n < c.harm("bbr").0
         })),
     ];
     let section = Section::new(
