@@ -632,6 +632,29 @@ fn reproduce_quick_writes_a_report_that_renders() {
         claims.len() + 1,
         "one CSV row per claim"
     );
+    // Every section's verdict comes from claims, and the quick tour judges
+    // the full suites' own declarations: each of its claim ids is a row of
+    // docs/REPRODUCTION.md, which the full suites generate.
+    let doc = std::fs::read_to_string(repo().join("docs/REPRODUCTION.md")).unwrap();
+    for id in [
+        "buffer-share",
+        "stable-links",
+        "bandwidth-drop",
+        "cws-fairness",
+        "bbr2-loss",
+    ] {
+        assert!(
+            claims.iter().any(|c| c["experiment"] == id),
+            "section {id} judges no claim"
+        );
+    }
+    for c in claims {
+        let id = c["id"].as_str().unwrap();
+        assert!(
+            doc.contains(&format!("`{id}`")),
+            "quick judges {id}, which no full suite declares"
+        );
+    }
     // A second run records nothing new; report rebuilds the same page.
     let o = bbrlab(&[
         "reproduce",

@@ -704,6 +704,34 @@ mod tests {
         assert_eq!(verdict_text(&[r], "all good"), "all good");
     }
 
+    static WITHIN: Claim = Claim::new(Declaration {
+        id: "test.within",
+        paper: Paper::Obbr,
+        place: "Fig. 3",
+        statement: "the share falls as the buffer grows",
+        about: "BBR",
+        metric: "share per step",
+        unit: "%",
+        paper_says: "falls",
+        test: Test::holds_within(0.05, 0.5),
+        tolerance_reason: "seed noise",
+        origin: Origin::Paper,
+    });
+
+    #[test]
+    fn a_direction_margin_is_declared_with_the_claim_and_shown() {
+        assert_eq!(WITHIN.margin(), 0.05);
+        assert_eq!(DIRECTION.margin(), 0.0);
+        assert_eq!(FIVE_FOLD.margin(), 0.0);
+        assert_eq!(
+            WITHIN
+                .judge(Measured::conditions([("a", true)]))
+                .record()
+                .tolerance,
+            "in every condition, each within 5.00% (partly: in 50% of them)"
+        );
+    }
+
     #[test]
     fn records_carry_the_declared_tolerance_and_origin() {
         let rec = FIVE_FOLD.judge(Measured::Value(0.3)).record();

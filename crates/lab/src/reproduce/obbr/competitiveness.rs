@@ -5,7 +5,7 @@
 //! adaptive gain's `min(1 + mu (RTT - RTprop) / RTprop, g_max)` should be
 //! g_max, and oBBR should compete as BBR does. Our runs test that reading.
 
-use report::{Cell, Section, Table};
+use report::{BarGroup, Cell, Figure, ReferenceLine, Section, Table};
 
 use super::OBBR_AS_TESTED;
 use crate::reproduce::claims::{claim, Measured, Origin, Paper, Test};
@@ -67,6 +67,21 @@ fn competitiveness_deep(runs: &Runs) -> Analysis {
             "retransmission ratio (%)",
         ],
     );
+    let shares: Vec<(f64, f64)> = ccs.iter().map(|cc| stat(cc)).collect();
+    let figure = Figure::bars(
+        format!(
+            "Goodput share against one CUBIC flow, 16 BDP ({})",
+            seeds_note(runs)
+        ),
+        "controller",
+        "share of the link (%)",
+        ccs.iter().map(|cc| name(cc)),
+        vec![
+            BarGroup::new("share", shares.iter().map(|s| s.0 * 100.0).collect())
+                .errors(shares.iter().map(|s| s.1 * 100.0).collect()),
+        ],
+    )
+    .reference(ReferenceLine::horizontal(bbr * 100.0, "BBR's share"));
     let mut checks = Vec::new();
     for cc in &ccs {
         let s = stat(cc);
@@ -105,6 +120,7 @@ fn competitiveness_deep(runs: &Runs) -> Analysis {
          algorithm, which the claim is judged on.",
         seeds_note(runs)
     ))
+    .figure(figure)
     .table(table);
     Analysis::judged(
         section,

@@ -8,7 +8,7 @@
 //! aggregation allowance or the long-term mode; oBBR on the code path over
 //! that core. The scenario file lists each with its source.
 
-use report::{Cell, Section, Table};
+use report::{BarGroup, Cell, Figure, ReferenceLine, Section, Table};
 
 use crate::reproduce::claims::{claim, Measured, Origin, Paper, Test};
 use crate::reproduce::data::{metric, seeds_note};
@@ -151,6 +151,23 @@ fn fig7_nginx_stack(runs: &Runs) -> Analysis {
             }
         }
     }
+    let figure = Figure::bars(
+        format!(
+            "Retransmission ratio on the stack model ({})",
+            seeds_note(runs)
+        ),
+        "condition",
+        "retransmitted / delivered (%)",
+        links.iter().map(|l| condition_label(l)),
+        ccs.iter()
+            .map(|cc| {
+                let s: Vec<(f64, f64)> = links.iter().map(|l| retx(l, cc)).collect();
+                BarGroup::new(label(cc), s.iter().map(|v| v.0 * 100.0).collect())
+                    .errors(s.iter().map(|v| v.1 * 100.0).collect())
+            })
+            .collect(),
+    )
+    .reference(ReferenceLine::horizontal(17.42, "paper: BBR's mean 17.42%"));
     let bbr_mean = if bbr_retx.is_empty() {
         f64::NAN
     } else {
@@ -178,6 +195,7 @@ fn fig7_nginx_stack(runs: &Runs) -> Analysis {
          (ngx_current_msec, cached per loop iteration) times its rate samples and pacing budget; and CPU \
          contention between the two endpoints at 100 Mbit/s.",
     )
+    .figure(figure)
     .table(table);
     Analysis::judged(
         section,
