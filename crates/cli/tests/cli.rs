@@ -37,6 +37,15 @@ fn summary(dir: &Path) -> serde_json::Value {
     serde_json::from_str(&text).expect("summary.json is JSON")
 }
 
+/// The quick tour's sections, in report order.
+const QUICK_SECTIONS: [&str; 5] = [
+    "buffer-share",
+    "stable-links",
+    "bandwidth-drop",
+    "cws-fairness",
+    "bbr2-loss",
+];
+
 #[test]
 fn run_writes_summary_csv_and_series() {
     let out = tempdir("run");
@@ -588,13 +597,7 @@ fn reproduce_quick_writes_a_report_that_renders() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
-    for id in [
-        "buffer-share",
-        "stable-links",
-        "bandwidth-drop",
-        "cws-fairness",
-        "bbr2-loss",
-    ] {
+    for id in QUICK_SECTIONS {
         assert!(
             html.contains(&format!("id=\"{id}\"")),
             "section {id} missing"
@@ -636,13 +639,7 @@ fn reproduce_quick_writes_a_report_that_renders() {
     // the full suites' own declarations: each of its claim ids is a row of
     // docs/REPRODUCTION.md, which the full suites generate.
     let doc = std::fs::read_to_string(repo().join("docs/REPRODUCTION.md")).unwrap();
-    for id in [
-        "buffer-share",
-        "stable-links",
-        "bandwidth-drop",
-        "cws-fairness",
-        "bbr2-loss",
-    ] {
+    for id in QUICK_SECTIONS {
         assert!(
             claims.iter().any(|c| c["experiment"] == id),
             "section {id} judges no claim"

@@ -501,15 +501,27 @@ pub(crate) fn jain_table(title: &str, groups: &[(&str, &[JainCurve])]) -> Table 
     table
 }
 
-fn fig13_fairness(runs: &Runs) -> Analysis {
-    let per_rtt: Vec<(String, Vec<JainCurve>)> = runs
-        .axis("link.rtt")
+/// Jain's curves per value of the sweep's `link.rtt` axis.
+fn curves_per_rtt(runs: &Runs) -> Vec<(String, Vec<JainCurve>)> {
+    runs.axis("link.rtt")
         .into_iter()
         .map(|rtt| {
             let curves = jain_curves(runs, &[("link.rtt", &rtt)]);
             (rtt, curves)
         })
-        .collect();
+        .collect()
+}
+
+/// The per-RTT curves as [`jain_table`]'s column groups.
+fn rtt_groups(per_rtt: &[(String, Vec<JainCurve>)]) -> Vec<(&str, &[JainCurve])> {
+    per_rtt
+        .iter()
+        .map(|(rtt, curves)| (rtt.as_str(), &curves[..]))
+        .collect()
+}
+
+fn fig13_fairness(runs: &Runs) -> Analysis {
+    let per_rtt = curves_per_rtt(runs);
     let empty: Vec<JainCurve> = Vec::new();
     let at_rtt = |rtt: &str| {
         per_rtt
@@ -609,10 +621,7 @@ fn fig13_fairness(runs: &Runs) -> Analysis {
         Cell::percent(improvement, 0),
     ]);
 
-    let groups: Vec<(&str, &[JainCurve])> = per_rtt
-        .iter()
-        .map(|(rtt, curves)| (rtt.as_str(), &curves[..]))
-        .collect();
+    let groups = rtt_groups(&per_rtt);
     let mut section = Section::new(
         "fig13-fairness",
         "Fig. 13: fairness with CUBIC over buffer size, at 10 and 40 ms",
@@ -651,18 +660,8 @@ fn fig13_fairness(runs: &Runs) -> Analysis {
 }
 
 fn fig13_fairness_20mbit(runs: &Runs) -> Analysis {
-    let per_rtt: Vec<(String, Vec<JainCurve>)> = runs
-        .axis("link.rtt")
-        .into_iter()
-        .map(|rtt| {
-            let curves = jain_curves(runs, &[("link.rtt", &rtt)]);
-            (rtt, curves)
-        })
-        .collect();
-    let groups: Vec<(&str, &[JainCurve])> = per_rtt
-        .iter()
-        .map(|(rtt, curves)| (rtt.as_str(), &curves[..]))
-        .collect();
+    let per_rtt = curves_per_rtt(runs);
+    let groups = rtt_groups(&per_rtt);
     let mut section = Section::new(
         "fig13-fairness-20mbit",
         "Fig. 13's claim at 20 Mbit/s (Table 2, scenarios 3 and 4)",
