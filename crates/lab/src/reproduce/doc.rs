@@ -59,7 +59,12 @@ kernels' default; ours is HyStart++, RFC 9406: the same RTT-rise signal,
 through five rounds of conservative slow start and without the kernel's
 ACK-train test) and without it in the oBBR suite, whose CUBIC is the
 authors' own in nginx-quic (paced at 2x / 1.2x cwnd / srtt, as ours). BBR
-is Linux's BBRv1 in every suite.
+is Linux's BBRv1 in every suite. The BBR-CWS paper's Linux 4.14 BBR needs
+nothing more (its Fig. 8 and 9 numbers are judged on it:
+`cws.fig8.bbr-cwnd-half-bdp`, `cws.fig9.bbr-retransmissions`); the oBBR
+paper's nginx-quic BBR retransmits far more than Linux's, and the obbr
+suite's `fig7-nginx-stack` experiment runs a model of that stack to ask
+why.
 ";
 
 /// The markdown document over the reproduction outputs in `dirs` (one
