@@ -97,6 +97,20 @@ claim!(
     Origin::Paper
 );
 claim!(
+    UP_TO_30X,
+    Paper::Obbr,
+    "§1, §5.2.1, Fig. 8",
+    "obbr.fig8.up-to-30x",
+    "in a stable network oBBR reduces BBR's loss ratio by up to 30x (Fig. 8: BBR 15.25% at 3 flows, oBBR-0.5 at most 0.52%)",
+    "oBBR (paper's algorithm, any mu)",
+    "largest BBR / oBBR per-flow retransmission ratio at the same flow count, over mu and counts",
+    "x",
+    "up to 30x (15.25% / 0.52% = 29x)",
+    Test::near(30.0, 0.3, 0.8),
+    "as for the same headline on Fig. 7 (obbr.fig7.up-to-30x): 30% / 80%",
+    Origin::Paper
+);
+claim!(
     MU1_WORST,
     Paper::Obbr,
     FIG8,
@@ -429,6 +443,13 @@ fn fig8_multi_flow(runs: &Runs) -> Analysis {
         )])),
         LOW_MU_BELOW_1PCT.judge(value(
             worst_value("obbr:mu=0.5").max(worst_value("obbr:mu=0.75")),
+        )),
+        UP_TO_30X.judge(value(
+            ccs.iter()
+                .filter(|cc| is_obbr(cc))
+                .flat_map(|cc| counts.iter().map(move |n| retx("bbr", n).0 / retx(cc, n).0))
+                .filter(|v| v.is_finite())
+                .fold(f64::NAN, f64::max),
         )),
         MU1_WORST.judge(value(worst_value("obbr:mu=1"))),
         MU1_MORE.judge(Measured::conditions([(

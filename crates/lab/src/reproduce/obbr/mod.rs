@@ -10,9 +10,9 @@ pub(crate) mod fig4;
 mod fig5;
 pub(crate) mod fig7;
 mod fig7_claims;
-mod fig7_nginx;
 mod fig8;
 mod fig9;
+mod nginx_stack;
 
 use super::Experiment;
 
@@ -32,8 +32,9 @@ pub static EXPERIMENTS: &[Experiment] = &[
     fig7::FAST_LINK,
     fig7::LONG_LINK,
     fig7::BUFFERS,
-    fig7_nginx::NGINX_STACK,
+    nginx_stack::FIG7,
     fig8::MULTI_FLOW,
+    nginx_stack::FIG8,
     fig9::ALTERNATING,
     fig11::TRACES,
     cellular::ESTIMATES,
