@@ -13,14 +13,17 @@ use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use crate::colours::{figure_keys, Colours};
 use crate::format::{format_si, AxisFormat};
 use crate::html::escape;
 use crate::model::{Figure, FigureKind, LineStyle, Orientation, Scale};
 use crate::ReportError;
 
-/// Colour-blind-safe palette (Okabe & Ito, 2008), ordered so the first
-/// colours are the most distinct on white; yellow, the faintest, comes last.
-pub const PALETTE: [(u8, u8, u8); 8] = [
+/// Colour-blind-safe palette: Okabe & Ito (2008), then Paul Tol's wine,
+/// teal, olive and grey, ordered so the first colours are the most
+/// distinct on white; yellow, the faintest, comes last. Twelve colours, so
+/// a figure of up to twelve series never repeats one.
+pub const PALETTE: [(u8, u8, u8); 12] = [
     (0x00, 0x72, 0xB2), // blue
     (0xD5, 0x5E, 0x00), // vermillion
     (0x00, 0x9E, 0x73), // bluish green
@@ -28,6 +31,10 @@ pub const PALETTE: [(u8, u8, u8); 8] = [
     (0xCC, 0x79, 0xA7), // reddish purple
     (0x56, 0xB4, 0xE9), // sky blue
     (0x00, 0x00, 0x00), // black
+    (0x88, 0x22, 0x55), // wine
+    (0x44, 0xAA, 0x99), // teal
+    (0x99, 0x99, 0x33), // olive
+    (0x88, 0x88, 0x88), // grey
     (0xF0, 0xE4, 0x42), // yellow
 ];
 
@@ -64,13 +71,23 @@ type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 /// [`ReportError::InvalidData`] when bar values or errors do not match the
 /// categories, [`ReportError::Drawing`] if plotters fails.
 pub fn render_svg(figure: &Figure) -> Result<String, ReportError> {
+    render_svg_with(figure, &Colours::default())
+}
+
+/// [`render_svg`] with the series colours of a whole report
+/// ([`Colours::for_report`]), so a series keeps its colour from figure to
+/// figure.
+///
+/// # Errors
+/// As [`render_svg`].
+pub fn render_svg_with(figure: &Figure, colours: &Colours) -> Result<String, ReportError> {
     if figure.width < MIN_WIDTH || figure.height < MIN_HEIGHT {
         return Err(ReportError::InvalidSize {
             width: figure.width,
             height: figure.height,
         });
     }
-    let plot = Plot::prepare(figure)?;
+    let plot = Plot::prepare(figure, &colours.assign(&figure_keys(figure)))?;
     let mut svg = String::new();
     {
         let backend = SVGBackend::with_string(&mut svg, (figure.width, figure.height));
@@ -127,8 +144,14 @@ struct Plot {
 struct Series {
     color: RGBColor,
     dashed: bool,
+    /// Mark each point: a measured series of a few points (a sweep over a
+    /// few x values), where a line alone hides where the data are.
+    markers: bool,
     runs: Vec<Vec<(f64, f64)>>,
 }
+
+/// Solid, labelled lines of at most this many points get a marker at each.
+const MARKED_POINTS: usize = 12;
 
 struct Bars {
     categories: Vec<String>,
@@ -155,7 +178,8 @@ fn palette(index: usize) -> RGBColor {
 }
 
 impl Plot {
-    fn prepare(figure: &Figure) -> Result<Plot, ReportError> {
+    fn prepare(figure: &Figure, colour_index: &[usize]) -> Result<Plot, ReportError> {
+        let palette = |i: usize| palette(colour_index.get(i).copied().unwrap_or(i));
         let log = figure.y_scale == Scale::Log;
         // On a log axis, values <= 0 have no position: treat them like NaN.
         let usable_y = |y: f64| y.is_finite() && (!log || y > 0.0);
@@ -178,7 +202,7 @@ impl Plot {
                     };
                     let runs = finite_runs(&points, |x, y| x.is_finite() && usable_y(y));
                     runs.iter().flatten().for_each(|&p| extent.add(p));
-                    plot.push_series(&line.label, color, line.style == LineStyle::Dashed, runs);
+                    plot.push_series(&line.label, color, line.style, runs);
                 }
             }
             FigureKind::Cdf(distributions) => {
@@ -194,7 +218,8 @@ impl Plot {
                     let points = to_steps(&points);
                     let runs = finite_runs(&points, |x, y| x.is_finite() && usable_y(y));
                     runs.iter().flatten().for_each(|&p| extent.add(p));
-                    plot.push_series(label, palette(i), false, runs);
+                    // A CDF is a step line: no point markers.
+                    plot.push_series(label, palette(i), LineStyle::Step, runs);
                 }
             }
             FigureKind::Bars { categories, groups } => {
@@ -267,9 +292,10 @@ impl Plot {
         &mut self,
         label: &str,
         color: RGBColor,
-        dashed: bool,
+        style: LineStyle,
         runs: Vec<Vec<(f64, f64)>>,
     ) {
+        let dashed = style == LineStyle::Dashed;
         self.legend.push(LegendItem {
             label: label.to_string(),
             color,
@@ -279,9 +305,12 @@ impl Plot {
                 Swatch::Solid
             },
         });
+        let points: usize = runs.iter().map(Vec::len).sum();
+        let markers = style == LineStyle::Solid && !label.is_empty() && points <= MARKED_POINTS;
         self.series.push(Series {
             color,
             dashed,
+            markers,
             runs,
         });
     }
@@ -694,6 +723,15 @@ where
                         ))
                         .map_err(drawing)?;
                 } else {
+                    if series.markers {
+                        chart
+                            .draw_series(
+                                piece
+                                    .iter()
+                                    .map(|&p| Circle::new(p, 3, series.color.filled())),
+                            )
+                            .map_err(drawing)?;
+                    }
                     chart
                         .draw_series(LineSeries::new(piece, series.color.stroke_width(2)))
                         .map_err(drawing)?;
@@ -1130,9 +1168,32 @@ mod tests {
     fn log_axis_spans_whole_decades() {
         let figure =
             Figure::bars("t", "x", "y", ["a"], vec![BarGroup::new("g", vec![3.0])]).log_y();
-        let plot = Plot::prepare(&figure).unwrap();
+        let plot = Plot::prepare(&figure, &[]).unwrap();
         let axes = Axes::new(&figure, &plot);
         assert!((axes.y.start - 1.0).abs() < 0.01 && (axes.y.end - 10.0).abs() < 0.02);
+    }
+
+    #[test]
+    fn a_few_measured_points_are_marked_a_dense_line_is_not() {
+        let few = Figure::lines(
+            "t",
+            "x",
+            "y",
+            vec![Line::new("swept", vec![(1.0, 1.0), (2.0, 3.0), (4.0, 2.0)])],
+        );
+        let plot = Plot::prepare(&few, &[]).unwrap();
+        assert!(plot.series[0].markers);
+        assert!(render_svg(&few).unwrap().contains("<circle"));
+        let dense: Vec<(f64, f64)> = (0..100).map(|i| (i as f64, i as f64)).collect();
+        let many = Figure::lines("t", "x", "y", vec![Line::new("series", dense)]);
+        assert!(!Plot::prepare(&many, &[]).unwrap().series[0].markers);
+        let model = Figure::lines(
+            "t",
+            "x",
+            "y",
+            vec![Line::new("model", vec![(1.0, 1.0), (2.0, 2.0)]).style(LineStyle::Dashed)],
+        );
+        assert!(!Plot::prepare(&model, &[]).unwrap().series[0].markers);
     }
 
     #[test]
@@ -1144,7 +1205,7 @@ mod tests {
             vec![Line::new("a", vec![(0.0, 1.0), (1.0, 2.0)])],
         )
         .reference(ReferenceLine::horizontal(10.0, "cap"));
-        let plot = Plot::prepare(&figure).unwrap();
+        let plot = Plot::prepare(&figure, &[]).unwrap();
         let axes = Axes::new(&figure, &plot);
         assert!(axes.y.end >= 10.0);
     }

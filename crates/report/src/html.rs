@@ -4,7 +4,8 @@
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
-use crate::chart::render_svg;
+use crate::chart::render_svg_with;
+use crate::colours::Colours;
 use crate::format::format_with_unit;
 use crate::model::{Cell, Figure, Report, Section, Table, Verdict, VerdictStatus};
 
@@ -121,8 +122,9 @@ pub fn render_html(report: &Report) -> String {
     html.push_str("</header>\n<main>\n");
 
     write_toc(&mut html, report, &ids);
+    let colours = Colours::for_report(report);
     for (section, id) in report.sections.iter().zip(&ids) {
-        write_section(&mut html, section, id);
+        write_section(&mut html, section, id, &colours);
     }
     if !report.notes.is_empty() {
         html.push_str("<footer class=\"notes\">\n<h2>Notes</h2>\n<ul>\n");
@@ -223,7 +225,7 @@ fn write_toc(html: &mut String, report: &Report, ids: &[String]) {
     html.push_str(".</p>\n</nav>\n");
 }
 
-fn write_section(html: &mut String, section: &Section, id: &str) {
+fn write_section(html: &mut String, section: &Section, id: &str, colours: &Colours) {
     let _ = writeln!(
         html,
         "<section id=\"{}\" class=\"report-section\" data-figures=\"{}\">",
@@ -250,7 +252,7 @@ fn write_section(html: &mut String, section: &Section, id: &str) {
     if !section.figures.is_empty() {
         html.push_str("<div class=\"figures\">\n");
         for figure in &section.figures {
-            write_figure(html, figure);
+            write_figure(html, figure, colours);
         }
         html.push_str("</div>\n");
     }
@@ -260,8 +262,8 @@ fn write_section(html: &mut String, section: &Section, id: &str) {
     html.push_str("</section>\n");
 }
 
-fn write_figure(html: &mut String, figure: &Figure) {
-    match render_svg(figure) {
+fn write_figure(html: &mut String, figure: &Figure, colours: &Colours) {
+    match render_svg_with(figure, colours) {
         Ok(svg) => {
             // The width cap keeps the SVG's intrinsic size on wide screens
             // while `max-width: 100%` in the style sheet shrinks it on narrow ones.

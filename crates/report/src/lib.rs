@@ -31,12 +31,14 @@
 #![warn(missing_docs)]
 
 mod chart;
+mod colours;
 pub mod demo;
 mod format;
 mod html;
 mod model;
 
-pub use chart::{empirical_cdf, render_svg, MIN_HEIGHT, MIN_WIDTH, PALETTE};
+pub use chart::{empirical_cdf, render_svg, render_svg_with, MIN_HEIGHT, MIN_WIDTH, PALETTE};
+pub use colours::Colours;
 pub use format::{format_number, format_si};
 pub use html::{escape, render_html};
 pub use model::{

@@ -439,6 +439,9 @@ pub struct Line {
     pub points: Vec<(f64, f64)>,
     /// How to join the points.
     pub style: LineStyle,
+    /// Draw in the colour of this series key instead of the line's own
+    /// label's (a whisker or a band drawn in its curve's colour).
+    pub colour_key: Option<String>,
 }
 
 impl Line {
@@ -448,12 +451,19 @@ impl Line {
             label: label.into(),
             points,
             style: LineStyle::Solid,
+            colour_key: None,
         }
     }
 
     /// Sets the style (builder style).
     pub fn style(mut self, style: LineStyle) -> Self {
         self.style = style;
+        self
+    }
+
+    /// Draws the line in the colour of the series `key` (builder style).
+    pub fn colour_of(mut self, key: impl Into<String>) -> Self {
+        self.colour_key = Some(key.into());
         self
     }
 }

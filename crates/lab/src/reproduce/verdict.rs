@@ -19,6 +19,9 @@ pub fn paper_name(spec: &str) -> String {
         "bbr-s" => "BBR-S".into(),
         "b3r" => "B3R".into(),
         "bbr2-adaptive" => "adaptive BBRv2".into(),
+        "bbr-cws" => "BBR-CWS".into(),
+        "modest-bbr" => "Modest BBR".into(),
+        crate::reproduce::obbr::OBBR_AS_TESTED => "oBBR as tested".into(),
         s if s.starts_with("bbr2-adaptive") && s.contains("no_upper_bound=true") => {
             "BBRv2, no upper bound".into()
         }
@@ -65,6 +68,11 @@ mod tests {
             "BBRv2, no upper bound"
         );
         assert_eq!(paper_name("reno"), "reno");
+        assert_eq!(paper_name("bbr-cws"), "BBR-CWS");
+        assert_eq!(
+            paper_name(crate::reproduce::obbr::OBBR_AS_TESTED),
+            "oBBR as tested"
+        );
     }
 
     #[test]

@@ -4,11 +4,12 @@
 //! are shared with the quick suite's shortened version (`quick.rs`,
 //! `cws-fairness`).
 
-use report::{Cell, Figure, Line, ReferenceLine, Section, Table, PALETTE};
+use report::{Cell, Figure, Line, ReferenceLine, Section, Table};
 
 use super::{buffer_bdp, seeds_note, Stat};
 use crate::reproduce::claims::{claim, Judged, Measured, Origin, Paper, Test};
 use crate::reproduce::data::metric;
+use crate::reproduce::verdict::paper_name;
 use crate::reproduce::{Analysis, Experiment, Runs};
 
 /// Fig. 13: Jain's index against CUBIC over buffer size, at 10 and 40 ms.
@@ -432,7 +433,7 @@ pub(crate) fn jain_figure(title: &str, curves: &[JainCurve]) -> Figure {
         .iter()
         .map(|c| {
             Line::new(
-                format!("{} vs CUBIC", c.cc),
+                format!("{} vs CUBIC", paper_name(&c.cc)),
                 c.points
                     .iter()
                     .map(|p| (p.buffer_bdp, p.jain.mean))
@@ -442,11 +443,6 @@ pub(crate) fn jain_figure(title: &str, curves: &[JainCurve]) -> Figure {
         .collect();
     let with_spread = curves.iter().any(|c| c.points.iter().any(|p| p.jain.n > 1));
     if with_spread {
-        // Lines take palette colours by index: pad to a full palette so
-        // that whisker i gets the colour of line i.
-        while !lines.len().is_multiple_of(PALETTE.len()) {
-            lines.push(Line::new("", Vec::new()));
-        }
         for (i, c) in curves.iter().enumerate() {
             // A small horizontal offset per controller keeps whiskers apart.
             let dx = 0.04 * i as f64;
@@ -457,7 +453,8 @@ pub(crate) fn jain_figure(title: &str, curves: &[JainCurve]) -> Figure {
                 points.push((x, p.jain.mean + p.jain.sd));
                 points.push((f64::NAN, f64::NAN));
             }
-            lines.push(Line::new("", points));
+            // In its curve's colour.
+            lines.push(Line::new("", points).colour_of(format!("{} vs CUBIC", paper_name(&c.cc))));
         }
     }
     Figure::lines(title, "buffer (BDP)", "Jain's index (mean ± sd)", lines)

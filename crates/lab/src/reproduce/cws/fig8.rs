@@ -9,6 +9,7 @@ use super::{
 use crate::reproduce::claims::{claim, Measured, Origin, Paper, Test};
 use crate::reproduce::data::seeds_note;
 use crate::reproduce::data::{mean_sd, series_column};
+use crate::reproduce::verdict::paper_name;
 use crate::reproduce::{Analysis, Experiment, Runs};
 use crate::store::RunRecord;
 
@@ -252,7 +253,7 @@ fn fig8_single_flow(runs: &Runs) -> Analysis {
                 .into_iter()
                 .map(|(t, c)| (t, c / PACKET_BYTES))
                 .collect();
-            Some(Line::new(cc.clone(), points))
+            Some(Line::new(paper_name(cc), points))
         })
         .collect();
     let cwnd_over_time = Figure::lines(

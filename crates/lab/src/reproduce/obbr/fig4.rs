@@ -6,6 +6,7 @@ use report::{Cell, Figure, Line, LineStyle, ReferenceLine, Section, Table};
 
 use crate::reproduce::claims::{Claim, Declaration, Judged, Measured, Origin, Paper, Test};
 use crate::reproduce::data::{metric, series_column};
+use crate::reproduce::verdict::paper_name;
 use crate::reproduce::{Analysis, Experiment, Runs};
 use crate::store::RunRecord;
 
@@ -361,10 +362,11 @@ pub(crate) fn drop_analysis(runs: &Runs, id: &str, title: &str) -> Analysis {
                     retx: metric(run, "/flows/0/retransmission_ratio").unwrap_or(f64::NAN),
                 },
             ));
-            estimate.push(Line::new(format!("{cc} estimate"), bw));
-            rtt_lines.push(Line::new(cc.clone(), rtt));
-            inflight_lines.push(Line::new(cc.clone(), inflight));
-            lost_lines.push(Line::new(cc.clone(), lost));
+            let name = paper_name(cc);
+            estimate.push(Line::new(format!("{name} estimate"), bw).colour_of(name.clone()));
+            rtt_lines.push(Line::new(name.clone(), rtt));
+            inflight_lines.push(Line::new(name.clone(), inflight));
+            lost_lines.push(Line::new(name, lost));
         }
         let Some(t0) = drop_at else {
             continue;

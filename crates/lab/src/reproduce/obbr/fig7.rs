@@ -8,7 +8,7 @@ use report::{BarGroup, Cell, Figure, ReferenceLine, Section, Table};
 
 use crate::reproduce::claims::Measured;
 use crate::reproduce::data::{mean_sd, metric};
-use crate::reproduce::verdict::mbps;
+use crate::reproduce::verdict::{mbps, paper_name};
 use crate::reproduce::{Analysis, Experiment, Runs};
 
 use super::fig7_claims as claim;
@@ -121,7 +121,7 @@ impl<'a> Grid<'a> {
                     .iter()
                     .map(|c| self.stat(cc, c, pointer))
                     .collect();
-                BarGroup::new(cc.clone(), stats.iter().map(|s| s.0 * scale).collect())
+                BarGroup::new(paper_name(cc), stats.iter().map(|s| s.0 * scale).collect())
                     .errors(stats.iter().map(|s| s.1 * scale).collect())
             })
             .collect()
