@@ -739,7 +739,43 @@ where
             }
         }
     }
+    if let Some(note) = outside_note(plot, axes) {
+        // Inside the plot's top-left corner, so a fixed range never hides
+        // data without saying so.
+        chart
+            .draw_series(std::iter::once(Text::new(
+                note,
+                (axes.x.start, axes.y.end),
+                font(TICK_PX, &MUTED).pos(Pos::new(HPos::Left, VPos::Top)),
+            )))
+            .map_err(drawing)?;
+    }
     Ok(())
+}
+
+/// What a fixed axis range leaves out of the data, if anything: "data
+/// above 1.5 not shown" and the like.
+fn outside_note(plot: &Plot, axes: &Axes) -> Option<String> {
+    let ((x0, x1), (y0, y1)) = plot.extent?;
+    // Ranges the axes widened themselves never cut data; a hair of
+    // tolerance keeps rounding from raising a note.
+    let eps = |r: &Range<f64>| (r.end - r.start).abs() * 1e-9;
+    let mut parts = Vec::new();
+    if y1 > axes.y.end + eps(&axes.y) {
+        parts.push(format!("above {}", format_si(axes.y.end)));
+    }
+    if y0 < axes.y.start - eps(&axes.y) {
+        parts.push(format!("below {}", format_si(axes.y.start)));
+    }
+    if plot.bars.is_none() {
+        if x0 < axes.x.start - eps(&axes.x) {
+            parts.push(format!("left of x = {}", format_si(axes.x.start)));
+        }
+        if x1 > axes.x.end + eps(&axes.x) {
+            parts.push(format!("right of x = {}", format_si(axes.x.end)));
+        }
+    }
+    (!parts.is_empty()).then(|| format!(" data {} not shown", parts.join(", ")))
 }
 
 fn draw_reference<Y>(
@@ -1194,6 +1230,22 @@ mod tests {
             vec![Line::new("model", vec![(1.0, 1.0), (2.0, 2.0)]).style(LineStyle::Dashed)],
         );
         assert!(!Plot::prepare(&model, &[]).unwrap().series[0].markers);
+    }
+
+    #[test]
+    fn data_outside_a_fixed_range_is_noted_on_the_plot() {
+        let line = || Line::new("q", vec![(0.0, 2.0), (1.0, 0.5)]);
+        let cut = Figure::lines("t", "x", "y", vec![line()]).y_range(0.0, 1.5);
+        let plot = Plot::prepare(&cut, &[]).unwrap();
+        let axes = Axes::new(&cut, &plot);
+        assert_eq!(
+            outside_note(&plot, &axes).as_deref(),
+            Some(" data above 1.5 not shown")
+        );
+        assert!(render_svg(&cut).unwrap().contains("not shown"));
+        let whole = Figure::lines("t", "x", "y", vec![line()]);
+        let plot = Plot::prepare(&whole, &[]).unwrap();
+        assert_eq!(outside_note(&plot, &Axes::new(&whole, &plot)), None);
     }
 
     #[test]

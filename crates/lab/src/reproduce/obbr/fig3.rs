@@ -268,7 +268,6 @@ pub(crate) fn qr_figure() -> Figure {
         "Q_r (BBR's share of the buffer)",
         curves,
     )
-    .y_range(0.0, 1.5)
 }
 
 /// BBR's measured goodput share against the model's converge point: `ours`
