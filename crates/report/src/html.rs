@@ -52,6 +52,8 @@ p.summary { margin: 10px 0 0; color: var(--muted); }
 section.report-section h2 { margin: 0 0 6px; font-size: 1.4em; }
 p.verdict { margin: 6px 0 10px; }
 p.description { margin: 6px 0; max-width: 75em; }
+details.description { margin: 0 0 6px; max-width: 75em; }
+details.description summary { cursor: pointer; color: #0b5cad; }
 .badge {
   display: inline-block; padding: 1px 10px; margin-right: 8px; border-radius: 999px;
   color: #fff; font-size: 0.82em; font-weight: 650; letter-spacing: 0.02em; white-space: nowrap;
@@ -241,14 +243,7 @@ fn write_section(html: &mut String, section: &Section, id: &str, colours: &Colou
             escape(text)
         );
     }
-    for paragraph in section
-        .description
-        .split("\n\n")
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-    {
-        let _ = writeln!(html, "<p class=\"description\">{}</p>", escape(paragraph));
-    }
+    write_description(html, &section.description);
     if !section.figures.is_empty() {
         html.push_str("<div class=\"figures\">\n");
         for figure in &section.figures {
@@ -260,6 +255,51 @@ fn write_section(html: &mut String, section: &Section, id: &str, colours: &Colou
         write_table(html, table);
     }
     html.push_str("</section>\n");
+}
+
+/// Descriptions longer than this many characters show their first
+/// sentence and fold the rest.
+const FOLD_DESCRIPTION: usize = 360;
+
+/// A section's description after its verdict: short ones whole; long ones
+/// by their first sentence, with the rest folded under "Details".
+fn write_description(html: &mut String, description: &str) {
+    let paragraphs: Vec<&str> = description
+        .split("\n\n")
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect();
+    let total: usize = paragraphs.iter().map(|p| p.len()).sum();
+    if total <= FOLD_DESCRIPTION {
+        for p in paragraphs {
+            let _ = writeln!(html, "<p class=\"description\">{}</p>", escape(p));
+        }
+        return;
+    }
+    let first = paragraphs[0];
+    let (lead, rest) = split_first_sentence(first);
+    let _ = writeln!(html, "<p class=\"description\">{}</p>", escape(lead));
+    html.push_str("<details class=\"description\"><summary>Details</summary>\n");
+    if !rest.is_empty() {
+        let _ = writeln!(html, "<p class=\"description\">{}</p>", escape(rest));
+    }
+    for p in &paragraphs[1..] {
+        let _ = writeln!(html, "<p class=\"description\">{}</p>", escape(p));
+    }
+    html.push_str("</details>\n");
+}
+
+/// The first sentence of `text` (ending at ". " after at least 40
+/// characters) and the rest.
+fn split_first_sentence(text: &str) -> (&str, &str) {
+    let from = text.char_indices().nth(40).map_or(text.len(), |(i, _)| i);
+    match text[from..].find(". ") {
+        Some(i) => {
+            let end = from + i + 1;
+            (&text[..end], text[end..].trim_start())
+        }
+        None => (text, ""),
+    }
 }
 
 fn write_figure(html: &mut String, figure: &Figure, colours: &Colours) {
@@ -342,6 +382,25 @@ fn write_table(html: &mut String, table: &Table) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_descriptions_fold_after_their_first_sentence() {
+        let mut short = String::new();
+        write_description(&mut short, "One short paragraph.");
+        assert_eq!(short, "<p class=\"description\">One short paragraph.</p>\n");
+        let long = format!(
+            "The first sentence says what the experiment is about. {}\n\nA second paragraph.",
+            "More detail follows here. ".repeat(20)
+        );
+        let mut html = String::new();
+        write_description(&mut html, &long);
+        assert!(html.starts_with(
+            "<p class=\"description\">The first sentence says what the experiment is about.</p>\n<details"
+        ));
+        assert!(html.contains("<summary>Details</summary>"));
+        assert!(html.contains("A second paragraph."));
+        assert!(html.trim_end().ends_with("</details>"));
+    }
 
     #[test]
     fn escapes_markup() {

@@ -534,7 +534,7 @@ fn fig13_fairness(runs: &Runs) -> Analysis {
     let range = |curves: &[JainCurve], cc: &str, keep: &dyn Fn(f64) -> bool| {
         let lo = mean_of(curves, cc, &|c| c.min_where(keep));
         let hi = mean_of(curves, cc, &|c| c.max_where(keep));
-        format!("{lo:.2} to {hi:.2}")
+        crate::reproduce::verdict::range_text(lo, hi, 2, "")
     };
     let fall = |curves: &[JainCurve], cc: &str| mean_of(curves, cc, &|c| c.fall_above_one_bdp());
     // The abstract's "fairness ... improved up to 73%": the largest gain of

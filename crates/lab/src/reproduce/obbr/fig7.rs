@@ -386,7 +386,7 @@ fn links(runs: &Runs, id: &str, title: &str, per_mu: &[PerMu]) -> Analysis {
     let range = |v: &[f64]| {
         let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
         let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        format!("{lo:.1}x to {hi:.1}x")
+        crate::reproduce::verdict::range_text(lo, hi, 1, "x")
     };
     paper = paper
         .row([
