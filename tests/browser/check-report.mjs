@@ -101,6 +101,7 @@ try {
           width: box ? box.width : 0,
           height: box ? box.height : 0,
           error: figure.querySelector('.figure-error')?.textContent ?? '',
+          colours: (figure.dataset.seriesColours ?? '').split(' ').filter((c) => c),
         };
       }),
     }));
@@ -130,6 +131,12 @@ try {
         failures.push(`${name}: the <svg> is empty`);
       } else if (figure.width < 1 || figure.height < 1) {
         failures.push(`${name}: the <svg> has no visible size (${figure.width}x${figure.height})`);
+      }
+      // One colour per series: up to the palette's twelve, no two series of
+      // a figure may share one.
+      const distinct = new Set(figure.colours);
+      if (figure.colours.length <= 12 && distinct.size !== figure.colours.length) {
+        failures.push(`${name}: two series share a colour (${figure.colours.join(' ')})`);
       }
     });
   }

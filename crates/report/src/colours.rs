@@ -50,9 +50,13 @@ impl Colours {
                 if colours.by_key.contains_key(k) {
                     continue;
                 }
-                let free = (0..PALETTE.len()).filter(|c| !taken.contains(c));
-                let c = free
+                // Yellow, the faintest, only when a figure needs every colour.
+                let faint = PALETTE.len() - 1;
+                let free = |c: &usize| !taken.contains(c);
+                let c = (0..faint)
+                    .filter(free)
                     .min_by_key(|&c| (uses[c], c))
+                    .or_else(|| free(&faint).then_some(faint))
                     .unwrap_or(colours.by_key.len() % PALETTE.len());
                 colours.by_key.insert(k.clone(), c);
                 uses[c] += 1;
@@ -60,6 +64,26 @@ impl Colours {
             }
         }
         colours
+    }
+
+    /// The colour of each distinct series key of `figure`, as `#rrggbb`, in
+    /// drawing order: what the report's HTML records on each figure so a
+    /// browser check can see that no two keys of a figure share a colour.
+    pub(crate) fn key_colours(&self, figure: &Figure) -> Vec<String> {
+        let keys = figure_keys(figure);
+        let assigned = self.assign(&keys);
+        let mut seen: Vec<&str> = Vec::new();
+        let mut out = Vec::new();
+        for (k, c) in keys.iter().zip(assigned) {
+            let Some(k) = k else { continue };
+            if seen.contains(&k.as_str()) {
+                continue;
+            }
+            seen.push(k);
+            let (r, g, b) = PALETTE[c % PALETTE.len()];
+            out.push(format!("#{r:02x}{g:02x}{b:02x}"));
+        }
+        out
     }
 
     /// Palette indices for one figure's series keys: each key's report

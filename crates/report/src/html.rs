@@ -309,8 +309,9 @@ fn write_figure(html: &mut String, figure: &Figure, colours: &Colours) {
             // while `max-width: 100%` in the style sheet shrinks it on narrow ones.
             let _ = writeln!(
                 html,
-                "<figure class=\"figure\" style=\"width: {}px\">\n{}</figure>",
+                "<figure class=\"figure\" style=\"width: {}px\" data-series-colours=\"{}\">\n{}</figure>",
                 figure.width + 10,
+                colours.key_colours(figure).join(" "),
                 svg.trim_end()
             );
         }
