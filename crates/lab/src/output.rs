@@ -16,6 +16,8 @@ struct Summary<'a> {
     result: &'a RunResult,
     scenario_file: String,
     bbrlab_version: &'static str,
+    /// The git commit the binary was built from ("unknown" outside a checkout).
+    bbrlab_commit: &'static str,
 }
 
 /// The summary.json contents of a run.
@@ -24,6 +26,7 @@ pub fn summary<'a>(scenario: &scenario::Scenario, result: &'a RunResult) -> impl
         result,
         scenario_file: scenario.source.display().to_string(),
         bbrlab_version: env!("CARGO_PKG_VERSION"),
+        bbrlab_commit: env!("BBRLAB_GIT_COMMIT"),
     }
 }
 

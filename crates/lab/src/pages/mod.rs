@@ -105,3 +105,15 @@ fn write(dir: &Path, page: &report::Report) -> anyhow::Result<PathBuf> {
         .with_context(|| format!("cannot write {}", path.display()))?;
     Ok(path)
 }
+
+/// The bbrlab build a run's summary records: "0.1.0 (commit abc123)".
+fn build_of(summary: &serde_json::Value) -> String {
+    match (
+        summary["bbrlab_version"].as_str(),
+        summary["bbrlab_commit"].as_str(),
+    ) {
+        (Some(v), Some(c)) => format!("{v} (commit {c})"),
+        (Some(v), None) => format!("{v} (commit not recorded)"),
+        _ => "unknown".to_string(),
+    }
+}

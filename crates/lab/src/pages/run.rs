@@ -100,13 +100,7 @@ pub fn page(run: &RunOutput) -> Report {
         ),
     )
     .provenance("directory", run.dir.display().to_string())
-    .provenance(
-        "bbrlab",
-        s["bbrlab_version"]
-            .as_str()
-            .unwrap_or("unknown")
-            .to_string(),
-    )
+    .provenance("bbrlab", super::build_of(s))
     .provenance(
         "scenario",
         s["scenario_file"].as_str().unwrap_or("unknown").to_string(),

@@ -133,9 +133,7 @@ pub fn page(
         "bbrlab",
         records
             .first()
-            .and_then(|r| r.summary["bbrlab_version"].as_str())
-            .unwrap_or("unknown")
-            .to_string(),
+            .map_or("unknown".to_string(), |r| super::build_of(&r.summary)),
     )
     .provenance(
         "seeds",
