@@ -693,9 +693,11 @@ where
     };
     let plot_width = (px_right - px_left).max(1) as usize;
 
-    // Reference lines first, so data is drawn over them.
+    // Reference lines first, so data is drawn over them; their labels
+    // last, on a backing, so data never overprints them.
+    let mut reference_labels = Vec::new();
     for reference in &figure.references {
-        draw_reference(&mut chart, root, reference, axes, is_bars)?;
+        reference_labels.extend(draw_reference(&mut chart, reference, axes, is_bars)?);
     }
 
     if let Some(bars) = &plot.bars {
@@ -739,6 +741,9 @@ where
             }
         }
     }
+    for label in &reference_labels {
+        draw_reference_label(root, label)?;
+    }
     if let Some(note) = outside_note(plot, axes) {
         // Inside the plot's top-left corner, so a fixed range never hides
         // data without saying so.
@@ -778,23 +783,34 @@ fn outside_note(plot: &Plot, axes: &Axes) -> Option<String> {
     (!parts.is_empty()).then(|| format!(" data {} not shown", parts.join(", ")))
 }
 
+/// A reference line's label, placed in pixels: its anchor and which corner
+/// of the text sits there.
+struct ReferenceLabel {
+    text: String,
+    at: (i32, i32),
+    right_aligned: bool,
+}
+
+/// Reference labels' font size (px).
+const REFERENCE_PX: f64 = 11.5;
+
+/// Draws a reference line and returns where its label goes (drawn after
+/// the data by [`draw_reference_label`]).
 fn draw_reference<Y>(
     chart: &mut Chart<'_, '_, Y>,
-    root: &Area,
     reference: &crate::model::ReferenceLine,
     axes: &Axes,
     is_bars: bool,
-) -> Result<(), ReportError>
+) -> Result<Option<ReferenceLabel>, ReportError>
 where
     Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
     let v = reference.at;
     let style = REFERENCE.stroke_width(1);
-    let label_style = font(11.5, &MUTED);
     match reference.orientation {
         Orientation::Horizontal => {
             if !(v.is_finite() && axes.y.start <= v && v <= axes.y.end) {
-                return Ok(());
+                return Ok(None);
             }
             chart
                 .draw_series(std::iter::once(DashedPathElement::new(
@@ -805,13 +821,15 @@ where
                 )))
                 .map_err(drawing)?;
             let (x, y) = chart.backend_coord(&(axes.x.end, v));
-            let text = label_style.pos(Pos::new(HPos::Right, VPos::Bottom));
-            root.draw(&Text::new(reference.label.clone(), (x - 4, y - 3), text))
-                .map_err(drawing)?;
+            Ok(Some(ReferenceLabel {
+                text: reference.label.clone(),
+                at: (x - 4, y - 3),
+                right_aligned: true,
+            }))
         }
         Orientation::Vertical => {
             if is_bars || !(v.is_finite() && axes.x.start <= v && v <= axes.x.end) {
-                return Ok(());
+                return Ok(None);
             }
             chart
                 .draw_series(std::iter::once(DashedPathElement::new(
@@ -822,12 +840,45 @@ where
                 )))
                 .map_err(drawing)?;
             let (x, y) = chart.backend_coord(&(v, axes.y.end));
-            let text = label_style.pos(Pos::new(HPos::Left, VPos::Top));
-            root.draw(&Text::new(reference.label.clone(), (x + 4, y + 2), text))
-                .map_err(drawing)?;
+            Ok(Some(ReferenceLabel {
+                text: reference.label.clone(),
+                at: (x + 4, y + 2),
+                right_aligned: false,
+            }))
         }
     }
-    Ok(())
+}
+
+/// A reference label over a pale backing, drawn after the data so no
+/// series runs through it.
+fn draw_reference_label(root: &Area, label: &ReferenceLabel) -> Result<(), ReportError> {
+    if label.text.is_empty() {
+        return Ok(());
+    }
+    // An estimate of the text's size: about 0.55 em per character.
+    let width = (label.text.chars().count() as f64 * REFERENCE_PX * 0.55).ceil() as i32 + 4;
+    let height = REFERENCE_PX.ceil() as i32 + 3;
+    let (x, y) = label.at;
+    let (left, top, pos) = if label.right_aligned {
+        (
+            x - width + 2,
+            y - height + 1,
+            Pos::new(HPos::Right, VPos::Bottom),
+        )
+    } else {
+        (x - 2, y - 1, Pos::new(HPos::Left, VPos::Top))
+    };
+    root.draw(&Rectangle::new(
+        [(left, top), (left + width, top + height)],
+        WHITE.mix(0.85).filled(),
+    ))
+    .map_err(drawing)?;
+    root.draw(&Text::new(
+        label.text.clone(),
+        label.at,
+        font(REFERENCE_PX, &MUTED).pos(pos),
+    ))
+    .map_err(drawing)
 }
 
 /// How many lines the widest category label needs.
