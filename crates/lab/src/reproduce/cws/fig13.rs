@@ -457,8 +457,21 @@ pub(crate) fn jain_figure(title: &str, curves: &[JainCurve]) -> Figure {
             lines.push(Line::new("", points).colour_of(format!("{} vs CUBIC", paper_name(&c.cc))));
         }
     }
+    // The axis reaches the highest whisker, so none is cut at the frame.
+    let top = curves
+        .iter()
+        .flat_map(|c| c.points.iter())
+        .map(|p| {
+            p.jain.mean
+                + if p.jain.sd.is_finite() {
+                    p.jain.sd
+                } else {
+                    0.0
+                }
+        })
+        .fold(1.02_f64, f64::max);
     Figure::lines(title, "buffer (BDP)", "Jain's index (mean ± sd)", lines)
-        .y_range(0.4, 1.02)
+        .y_range(0.4, top + 0.01)
         .reference(ReferenceLine::horizontal(FAIR, "paper: BBR-CWS >= 0.9"))
 }
 
