@@ -102,7 +102,7 @@ pub fn suites() -> &'static [Suite] {
             name: "cws",
             summary: "the BBR-CWS paper (Kim et al.): Figs. 8-15",
             experiments: cws::EXPERIMENTS,
-            outside: &[],
+            outside: outside::CWS,
         },
         Suite {
             name: "copilot",
@@ -411,10 +411,12 @@ fn write_report(
         let judged: Vec<_> = suite.outside.iter().map(|o| o.judged()).collect();
         claims.extend(judged.iter().map(|j| (OUTSIDE_ID, j.record())));
         let section = Analysis::judged(
-            report::Section::new(OUTSIDE_ID, "Claims outside the simulator").description(
-                "Claims of the paper's evaluation that need something a simulated dumbbell is not: \
-                 a real Internet path, a video player over it, or a condition grid the paper does not list. \
-                 They are listed so the claims table is complete; none is run.",
+            report::Section::new(OUTSIDE_ID, "Claims not run").description(
+                "Claims of the paper that no experiment of this suite judges: those that need something a \
+                 simulated dumbbell is not (a real Internet or WAN path, production logs, a condition the \
+                 paper does not give), and those that are runnable but not yet judged (a new sweep, or an \
+                 analysis of runs the suite already has). Each says what judging it needs; they are listed \
+                 so the claims table is complete.",
             ),
             judged,
             "",

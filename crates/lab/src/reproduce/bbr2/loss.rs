@@ -149,6 +149,55 @@ claim!(
     Origin::ProjectTarget
 );
 
+claim!(
+    BBR_RETX_MORE_NO_LOSS,
+    Paper::Bbr2,
+    "§III-B a",
+    "bbr2.fig7.bbr-retx-more-no-loss",
+    "without induced loss BBR retransmits more than BBRv2",
+    "BBR vs BBRv2",
+    "BBR's retransmission ratio above BBRv2's, no loss",
+    "",
+    "BBR more (results not shown)",
+    Test::holds(1.0),
+    "a single direction",
+    Origin::Paper
+);
+claim!(
+    ADAPTIVE_OVER_BBR2_1PCT,
+    Paper::Bbr2,
+    "§VI-B, Fig. 7",
+    "bbr2.fig7.adaptive-over-bbr2-1pct",
+    "at 1% loss, as at 2%, adaptive BBRv2 vastly outperforms BBRv2",
+    "adaptive BBRv2",
+    "adaptive BBRv2's goodput / BBRv2's at 1% loss",
+    "x",
+    "far above (Fig. 7)",
+    Test::AtLeast {
+        bound: 2.0,
+        partly: 1.25
+    },
+    "'vastly' read as at least twice; a quarter more partly",
+    Origin::ProjectTarget
+);
+claim!(
+    VARIANTS_RETX_ALIKE,
+    Paper::Bbr2,
+    "§VI-B",
+    "bbr2.fig7.variants-retx-alike",
+    "the retransmission rate is similarly low for BBRv2 and adaptive BBRv2",
+    "adaptive BBRv2",
+    "adaptive BBRv2's retransmission ratio / BBRv2's at 2% loss",
+    "x",
+    "similar (not shown)",
+    Test::AtMost {
+        bound: 1.5,
+        partly: 3.0
+    },
+    "'similar' read as at most half as much again; three times partly",
+    Origin::ProjectTarget
+);
+
 fn goodput_under_loss(runs: &Runs) -> Analysis {
     loss_section(
         runs,
@@ -335,6 +384,15 @@ pub(crate) fn loss_section(runs: &Runs, id: &str, title: &str, description: &str
         ADAPTIVE_OVER_BBR2.judge(at(two, goodput_ratio("bbr2-adaptive", "bbr2"))),
         ADAPTIVE_RETX.judge(at(two, retx("bbr2-adaptive", two).0 / retx("bbr", two).0)),
         BBR_RETX_OVER_BBR2.judge(at(two, retx("bbr", two).0 / retx("bbr2", two).0)),
+        BBR_RETX_MORE_NO_LOSS.judge(Measured::conditions([(
+            "no loss",
+            retx("bbr", &none).0 > retx("bbr2", &none).0,
+        )])),
+        ADAPTIVE_OVER_BBR2_1PCT.judge(at(
+            "1%",
+            goodput("bbr2-adaptive", "1%") / goodput("bbr2", "1%"),
+        )),
+        VARIANTS_RETX_ALIKE.judge(at(two, retx("bbr2-adaptive", two).0 / retx("bbr2", two).0)),
         match &no_bound {
             Some(cc) => NO_BOUND_SIMILAR.judge(at(two, goodput_ratio(cc, "bbr"))),
             None => NO_BOUND_SIMILAR.judge(Measured::NotRun(

@@ -73,6 +73,56 @@ pub static CONSTANT_RTT_RUNS_SHORT: Claim = Claim::new(Declaration {
     origin: Origin::Paper,
 });
 
+/// A quarter of the samples are far below the capacity.
+pub static BELOW_085: Claim = Claim::new(Declaration {
+    id: "obbr.fig5.below-085",
+    paper: Paper::Obbr,
+    place: FIG5,
+    statement: "at constant bandwidth 24% of the bandwidth samples are below 0.85 x BtlBw",
+    about: "BBR",
+    metric: "share of delivery-rate samples below 0.85 x capacity, constant 20 Mbit/s",
+    unit: "%",
+    paper_says: "24%",
+    test: Test::near(0.24, 0.3, 0.6),
+    tolerance_reason: "as for the 59% below 0.95: 30% / 60%",
+    origin: Origin::Paper,
+});
+
+/// The lowest sample.
+pub static LOWEST_SAMPLE: Claim = Claim::new(Declaration {
+    id: "obbr.fig5.lowest-sample",
+    paper: Paper::Obbr,
+    place: FIG5,
+    statement: "at constant bandwidth the lowest bandwidth sample is 0.09 x BtlBw",
+    about: "BBR",
+    metric: "lowest delivery-rate sample / capacity, constant 20 Mbit/s",
+    unit: "",
+    paper_says: "0.09",
+    test: Test::AtMost {
+        bound: 0.2,
+        partly: 0.5,
+    },
+    tolerance_reason: "one extreme sample of one run: at most 0.2 (a sample far below the \
+                       capacity) reproduces it; below half of it is the direction",
+    origin: Origin::Paper,
+});
+
+/// The paper's run lengths after the drops.
+pub static DROP_RTT_RUN_NUMBERS: Claim = Claim::new(Declaration {
+    id: "obbr.fig5.drop-rtt-run-numbers",
+    paper: Paper::Obbr,
+    place: FIG5,
+    statement: "a drop to 10 / 5 Mbit/s gives 373 / 328 consecutive RTT samples above 2.5 x RTprop",
+    about: "BBR",
+    metric: "longest run above 2.5 x RTprop after the drop, per drop the paper gives",
+    unit: "samples",
+    paper_says: "373 / 328",
+    test: Test::holds_within(0.5, 0.5),
+    tolerance_reason: "a run length of one run's samples: within 50% of the paper's per drop \
+                       (the margin is relative); partly at one of the two",
+    origin: Origin::Paper,
+});
+
 /// A drop gives long runs of low samples.
 pub static DROP_BW_RUNS_LONG: Claim = Claim::new(Declaration {
     id: "obbr.fig5.drop-bw-runs-long",
@@ -445,10 +495,38 @@ fn fig5_samples(runs: &Runs) -> Analysis {
         Some(v) => Measured::Value(v as f64),
         None => Measured::NotRun("no bandwidth-drop run".into()),
     };
+    let paper_runs: Vec<(String, bool)> = drops
+        .iter()
+        .filter_map(|c| {
+            let paper = if c.label.contains("-> 10 ") {
+                373.0
+            } else if c.label.contains("-> 5 ") {
+                328.0
+            } else {
+                return None;
+            };
+            let ours = high_rtt_run(&c.samples, View::Detector, 2.5) as f64;
+            Some((
+                c.label.clone(),
+                (ours - paper).abs() <= DROP_RTT_RUN_NUMBERS.margin() * paper,
+            ))
+        })
+        .collect();
     let judged = vec![
         LOW_SAMPLES_COMMON.judge(constant_value(&|c| {
             fraction_below(&normalised(c, View::All), 0.95)
         })),
+        BELOW_085.judge(constant_value(&|c| {
+            fraction_below(&normalised(c, View::All), 0.85)
+        })),
+        LOWEST_SAMPLE.judge(constant_value(&|c| {
+            normalised(c, View::All)
+                .into_iter()
+                .fold(f64::INFINITY, f64::min)
+        })),
+        DROP_RTT_RUN_NUMBERS.judge(Measured::conditions(
+            paper_runs.iter().map(|(c, ok)| (c.as_str(), *ok)),
+        )),
         CONSTANT_BW_RUNS_SHORT.judge(constant_value(&|c| {
             low_bw_run(&c.samples, View::Detector, 0.75) as f64
         })),

@@ -212,6 +212,28 @@ impl<'a> Grid<'a> {
         mean_sd(&v).0
     }
 
+    /// CUBIC and BBRv2 retransmit least: the worse of the two below every
+    /// other controller, per condition.
+    fn loss_based_least(&self, describe: &dyn Fn(&str) -> String) -> Measured {
+        let checks: Vec<(String, bool)> = self
+            .conditions
+            .iter()
+            .map(|c| {
+                let worst = ["cubic", "bbr2"]
+                    .iter()
+                    .map(|cc| self.retx(cc, c))
+                    .fold(f64::NEG_INFINITY, f64::max);
+                let others_above = self
+                    .ccs
+                    .iter()
+                    .filter(|cc| !matches!(cc.as_str(), "cubic" | "bbr2"))
+                    .all(|cc| self.retx(cc, c) > worst);
+                (describe(c), others_above)
+            })
+            .collect();
+        Measured::conditions(checks.iter().map(|(c, ok)| (c.as_str(), *ok)))
+    }
+
     /// Every oBBR variant below BBR, per (mu, condition).
     fn obbr_below_bbr(&self, describe: &dyn Fn(&str) -> String) -> Measured {
         let checks: Vec<(String, bool)> = OBBR
@@ -477,6 +499,7 @@ fn links(runs: &Runs, id: &str, title: &str, per_mu: &[PerMu]) -> Analysis {
             grid.goodput("obbr:mu=0.5", two) / grid.goodput("bbr2", two),
         )),
         claim::VARIANT_ORDER.judge(grid.variant_order(&describe)),
+        claim::LOSS_BASED_LEAST.judge(grid.loss_based_least(&describe)),
     ];
     if !per_mu.is_empty() {
         let numbers: Vec<(&str, [f64; 3])> =
@@ -628,19 +651,17 @@ fn fig7_buffers(runs: &Runs) -> Analysis {
     let falls_with_r =
         Measured::conditions(["bbr", "b3r", "bbr-s"].iter().map(|cc| (*cc, falls(cc))));
     let r_labels: Vec<String> = grid.conditions.iter().map(|b| describe(b)).collect();
-    let loss_based_least =
-        Measured::conditions(grid.conditions.iter().zip(&r_labels).map(|(b, label)| {
-            let worst = ["cubic", "bbr2"]
-                .iter()
-                .map(|cc| grid.retx(cc, b))
-                .fold(f64::NEG_INFINITY, f64::max);
-            let others_above = grid
-                .ccs
-                .iter()
-                .filter(|cc| !matches!(cc.as_str(), "cubic" | "bbr2"))
-                .all(|cc| grid.retx(cc, b) > worst);
-            (label.as_str(), others_above)
-        }));
+    let loss_based_least = grid.loss_based_least(&describe);
+    let rises = |cc: &str| {
+        let v: Vec<f64> = grid
+            .conditions
+            .iter()
+            .map(|b| grid.goodput(cc, b))
+            .collect();
+        v.windows(2).all(|w| w[1] >= w[0])
+    };
+    let goodput_rises =
+        Measured::conditions(["bbr", "b3r", "bbr-s"].iter().map(|cc| (*cc, rises(cc))));
     let bbr2_above_cubic =
         Measured::conditions(grid.conditions.iter().zip(&r_labels).map(|(b, label)| {
             (
@@ -651,6 +672,7 @@ fn fig7_buffers(runs: &Runs) -> Analysis {
     let judged = vec![
         claim::OBBR_BELOW_BBR.judge(grid.obbr_below_bbr(&describe)),
         claim::FALLS_WITH_R.judge(falls_with_r),
+        claim::GOODPUT_RISES_WITH_R.judge(goodput_rises),
         claim::OBBR_FLOOR_AT_02.judge(obbr_floor),
         claim::OBBR_MIN_GOODPUT.judge(Measured::Value(obbr_min)),
         claim::LOSS_BASED_LEAST.judge(loss_based_least),

@@ -269,6 +269,21 @@ pub static FALLS_WITH_R: Claim = Claim::new(Declaration {
     origin: Origin::Paper,
 });
 
+/// Fewer retransmissions raise their goodput as the buffer grows.
+pub static GOODPUT_RISES_WITH_R: Claim = Claim::new(Declaration {
+    id: "obbr.fig7.goodput-rises-with-r",
+    paper: Paper::Obbr,
+    place: FIG7,
+    statement: "BBR, B3R and BBR-S gain goodput as the buffer grows (fewer retransmissions)",
+    about: "BBR, B3R, BBR-S",
+    metric: "goodput over R = 0.2, 0.4, 0.6, per controller",
+    unit: "",
+    paper_says: "rises as R grows",
+    test: Test::holds(0.5),
+    tolerance_reason: "a direction per controller; partly for half of them",
+    origin: Origin::Paper,
+});
+
 /// oBBR's floor of 1.25 while probing costs it at R = 0.2.
 pub static OBBR_FLOOR_AT_02: Claim = Claim::new(Declaration {
     id: "obbr.fig7.obbr-floor",

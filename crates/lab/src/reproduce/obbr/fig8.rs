@@ -80,6 +80,34 @@ claim!(
     Origin::Paper
 );
 claim!(
+    VARIANTS_SEVERAL_WORSE,
+    Paper::Obbr,
+    FIG8,
+    "obbr.fig8.variants-several-worse",
+    "several flows of every BBR-like controller (B3R, BBR-S, oBBR) retransmit more per flow than one alone",
+    "B3R, BBR-S, oBBR",
+    "highest per-flow ratio over 2-5 flows above the ratio alone, per controller",
+    "",
+    "higher per flow with several flows",
+    Test::holds(0.5),
+    "a direction per controller; partly for half of them",
+    Origin::Paper
+);
+claim!(
+    EASES_AT_4_5,
+    Paper::Obbr,
+    FIG8,
+    "obbr.fig8.eases-at-4-5",
+    "BBR's overestimation is alleviated at 4 and 5 flows (its per-flow ratio peaks at 3)",
+    "BBR",
+    "BBR's per-flow ratio at 4 and at 5 flows below its highest at 2-3 flows",
+    "",
+    "8.41% (1) to 15.25% (3), less at 4-5",
+    Test::holds(0.5),
+    "a direction per count; partly at one of the two",
+    Origin::Paper
+);
+claim!(
     LOW_MU_BELOW_1PCT,
     Paper::Obbr,
     FIG8,
@@ -441,6 +469,30 @@ fn fig8_multi_flow(runs: &Runs) -> Analysis {
             "2-5 flows vs 1",
             worst("bbr", &several).is_some_and(|(_, v)| v > retx("bbr", "1").0),
         )])),
+        VARIANTS_SEVERAL_WORSE.judge(conditions(
+            &ccs.iter()
+                .filter(|cc| cc.as_str() == "b3r" || cc.as_str() == "bbr-s" || is_obbr(cc))
+                .map(|cc| {
+                    (
+                        paper_name(cc),
+                        worst(cc, &several).is_some_and(|(_, v)| v > retx(cc, "1").0),
+                    )
+                })
+                .collect::<Vec<_>>(),
+        )),
+        EASES_AT_4_5.judge({
+            let peak = ["2", "3"]
+                .iter()
+                .map(|n| retx("bbr", n).0)
+                .fold(f64::NAN, f64::max);
+            conditions(
+                &["4", "5"]
+                    .iter()
+                    .filter(|n| counts.iter().any(|c| c == *n))
+                    .map(|n| (format!("{n} flows"), retx("bbr", n).0 < peak))
+                    .collect::<Vec<_>>(),
+            )
+        }),
         LOW_MU_BELOW_1PCT.judge(value(
             worst_value("obbr:mu=0.5").max(worst_value("obbr:mu=0.75")),
         )),
