@@ -361,6 +361,13 @@ fn transport(
         }
         cfg.pacing_timer = timer;
     }
+    if let Some(v) = &t.pacer_ack_credit {
+        let key = tk.key("pacer_ack_credit");
+        cfg.pacer_ack_credit = match v.as_bool() {
+            Some(b) => b,
+            None => return Err(ctx.expected(&key, "true or false", v)),
+        };
+    }
     Ok(cfg)
 }
 

@@ -200,6 +200,7 @@ const TRANSPORT: &[(&str, Schema)] = &[
     ("datagram", Leaf),
     ("initial_window", Leaf),
     ("pacing_timer", Leaf),
+    ("pacer_ack_credit", Leaf),
 ];
 static ROOT: Schema = Schema::Table(&[
     ("name", Leaf),

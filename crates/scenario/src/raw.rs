@@ -51,6 +51,7 @@ pub(crate) struct RawTransport {
     pub datagram: Option<Value>,
     pub initial_window: Option<Value>,
     pub pacing_timer: Option<Value>,
+    pub pacer_ack_credit: Option<Value>,
 }
 
 /// One `[[flow]]`.

@@ -699,6 +699,13 @@ fn other_bad_values() {
     );
     let e = err_of(&format!("{BASE}[transport]\npacing_timer = \"soon\"\n"));
     check(&e, Some("transport.pacing_timer"), Some(10), &["duration"]);
+    let e = err_of(&format!("{BASE}[transport]\npacer_ack_credit = \"yes\"\n"));
+    check(
+        &e,
+        Some("transport.pacer_ack_credit"),
+        Some(10),
+        &["true or false"],
+    );
     let e = err_of(&format!("{BASE}[transport]\ninitial_window = 1\n"));
     check(
         &e,

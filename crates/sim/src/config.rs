@@ -117,6 +117,11 @@ pub struct TransportConfig {
     /// this long once its budget runs out and may then release up to two
     /// timer periods of data, at least ten datagrams, back to back.
     pub pacing_timer: Duration,
+    /// A pacer that grants one datagram on every ACK whatever its budget
+    /// (the oBBR authors' nginx-quic tops its budget up by the packet it
+    /// last refused on every output run, and output runs once per ACK):
+    /// the sender then outruns its pacing rate by a datagram per ACK.
+    pub pacer_ack_credit: bool,
 }
 
 impl Default for TransportConfig {
@@ -130,6 +135,7 @@ impl Default for TransportConfig {
             ack_policy: AckPolicy::EverySecond,
             max_ack_delay: Duration::from_millis(25),
             pacing_timer: Duration::ZERO,
+            pacer_ack_credit: false,
         }
     }
 }

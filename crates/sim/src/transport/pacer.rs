@@ -68,6 +68,12 @@ impl Pacer {
         quantum.max(two_periods).max(Bytes(10 * datagram.get()))
     }
 
+    /// Lets a packet of `size` leave at once, whatever the budget (a pacer
+    /// that forgives its overspend: see `TransportConfig::pacer_ack_credit`).
+    pub fn grant(&mut self, size: Bytes) {
+        self.tokens = self.tokens.max(size.as_f64());
+    }
+
     /// A packet of `size` left.
     pub fn on_send(&mut self, size: Bytes) {
         self.tokens -= size.as_f64();
@@ -98,6 +104,20 @@ mod tests {
         p.on_send(Bytes(1500));
         let next = p.earliest_send(t0, Bytes(1500), rate, q, packet_by_packet);
         assert_eq!(next, t0 + Duration::from_millis(1));
+    }
+
+    #[test]
+    fn a_grant_lets_one_packet_out_whatever_the_budget() {
+        let rate = Bandwidth::from_mbps(12);
+        let t0 = Instant::ZERO;
+        let mut p = Pacer::new(t0, Bytes(0));
+        let q = Bytes(3000);
+        assert!(p.earliest_send(t0, Bytes(1500), rate, q, Duration::ZERO) > t0);
+        p.grant(Bytes(1500));
+        assert_eq!(
+            p.earliest_send(t0, Bytes(1500), rate, q, Duration::ZERO),
+            t0
+        );
     }
 
     #[test]

@@ -345,6 +345,9 @@ impl Sender {
             // An ACK for a packet never sent: a peer bug; ignore the frame.
             return false;
         }
+        if self.config.pacer_ack_credit {
+            self.pacer.grant(self.config.max_datagram_size);
+        }
         self.largest_acked = Some(
             self.largest_acked
                 .map_or(frame.largest, |l| l.max(frame.largest)),

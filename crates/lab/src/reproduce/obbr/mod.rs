@@ -33,6 +33,7 @@ pub static EXPERIMENTS: &[Experiment] = &[
     fig7::LONG_LINK,
     fig7::BUFFERS,
     nginx_stack::FIG7,
+    nginx_stack::FIG7_PACER,
     fig8::MULTI_FLOW,
     nginx_stack::FIG8,
     fig9::ALTERNATING,
