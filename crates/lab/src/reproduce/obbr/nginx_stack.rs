@@ -92,6 +92,49 @@ claim!(
     Origin::Paper
 );
 
+/// What Fig. 7's claims read off the stack model's runs.
+struct Cuts {
+    /// BBR's retransmission ratio, mean over the conditions.
+    bbr_mean: f64,
+    /// The largest BBR / oBBR retransmission ratio over mu and conditions.
+    largest: f64,
+    /// Whether each oBBR retransmits less than BBR, per (mu, condition).
+    below: Vec<(String, bool)>,
+}
+
+/// [`Cuts`] over the `link` conditions, from `retx(link, spec)` (a mean
+/// retransmission ratio, NaN when not run).
+fn cuts(links: &[String], ccs: &[String], retx: impl Fn(&str, &str) -> f64) -> Cuts {
+    let mut out = Cuts {
+        bbr_mean: f64::NAN,
+        largest: f64::NAN,
+        below: Vec::new(),
+    };
+    let Some(bbr) = ccs.iter().find(|cc| cc.starts_with("bbr")) else {
+        return out;
+    };
+    let mut bbr_values = Vec::new();
+    for link in links {
+        let b = retx(link, bbr);
+        if !b.is_finite() {
+            continue;
+        }
+        bbr_values.push(b);
+        for cc in ccs.iter().filter(|cc| cc.starts_with("obbr")) {
+            let o = retx(link, cc);
+            if o.is_finite() {
+                out.below
+                    .push((format!("{} {}", label(cc), condition_label(link)), o < b));
+                if o > 0.0 {
+                    out.largest = out.largest.max(b / o);
+                }
+            }
+        }
+    }
+    out.bbr_mean = mean(&bbr_values).unwrap_or(f64::NAN);
+    out
+}
+
 fn fig7_nginx_pacer(runs: &Runs) -> Analysis {
     let links = runs.axis("link");
     let ccs = runs.axis("flow.0.cc");
@@ -116,27 +159,9 @@ fn fig7_nginx_pacer(runs: &Runs) -> Analysis {
             .into_iter()
             .chain(ccs.iter().map(|cc| label(cc))),
     );
-    // Per policy: BBR's mean over the conditions and the largest cut.
-    let summary = |policy: &str| -> (f64, f64) {
-        let Some(bbr) = ccs.iter().find(|cc| cc.starts_with("bbr")) else {
-            return (f64::NAN, f64::NAN);
-        };
-        let bbr_values: Vec<f64> = links
-            .iter()
-            .map(|l| retx(policy, l, bbr).0)
-            .filter(|v| v.is_finite())
-            .collect();
-        let mean = mean(&bbr_values).unwrap_or(f64::NAN);
-        let cut = links
-            .iter()
-            .flat_map(|l| {
-                ccs.iter()
-                    .filter(|cc| cc.starts_with("obbr"))
-                    .map(move |cc| retx(policy, l, bbr).0 / retx(policy, l, cc).0)
-            })
-            .filter(|v| v.is_finite())
-            .fold(f64::NAN, f64::max);
-        (mean, cut)
+    let summary = |policy: &str| {
+        let c = cuts(&links, &ccs, |l, cc| retx(policy, l, cc).0);
+        (c.bbr_mean, c.largest)
     };
     for policy in &policies {
         for link in &links {
@@ -348,8 +373,6 @@ fn label(spec: &str) -> String {
 fn fig7_nginx_stack(runs: &Runs) -> Analysis {
     let links = runs.axis("link");
     let ccs = runs.axis("flow.0.cc");
-    let bbr = ccs.iter().find(|cc| cc.starts_with("bbr")).cloned();
-    let obbrs: Vec<&String> = ccs.iter().filter(|cc| cc.starts_with("obbr")).collect();
     let stat = |link: &str, cc: &str, pointer: &str| {
         runs.over_seeds(&[("link", link), ("flow.0.cc", cc)], |r| metric(r, pointer))
             .pair()
@@ -367,34 +390,21 @@ fn fig7_nginx_stack(runs: &Runs) -> Analysis {
             ]
         })),
     );
-    let mut below = Vec::new();
-    let mut bbr_retx = Vec::new();
-    let mut largest_cut = f64::NAN;
     for link in &links {
-        let name = condition_label(link);
-        table = table.row(
-            std::iter::once(Cell::text(name.clone())).chain(ccs.iter().flat_map(|cc| {
+        table = table.row(std::iter::once(Cell::text(condition_label(link))).chain(
+            ccs.iter().flat_map(|cc| {
                 [
                     mean_sd_cell(retx(link, cc), 100.0, 2, ""),
                     mean_sd_cell(stat(link, cc, "/flows/0/goodput_bps"), 1e-6, 1, ""),
                 ]
-            })),
-        );
-        let Some(bbr) = &bbr else { continue };
-        let b = retx(link, bbr).0;
-        if b.is_finite() {
-            bbr_retx.push(b);
-        }
-        for cc in &obbrs {
-            let o = retx(link, cc).0;
-            if o.is_finite() && b.is_finite() {
-                below.push((format!("{} {name}", label(cc)), o < b));
-                if o > 0.0 {
-                    largest_cut = largest_cut.max(b / o);
-                }
-            }
-        }
+            }),
+        ));
     }
+    let Cuts {
+        bbr_mean,
+        largest: largest_cut,
+        below,
+    } = cuts(&links, &ccs, |l, cc| retx(l, cc).0);
     let figure = Figure::bars(
         format!(
             "Retransmission ratio on the stack model ({})",
@@ -412,11 +422,6 @@ fn fig7_nginx_stack(runs: &Runs) -> Analysis {
             .collect(),
     )
     .reference(ReferenceLine::horizontal(17.42, "paper: BBR's mean 17.42%"));
-    let bbr_mean = if bbr_retx.is_empty() {
-        f64::NAN
-    } else {
-        bbr_retx.iter().sum::<f64>() / bbr_retx.len() as f64
-    };
     let section = Section::new(
         "fig7-nginx-stack",
         "Fig. 7 on a model of the paper's nginx-quic stack: does the stack explain BBR's 17.42%?",
@@ -449,9 +454,7 @@ fn fig7_nginx_stack(runs: &Runs) -> Analysis {
         vec![
             BBR_MEAN_RETX.judge(Measured::Value(bbr_mean)),
             UP_TO_30X.judge(Measured::Value(largest_cut)),
-            OBBR_BELOW_BBR.judge(Measured::conditions(
-                below.iter().map(|(c, ok)| (c.as_str(), *ok)),
-            )),
+            OBBR_BELOW_BBR.judge(Measured::conditions(below)),
         ],
         "On a model of the paper's stack BBR retransmits as much as the paper's.",
     )
