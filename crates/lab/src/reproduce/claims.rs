@@ -419,12 +419,14 @@ pub enum Measured {
 
 impl Measured {
     /// A direction over named conditions: `(condition, holds)`.
-    pub fn conditions<'a>(checks: impl IntoIterator<Item = (&'a str, bool)>) -> Measured {
-        let checks: Vec<_> = checks.into_iter().collect();
+    /// Conditions are named by anything string-like (`&str`, `String`,
+    /// `&String`), so a `Vec<(String, bool)>` of checks goes in as it is.
+    pub fn conditions<S: AsRef<str>>(checks: impl IntoIterator<Item = (S, bool)>) -> Measured {
+        let checks: Vec<(S, bool)> = checks.into_iter().collect();
         let failed: Vec<&str> = checks
             .iter()
             .filter(|(_, ok)| !ok)
-            .map(|(c, _)| *c)
+            .map(|(c, _)| c.as_ref())
             .collect();
         Measured::Conditions {
             held: checks.len() - failed.len(),
@@ -674,7 +676,9 @@ mod tests {
         ]));
         assert_eq!(judged.verdict, VerdictStatus::Differs);
         assert_eq!(
-            DIRECTION.judge(Measured::conditions([])).verdict,
+            DIRECTION
+                .judge(Measured::conditions(Vec::<(&str, bool)>::new()))
+                .verdict,
             VerdictStatus::NotRun
         );
         // A count handed to a number test is not judged.

@@ -410,9 +410,7 @@ fn cellular(runs: &Runs) -> Analysis {
     .table(table);
     let section = figures.into_iter().fold(section, Section::figure);
     let judged = vec![
-        BBR_ALWAYS_AHEAD.judge(Measured::conditions(
-            win_checks.iter().map(|(n, ok)| (n.as_str(), *ok)),
-        )),
+        BBR_ALWAYS_AHEAD.judge(Measured::conditions(win_checks)),
         GAP_SMALL_MEDIUM.judge(Measured::Value(gap_small_medium)),
         GAP_LARGE_SMALLER.judge(Measured::conditions([(
             "median, average bandwidth",

@@ -364,9 +364,7 @@ fn table4_changing_bandwidth(runs: &Runs) -> Analysis {
         BBR_USES_CAPACITY.judge(Measured::Value(bbr_share)),
         BBR2_COLLAPSES.judge(Measured::Value(v2_vs_v1)),
         ADAPTIVE_KEEPS.judge(Measured::Value(adaptive_vs_v1)),
-        ADAPTIVE_AS_QUICK.judge(Measured::conditions(
-            lag_checks.iter().map(|(n, ok)| (n.as_str(), *ok)),
-        )),
+        ADAPTIVE_AS_QUICK.judge(Measured::conditions(lag_checks)),
     ];
     Analysis::judged(
         section,

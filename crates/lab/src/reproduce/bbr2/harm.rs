@@ -393,7 +393,7 @@ fn table2_harm(runs: &Runs) -> Analysis {
                 )
             })
             .collect();
-        Measured::conditions(checks.iter().map(|(n, ok)| (n.as_str(), *ok)))
+        Measured::conditions(checks)
     };
     let over_lossy = |cc: &str, fold: fn(f64, f64) -> f64| {
         cells
@@ -415,9 +415,7 @@ fn table2_harm(runs: &Runs) -> Analysis {
         })
         .collect();
     let judged = vec![
-        TABLE2_CELLS.judge(Measured::conditions(
-            table_checks.iter().map(|(n, ok)| (n.as_str(), *ok)),
-        )),
+        TABLE2_CELLS.judge(Measured::conditions(table_checks)),
         BBR2_FAIRER.judge(per_cell(None, &|c| c.harm("bbr2").0 < c.harm("bbr").0)),
         BBR_STARVES_SMALL.judge(Measured::Value(harm_of(&none, "small", "bbr"))),
         BBR_HARMS_LOSSY.judge(Measured::Value(over_lossy("bbr", f64::min))),

@@ -266,14 +266,14 @@ pub(crate) fn fig13_claims(per_rtt: &[(String, Vec<JainCurve>)]) -> Vec<Judged> 
                     })
             })
             .collect();
-        Measured::conditions(checks.iter().map(|(c, ok)| (c.as_str(), *ok)))
+        Measured::conditions(checks)
     };
     let per_rtt_check = |holds: &dyn Fn(&[JainCurve]) -> Option<bool>| {
         let checks: Vec<(String, bool)> = per_rtt
             .iter()
             .filter_map(|(rtt, curves)| Some((rtt.clone(), holds(curves)?)))
             .collect();
-        Measured::conditions(checks.iter().map(|(c, ok)| (c.as_str(), *ok)))
+        Measured::conditions(checks)
     };
     let fall = |curves: &[JainCurve], cc: &str| curve(curves, cc).map(|c| c.fall_above_one_bdp());
     let bbr_shallow_max = per_rtt

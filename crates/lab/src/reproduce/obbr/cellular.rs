@@ -184,13 +184,11 @@ fn cellular_estimates(runs: &Runs) -> Analysis {
             lines,
         ));
     }
-    let conditions =
-        |c: &[(String, bool)]| Measured::conditions(c.iter().map(|(n, ok)| (n.as_str(), *ok)));
     Analysis::judged(
         section.table(table),
         vec![
-            KEEPS_BBR_GOODPUT.judge(conditions(&goodput_checks)),
-            FEWER_RETRANSMISSIONS.judge(conditions(&retx_checks)),
+            KEEPS_BBR_GOODPUT.judge(Measured::conditions(goodput_checks)),
+            FEWER_RETRANSMISSIONS.judge(Measured::conditions(retx_checks)),
         ],
         "oBBR keeps BBR's goodput on the cellular traces with fewer retransmissions.",
     )

@@ -124,9 +124,7 @@ fn competitiveness_deep(runs: &Runs) -> Analysis {
     .table(table);
     Analysis::judged(
         section,
-        vec![LIKE_BBR_DEEP.judge(Measured::conditions(
-            checks.iter().map(|(c, ok)| (c.as_str(), *ok)),
-        ))],
+        vec![LIKE_BBR_DEEP.judge(Measured::conditions(checks))],
         "oBBR competes with CUBIC in a deep buffer as BBR does.",
     )
 }

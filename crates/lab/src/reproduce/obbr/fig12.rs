@@ -288,12 +288,7 @@ fn fig12_competing(runs: &Runs) -> Analysis {
     let per_mu = |holds: &dyn Fn(&str) -> bool| {
         let checks: Vec<(String, bool)> =
             obbrs.iter().map(|cc| (paper_name(cc), holds(cc))).collect();
-        Measured::conditions(
-            checks
-                .iter()
-                .map(|(c, ok)| (c.as_str(), *ok))
-                .collect::<Vec<_>>(),
-        )
+        Measured::conditions(checks)
     };
     let steps = obbrs.windows(2).map(|w| {
         (
@@ -303,9 +298,7 @@ fn fig12_competing(runs: &Runs) -> Analysis {
     });
     let steps: Vec<(String, bool)> = steps.collect();
     let judged = vec![
-        GROWS_WITH_MU.judge(Measured::conditions(
-            steps.iter().map(|(c, ok)| (c.as_str(), *ok)),
-        )),
+        GROWS_WITH_MU.judge(Measured::conditions(steps)),
         MU1_THIRD.judge(Measured::Value(share_of(shallow, "bbr", "obbr:mu=1"))),
         MORE_AT_DEEP.judge(per_mu(&|cc| {
             share_of(deep, "bbr", cc) > share_of(shallow, "bbr", cc)

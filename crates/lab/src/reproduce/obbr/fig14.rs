@@ -160,7 +160,7 @@ fn fig14(runs: &Runs) -> Analysis {
                 .filter(|cc| present(cc))
                 .map(|cc| (paper_name(cc), better(cc)))
                 .collect();
-            Measured::conditions(names.iter().map(|(n, ok)| (n.as_str(), *ok)))
+            Measured::conditions(names)
         };
         vec![
             AQ_ABOVE.judge(against(&LOSS_REACTIVE, &|cc| aq(OBBR) > aq(cc))),

@@ -216,13 +216,9 @@ pub(crate) fn buffer_claims(points: &[(f64, f64, f64)]) -> Vec<Judged> {
         None => Measured::NotRun("the sweep has no R = 0.5".into()),
     };
     vec![
-        SHARE_FALLS.judge(Measured::conditions(
-            steps.iter().map(|(c, ok)| (c.as_str(), *ok)),
-        )),
+        SHARE_FALLS.judge(Measured::conditions(steps)),
         DOMINATES_HALF_BDP.judge(value(half.map(|p| p.1))),
-        BELOW_CONVERGE_POINT.judge(Measured::conditions(
-            below.iter().map(|(c, ok)| (c.as_str(), *ok)),
-        )),
+        BELOW_CONVERGE_POINT.judge(Measured::conditions(below)),
         LOSS_AT_HALF_BDP.judge(value(half.map(|p| p.2))),
     ]
 }
@@ -556,9 +552,7 @@ fn fig3_gain(runs: &Runs) -> Analysis {
     Analysis::judged(
         section,
         vec![
-            SHARE_GROWS_WITH_GAIN.judge(Measured::conditions(
-                steps.iter().map(|(c, ok)| (c.as_str(), *ok)),
-            )),
+            SHARE_GROWS_WITH_GAIN.judge(Measured::conditions(steps)),
             GAIN_SPREAD.judge(Measured::Value(spread)),
         ],
         "BBR's share grows with its cwnd gain.",
@@ -657,9 +651,7 @@ fn fig3_gain_one(runs: &Runs) -> Analysis {
         section,
         vec![
             HARDLY_COMPETES.judge(Measured::Value(largest_g1_share)),
-            G1_BELOW_G2.judge(Measured::conditions(
-                below_g2.iter().map(|(c, ok)| (c.as_str(), *ok)),
-            )),
+            G1_BELOW_G2.judge(Measured::conditions(below_g2)),
         ],
         "With g = 1 BBR can hardly compete with CUBIC at any buffer size.",
     )

@@ -499,7 +499,7 @@ fn drop_claims(
             .iter()
             .filter_map(|d| Some((format!("{d} drop"), holds(d)?)))
             .collect();
-        Measured::conditions(checks.iter().map(|(c, ok)| (c.as_str(), *ok)))
+        Measured::conditions(checks)
     };
     let bbr_value = |d: &str, f: &dyn Fn(&AfterDrop) -> Option<f64>| match find(d, false) {
         Some(r) => match f(r) {

@@ -524,9 +524,7 @@ fn fig5_samples(runs: &Runs) -> Analysis {
                 .into_iter()
                 .fold(f64::INFINITY, f64::min)
         })),
-        DROP_RTT_RUN_NUMBERS.judge(Measured::conditions(
-            paper_runs.iter().map(|(c, ok)| (c.as_str(), *ok)),
-        )),
+        DROP_RTT_RUN_NUMBERS.judge(Measured::conditions(paper_runs)),
         CONSTANT_BW_RUNS_SHORT.judge(constant_value(&|c| {
             low_bw_run(&c.samples, View::Detector, 0.75) as f64
         })),

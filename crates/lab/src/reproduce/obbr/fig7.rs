@@ -231,7 +231,7 @@ impl<'a> Grid<'a> {
                 (describe(c), others_above)
             })
             .collect();
-        Measured::conditions(checks.iter().map(|(c, ok)| (c.as_str(), *ok)))
+        Measured::conditions(checks)
     }
 
     /// Every oBBR variant below BBR, per (mu, condition).
@@ -246,7 +246,7 @@ impl<'a> Grid<'a> {
                 )
             })
             .collect();
-        Measured::conditions(checks.iter().map(|(c, ok)| (c.as_str(), *ok)))
+        Measured::conditions(checks)
     }
 
     /// §5.2.1's ordering, per condition: B3R within 25% of BBR, BBR-S
@@ -266,7 +266,7 @@ impl<'a> Grid<'a> {
                 (describe(c), holds)
             })
             .collect();
-        Measured::conditions(checks.iter().map(|(c, ok)| (c.as_str(), *ok)))
+        Measured::conditions(checks)
     }
 
     /// The paper's per-mu numbers, each matched within 50%.
@@ -286,7 +286,7 @@ impl<'a> Grid<'a> {
                 )
             })
             .collect();
-        Measured::conditions(checks.iter().map(|(c, ok)| (c.as_str(), *ok)))
+        Measured::conditions(checks)
     }
 
     /// oBBR's retransmissions rise with mu, in the conditions the paper
@@ -303,7 +303,7 @@ impl<'a> Grid<'a> {
                 (describe(c), v[0] <= v[1] && v[1] <= v[2])
             })
             .collect();
-        Measured::conditions(checks.iter().map(|(c, ok)| (c.as_str(), *ok)))
+        Measured::conditions(checks)
     }
 
     /// `value` if controller `cc` is part of this sweep, else not run.

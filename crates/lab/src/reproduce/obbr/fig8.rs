@@ -459,18 +459,16 @@ fn fig8_multi_flow(runs: &Runs) -> Analysis {
             })
         })
         .collect();
-    let conditions =
-        |c: &[(String, bool)]| Measured::conditions(c.iter().map(|(n, ok)| (n.as_str(), *ok)));
     let judged = vec![
-        BBR_MOST.judge(conditions(&bbr_most)),
+        BBR_MOST.judge(Measured::conditions(bbr_most)),
         BBR_ALONE.judge(value(retx("bbr", "1").0)),
         BBR_WORST.judge(value(worst("bbr", &several).map_or(f64::NAN, |w| w.1))),
         BBR_SEVERAL_WORSE.judge(Measured::conditions([(
             "2-5 flows vs 1",
             worst("bbr", &several).is_some_and(|(_, v)| v > retx("bbr", "1").0),
         )])),
-        VARIANTS_SEVERAL_WORSE.judge(conditions(
-            &ccs.iter()
+        VARIANTS_SEVERAL_WORSE.judge(Measured::conditions(
+            ccs.iter()
                 .filter(|cc| cc.as_str() == "b3r" || cc.as_str() == "bbr-s" || is_obbr(cc))
                 .map(|cc| {
                     (
@@ -485,8 +483,8 @@ fn fig8_multi_flow(runs: &Runs) -> Analysis {
                 .iter()
                 .map(|n| retx("bbr", n).0)
                 .fold(f64::NAN, f64::max);
-            conditions(
-                &["4", "5"]
+            Measured::conditions(
+                ["4", "5"]
                     .iter()
                     .filter(|n| counts.iter().any(|c| c == *n))
                     .map(|n| (format!("{n} flows"), retx("bbr", n).0 < peak))
@@ -508,7 +506,7 @@ fn fig8_multi_flow(runs: &Runs) -> Analysis {
             "worst count",
             worst_value("obbr:mu=1") > worst_value("obbr:mu=0.5"),
         )])),
-        OBBR_BELOW_BBR.judge(conditions(&obbr_below_bbr)),
+        OBBR_BELOW_BBR.judge(Measured::conditions(obbr_below_bbr)),
         LOSS_BASED_FEW.judge(value(worst_value("cubic").max(worst_value("bbr2")))),
         FAIR.judge(value(if min_jain.is_finite() {
             min_jain
