@@ -24,6 +24,8 @@ from __future__ import annotations
 import io
 import json
 import os
+import time
+from datetime import datetime, timezone
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional, Union
@@ -246,6 +248,8 @@ def sweep(
     overrides = _overrides(set)
     if client is None:
         return _rows(_bbrlab.sweep(text, origin, overrides, seed, fast, jobs, os.fspath(out) if out is not None else None))
+    started = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    clock = time.monotonic()
     points = _bbrlab.points(text, origin, overrides, seed, fast)
     documents = [doc for _, doc in points]
     todo = list(range(len(points)))
@@ -266,6 +270,7 @@ def sweep(
             documents,
             origin,
         )
+        _bbrlab.write_invocation(os.fspath(out), started, fast, time.monotonic() - clock, len(points) - len(todo))
     else:
         summaries = [finished[i] for i in range(len(points))]
     return _rows((params, s) for (params, _), s in zip(points, summaries))

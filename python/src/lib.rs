@@ -166,8 +166,10 @@ fn sweep(
     py.detach(|| -> anyhow::Result<_> {
         match out {
             Some(out) => {
+                let clock = lab::provenance::Clock::start(Some(PYTHON_SWEEP.to_string()), fast);
                 let params: Vec<_> = runs.iter().map(|(p, _)| p.params.clone()).collect();
                 let report = lab::sweep::run_points(&out, runs, jobs, false, &lab::sweep::Silent)?;
+                lab::provenance::write(&out, &clock.finish(report.skipped))?;
                 anyhow::ensure!(
                     report.failures.is_empty(),
                     "{} of {} runs failed: {}",
@@ -198,6 +200,30 @@ fn sweep(
         }
     })
     .map_err(anyhow_err)
+}
+
+/// The command a sweep's invocation.json names when Python ran it.
+const PYTHON_SWEEP: &str = "Python: bbrlab.sweep(...)";
+
+/// Records a Dask sweep's invocation in the results store at `out`: it
+/// started at `started` (UTC, RFC 3339) and took `wall_time_s`, reusing
+/// `resumed_runs` recorded runs.
+#[pyfunction]
+fn write_invocation(
+    out: PathBuf,
+    started: String,
+    fast: bool,
+    wall_time_s: f64,
+    resumed_runs: usize,
+) -> PyResult<()> {
+    let invocation = lab::provenance::Invocation::of_this_build(
+        started,
+        Some(format!("{PYTHON_SWEEP} on a Dask cluster")),
+        fast,
+        wall_time_s,
+        resumed_runs,
+    );
+    lab::provenance::write(&out, &invocation).map_err(anyhow_err)
 }
 
 /// Which of `documents` the results store at `out` does not hold yet.
@@ -336,6 +362,7 @@ fn _bbrlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sweep, m)?)?;
     m.add_function(wrap_pyfunction!(missing, m)?)?;
     m.add_function(wrap_pyfunction!(record, m)?)?;
+    m.add_function(wrap_pyfunction!(write_invocation, m)?)?;
     m.add_function(wrap_pyfunction!(flatten, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Loads a bbrlab HTML report in headless Chromium and checks that it renders:
-// every section with figures shows them as non-empty, visible SVGs, the table
-// of contents resolves, nothing is logged as an error, and nothing is fetched
-// from outside the file. Writes a full-page screenshot for a human to look at.
+// every section with figures shows them as non-empty, visible SVGs, no two
+// series of a figure share a colour, no text but a backed annotation lies in a
+// plot's data area, the table of contents resolves, nothing is logged as an
+// error, and nothing is fetched from outside the file. Writes a full-page screenshot for a human to look at.
 //
 // usage: node check-report.mjs <report.html> <screenshot.png>
 // Needs Debian's Chromium at /usr/bin/chromium and `npm ci` here
@@ -87,6 +88,86 @@ try {
   }
 
   const result = await page.evaluate(() => {
+    // Text inside a figure's data area (data-plot-area on its SVG) is
+    // allowed only as an annotation: on a pale backing rectangle that holds
+    // it, drawn after every data mark, so no series runs through it. Axis
+    // labels, ticks, titles and legends must stay outside. Returns what breaks this.
+    function textInPlotArea(svg, figure) {
+      const area = (svg.dataset.plotArea ?? '').split(' ').map(Number);
+      if (area.length !== 4 || area.some((v) => !Number.isFinite(v))) {
+        return [];
+      }
+      const [left, top, right, bottom] = area;
+      const inset = 2;
+      const overlaps = (b) =>
+        b.x < right - inset && b.x + b.width > left + inset && b.y < bottom - inset && b.y + b.height > top + inset;
+      const colours = new Set(
+        (figure.dataset.seriesColours ?? '').split(' ').filter((c) => c).map((c) => c.toUpperCase()),
+      );
+      // A box in the SVG's own coordinates, whatever transform (a rotated
+      // axis label) the element carries.
+      const toSvg = svg.getScreenCTM().inverse();
+      const boxOf = (el) => {
+        const b = el.getBBox();
+        const m = toSvg.multiply(el.getScreenCTM());
+        const corners = [
+          [b.x, b.y],
+          [b.x + b.width, b.y],
+          [b.x, b.y + b.height],
+          [b.x + b.width, b.y + b.height],
+        ].map(([x, y]) => new DOMPoint(x, y).matrixTransform(m));
+        const xs = corners.map((p) => p.x);
+        const ys = corners.map((p) => p.y);
+        const x = Math.min(...xs);
+        const y = Math.min(...ys);
+        return { x, y, width: Math.max(...xs) - x, height: Math.max(...ys) - y };
+      };
+      const elements = [...svg.querySelectorAll('*')];
+      const isData = (el) =>
+        ['polyline', 'path', 'rect', 'circle', 'line'].includes(el.tagName) &&
+        [el.getAttribute('stroke'), el.getAttribute('fill')].some((c) => c && colours.has(c.toUpperCase())) &&
+        overlaps(boxOf(el));
+      let lastData = -1;
+      elements.forEach((el, i) => {
+        if (isData(el)) {
+          lastData = i;
+        }
+      });
+      const problems = [];
+      elements.forEach((el, i) => {
+        if (el.tagName !== 'text' || !el.textContent.trim()) {
+          return;
+        }
+        const box = boxOf(el);
+        if (!overlaps(box)) {
+          return;
+        }
+        const text = el.textContent.trim();
+        const backing = el.previousElementSibling;
+        const backed =
+          backing?.tagName === 'rect' &&
+          (backing.getAttribute('fill') ?? '').toUpperCase() === '#FFFFFF' &&
+          (() => {
+            const b = boxOf(backing);
+            const slack = 3;
+            return (
+              b.x <= box.x + slack && b.y <= box.y + slack &&
+              b.x + b.width >= box.x + box.width - slack && b.y + b.height >= box.y + box.height - slack
+            );
+          })();
+        const where = (b) => `${Math.round(b.x)},${Math.round(b.y)} ${Math.round(b.width)}x${Math.round(b.height)}`;
+        if (!backed) {
+          problems.push(
+            `text "${text}" (at ${where(box)}) lies in the data area without a backing` +
+              (backing?.tagName === 'rect' ? ` (the rectangle before it is at ${where(boxOf(backing))})` : ''),
+          );
+        } else if (i < lastData) {
+          problems.push(`text "${text}" in the data area is drawn before data, which can overprint it`);
+        }
+      });
+      return problems;
+    }
+
     const sections = [...document.querySelectorAll('section.report-section')].map((section) => ({
       id: section.id,
       title: section.querySelector('h2')?.textContent?.trim() ?? '',
@@ -102,6 +183,7 @@ try {
           height: box ? box.height : 0,
           error: figure.querySelector('.figure-error')?.textContent ?? '',
           colours: (figure.dataset.seriesColours ?? '').split(' ').filter((c) => c),
+          textInPlot: svg ? textInPlotArea(svg, figure) : [],
         };
       }),
     }));
@@ -131,6 +213,9 @@ try {
         failures.push(`${name}: the <svg> is empty`);
       } else if (figure.width < 1 || figure.height < 1) {
         failures.push(`${name}: the <svg> has no visible size (${figure.width}x${figure.height})`);
+      }
+      for (const problem of figure.textInPlot) {
+        failures.push(`${name}: ${problem}`);
       }
       // One colour per series: up to the palette's twelve, no two series of
       // a figure may share one.

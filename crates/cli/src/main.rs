@@ -204,7 +204,7 @@ fn reproduce(
 }
 
 /// This process's command line, as a report records it.
-fn command_line() -> String {
+pub(crate) fn command_line() -> String {
     let mut args = std::env::args();
     let program = args.next().map(|p| {
         std::path::Path::new(&p)

@@ -9,6 +9,7 @@ use lab::output;
 use crate::RunArgs;
 
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
+    let clock = lab::provenance::Clock::start(Some(crate::command_line()), false);
     let mut overrides = args.set.clone();
     if let Some(seed) = args.seed {
         overrides.push(scenario::Override::seed(seed));
@@ -33,6 +34,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         .with_context(|| format!("cannot create output directory {}", out.display()))?;
     let result = lab::run::simulate_with(&scenario, !args.no_series)?;
     output::write_all(&out, &scenario, &result, !args.no_series)?;
+    lab::provenance::write(&out, &clock.finish(0))?;
     if args.quiet {
         println!("{}", out.join("summary.json").display());
     } else {

@@ -7,6 +7,7 @@ use crate::progress::Bar;
 use crate::SweepArgs;
 
 pub fn sweep(args: SweepArgs) -> anyhow::Result<()> {
+    let clock = lab::provenance::Clock::start(Some(crate::command_line()), args.fast);
     let jobs = lab::sweep::jobs(args.jobs)?;
     let mut overrides = args.set.clone();
     if let Some(seed) = args.seed {
@@ -26,6 +27,7 @@ pub fn sweep(args: SweepArgs) -> anyhow::Result<()> {
         .clone()
         .unwrap_or_else(|| PathBuf::from("out").join(format!("{name}-sweep")));
     let report = lab::sweep::run_points(&out, scenarios, jobs, args.series, &Bar::default())?;
+    lab::provenance::write(&out, &clock.finish(report.skipped))?;
     print!("{}", lab::sweep::table(&out, &report.ids)?);
     println!(
         "{}: {} runs ({} already recorded, {} run now, {} failed); results in {}",

@@ -1053,6 +1053,10 @@ fn report_and_compare_pages_for_runs_and_sweeps() {
     ] {
         assert!(html.contains(figure), "run page lacks {figure}");
     }
+    // Provenance: the build, the date and the command that wrote the run.
+    for row in ["<dt>date</dt>", "<dt>command</dt>", "flow.0.cc=bbr", "<dt>wall time</dt>"] {
+        assert!(html.contains(row), "run page lacks provenance {row}");
+    }
     check_in_browser(&runs[0].join("report.html"), "run");
 
     let file = sweep_file(&dir);
@@ -1073,6 +1077,9 @@ fn report_and_compare_pages_for_runs_and_sweeps() {
     );
     assert!(html.contains("Throughput vs p95 delay"));
     assert!(html.contains("mean ± sd over the seeds"));
+    for row in ["<dt>date</dt>", "<dt>command</dt>", "<dt>fidelity</dt>", "<dt>seeds</dt>"] {
+        assert!(html.contains(row), "sweep page lacks provenance {row}");
+    }
     check_in_browser(&sweep_out.join("report.html"), "sweep");
 
     let cmp = dir.join("cmp");
@@ -1089,6 +1096,10 @@ fn report_and_compare_pages_for_runs_and_sweeps() {
         html.contains("B - A")
             && html.contains("A: flow 0 (bbr)")
             && html.contains("B: flow 0 (cubic)")
+    );
+    assert!(
+        html.contains("<dt>page</dt>") && html.matches("bbrlab run ").count() >= 2,
+        "the comparison names each run's command and its own build"
     );
     check_in_browser(&cmp.join("compare.html"), "compare");
 
@@ -1110,6 +1121,14 @@ fn report_and_compare_pages_for_runs_and_sweeps() {
         stderr(&o).contains("not the output of `bbrlab run`"),
         "{}",
         stderr(&o)
+    );
+    std::fs::write(runs[1].join("invocation.json"), "{ truncated").unwrap();
+    let o = bbrlab(&["report", runs[1].to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let html = std::fs::read_to_string(runs[1].join("report.html")).unwrap();
+    assert!(
+        html.contains("invocation.json: not an invocation record"),
+        "an unreadable invocation record is named on the page"
     );
     std::fs::write(runs[1].join("summary.json"), "{ truncated").unwrap();
     let o = bbrlab(&["report", runs[1].to_str().unwrap()]);

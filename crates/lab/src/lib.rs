@@ -12,6 +12,7 @@
 //!   `scenarios/<suite>/`) with the analyses that turn their runs into
 //!   report sections, verdicts and `report.html`;
 //! - [`pages`]: report pages for a run, a sweep, or runs side by side;
+//! - [`provenance`]: the build, date, command and wall time of an output;
 //! - [`model`]: the oBBR paper's buffer-occupancy model (Eq. 1).
 //!
 //! Nothing here prints: long operations report through a
@@ -27,6 +28,7 @@
 pub mod model;
 pub mod output;
 pub mod pages;
+pub mod provenance;
 pub mod reproduce;
 pub mod run;
 pub mod store;

@@ -89,6 +89,7 @@ pub fn render_svg_with(figure: &Figure, colours: &Colours) -> Result<String, Rep
     }
     let plot = Plot::prepare(figure, &colours.assign(&figure_keys(figure)))?;
     let mut svg = String::new();
+    let mut plot_area = None;
     {
         let backend = SVGBackend::with_string(&mut svg, (figure.width, figure.height));
         let root = backend.into_drawing_area();
@@ -98,11 +99,11 @@ pub fn render_svg_with(figure: &Figure, colours: &Colours) -> Result<String, Rep
         if plot.is_empty() {
             draw_no_data(&body)?;
         } else {
-            draw_chart(&root, &body, figure, &plot)?;
+            plot_area = Some(draw_chart(&root, &body, figure, &plot)?);
         }
         root.present().map_err(drawing)?;
     }
-    Ok(add_title(svg, &figure.title))
+    Ok(add_title(svg, &figure.title, plot_area))
 }
 
 fn drawing<E: std::error::Error + Send + Sync>(
@@ -593,7 +594,15 @@ fn widen(lo: f64, hi: f64) -> Range<f64> {
     }
 }
 
-fn draw_chart(root: &Area, body: &Area, figure: &Figure, plot: &Plot) -> Result<(), ReportError> {
+/// The plot's data area in SVG pixels: left, top, right, bottom.
+type PlotArea = [i32; 4];
+
+fn draw_chart(
+    root: &Area,
+    body: &Area,
+    figure: &Figure,
+    plot: &Plot,
+) -> Result<PlotArea, ReportError> {
     let axes = Axes::new(figure, plot);
     let x_format = AxisFormat::new(axes.x.start, axes.x.end, X_TICKS);
     let y_format = AxisFormat::new(axes.y.start, axes.y.end, Y_TICKS);
@@ -657,7 +666,7 @@ fn draw_body<Y>(
     plot: &Plot,
     axes: &Axes,
     labels: &Labels,
-) -> Result<(), ReportError>
+) -> Result<PlotArea, ReportError>
 where
     Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
@@ -742,20 +751,23 @@ where
         }
     }
     for label in &reference_labels {
-        draw_reference_label(root, label)?;
+        draw_annotation(root, label)?;
     }
     if let Some(note) = outside_note(plot, axes) {
         // Inside the plot's top-left corner, so a fixed range never hides
-        // data without saying so.
-        chart
-            .draw_series(std::iter::once(Text::new(
-                note,
-                (axes.x.start, axes.y.end),
-                font(TICK_PX, &MUTED).pos(Pos::new(HPos::Left, VPos::Top)),
-            )))
-            .map_err(drawing)?;
+        // data without saying so; on a backing, as data may pass there.
+        let (x, y) = chart.backend_coord(&(axes.x.start, axes.y.end));
+        draw_annotation(
+            root,
+            &Annotation {
+                text: note,
+                at: (x + 4, y + 2),
+                right_aligned: false,
+            },
+        )?;
     }
-    Ok(())
+    let (x, y) = chart.plotting_area().get_pixel_range();
+    Ok([x.start, y.start, x.end, y.end])
 }
 
 /// What a fixed axis range leaves out of the data, if anything: "data
@@ -780,12 +792,12 @@ fn outside_note(plot: &Plot, axes: &Axes) -> Option<String> {
             parts.push(format!("right of x = {}", format_si(axes.x.end)));
         }
     }
-    (!parts.is_empty()).then(|| format!(" data {} not shown", parts.join(", ")))
+    (!parts.is_empty()).then(|| format!("data {} not shown", parts.join(", ")))
 }
 
-/// A reference line's label, placed in pixels: its anchor and which corner
-/// of the text sits there.
-struct ReferenceLabel {
+/// Text inside the plot (a reference line's label, a note), placed in
+/// pixels: its anchor and which corner of the text sits there.
+struct Annotation {
     text: String,
     at: (i32, i32),
     right_aligned: bool,
@@ -795,13 +807,13 @@ struct ReferenceLabel {
 const REFERENCE_PX: f64 = 11.5;
 
 /// Draws a reference line and returns where its label goes (drawn after
-/// the data by [`draw_reference_label`]).
+/// the data by [`draw_annotation`]).
 fn draw_reference<Y>(
     chart: &mut Chart<'_, '_, Y>,
     reference: &crate::model::ReferenceLine,
     axes: &Axes,
     is_bars: bool,
-) -> Result<Option<ReferenceLabel>, ReportError>
+) -> Result<Option<Annotation>, ReportError>
 where
     Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
@@ -821,7 +833,7 @@ where
                 )))
                 .map_err(drawing)?;
             let (x, y) = chart.backend_coord(&(axes.x.end, v));
-            Ok(Some(ReferenceLabel {
+            Ok(Some(Annotation {
                 text: reference.label.clone(),
                 at: (x - 4, y - 3),
                 right_aligned: true,
@@ -840,7 +852,7 @@ where
                 )))
                 .map_err(drawing)?;
             let (x, y) = chart.backend_coord(&(v, axes.y.end));
-            Ok(Some(ReferenceLabel {
+            Ok(Some(Annotation {
                 text: reference.label.clone(),
                 at: (x + 4, y + 2),
                 right_aligned: false,
@@ -849,24 +861,25 @@ where
     }
 }
 
-/// A reference label over a pale backing, drawn after the data so no
+/// Text inside the plot over a pale backing, drawn after the data so no
 /// series runs through it.
-fn draw_reference_label(root: &Area, label: &ReferenceLabel) -> Result<(), ReportError> {
+fn draw_annotation(root: &Area, label: &Annotation) -> Result<(), ReportError> {
     if label.text.is_empty() {
         return Ok(());
     }
-    // An estimate of the text's size: about 0.55 em per character.
-    let width = (label.text.chars().count() as f64 * REFERENCE_PX * 0.55).ceil() as i32 + 4;
+    // The backing must hold the text whatever the browser's sans-serif:
+    // the generous per-glyph estimate plus a margin.
+    let width = text_width(&label.text, REFERENCE_PX).ceil() as i32 + 10;
     let height = REFERENCE_PX.ceil() as i32 + 3;
     let (x, y) = label.at;
     let (left, top, pos) = if label.right_aligned {
         (
-            x - width + 2,
+            x - width + 5,
             y - height + 1,
             Pos::new(HPos::Right, VPos::Bottom),
         )
     } else {
-        (x - 2, y - 1, Pos::new(HPos::Left, VPos::Top))
+        (x - 5, y - 1, Pos::new(HPos::Left, VPos::Top))
     };
     root.draw(&Rectangle::new(
         [(left, top), (left + width, top + height)],
@@ -943,13 +956,17 @@ where
             };
             let hi = clamp(v + e);
             let style = INK.stroke_width(1);
-            chart
-                .draw_series([
-                    PathElement::new(vec![(xm, lo), (xm, hi)], style),
-                    PathElement::new(vec![(xm - cap, lo), (xm + cap, lo)], style),
-                    PathElement::new(vec![(xm - cap, hi), (xm + cap, hi)], style),
-                ])
-                .map_err(drawing)?;
+            // A whisker the axis range cuts runs off the plot without its
+            // cap, so it never reads as ending there (the plot's note says
+            // what is not shown).
+            let mut whisker = vec![PathElement::new(vec![(xm, lo), (xm, hi)], style)];
+            if v - e >= axes.y.start {
+                whisker.push(PathElement::new(vec![(xm - cap, lo), (xm + cap, lo)], style));
+            }
+            if v + e <= axes.y.end {
+                whisker.push(PathElement::new(vec![(xm - cap, hi), (xm + cap, hi)], style));
+            }
+            chart.draw_series(whisker).map_err(drawing)?;
         }
     }
     // Category names under each slot, wrapped onto two lines when long.
@@ -1117,7 +1134,7 @@ fn text_width(text: &str, px: f64) -> f64 {
     text.chars()
         .map(|c| match c {
             'i' | 'j' | 'l' | '.' | ',' | ':' | ';' | '\'' | '|' | '!' | ' ' | '(' | ')' => 0.32,
-            'm' | 'w' | 'M' | 'W' => 0.9,
+            'm' | 'w' | 'M' | 'W' | '%' => 0.9,
             c if c.is_uppercase() => 0.7,
             _ => 0.58,
         })
@@ -1167,11 +1184,18 @@ fn wrap(text: &str, max_px: f64, px: f64) -> Vec<String> {
 }
 
 /// Inserts an accessible `<title>` right after the opening `<svg>` tag.
-fn add_title(svg: String, title: &str) -> String {
+/// Adds the figure's title to the SVG and, as `data-plot-area="left top
+/// right bottom"` on its root, where the data is drawn (the browser check
+/// asserts that no text but a backed annotation lies there).
+fn add_title(svg: String, title: &str, plot_area: Option<PlotArea>) -> String {
     match svg.find('>') {
         Some(end) if svg.starts_with("<svg") => {
-            let mut out = String::with_capacity(svg.len() + title.len() + 32);
-            out.push_str(&svg[..=end]);
+            let mut out = String::with_capacity(svg.len() + title.len() + 64);
+            out.push_str(&svg[..end]);
+            if let Some([l, t, r, b]) = plot_area {
+                out.push_str(&format!(" data-plot-area=\"{l} {t} {r} {b}\""));
+            }
+            out.push('>');
             out.push_str("\n<title>");
             out.push_str(&escape(title));
             out.push_str("</title>");
@@ -1291,12 +1315,37 @@ mod tests {
         let axes = Axes::new(&cut, &plot);
         assert_eq!(
             outside_note(&plot, &axes).as_deref(),
-            Some(" data above 1.5 not shown")
+            Some("data above 1.5 not shown")
         );
-        assert!(render_svg(&cut).unwrap().contains("not shown"));
+        let svg = render_svg(&cut).unwrap();
+        assert!(svg.contains("not shown"));
+        assert!(svg.contains(" data-plot-area=\""), "the SVG marks its data area");
         let whole = Figure::lines("t", "x", "y", vec![line()]);
         let plot = Plot::prepare(&whole, &[]).unwrap();
         assert_eq!(outside_note(&plot, &Axes::new(&whole, &plot)), None);
+    }
+
+    #[test]
+    fn a_whisker_cut_by_the_range_loses_its_cap() {
+        let bars = |top: f64| {
+            Figure::bars(
+                "t",
+                "x",
+                "y",
+                ["a"],
+                vec![BarGroup::new("g", vec![1.0]).errors(vec![0.5])],
+            )
+            .y_range(0.0, top)
+        };
+        // Whiskers are the only paths in INK.
+        let whisker_paths = |f: &Figure| render_svg(f).unwrap().matches("stroke=\"#212529\"").count();
+        assert_eq!(whisker_paths(&bars(2.0)), 3);
+        assert_eq!(
+            whisker_paths(&bars(1.2)),
+            2,
+            "a whisker running past the top has no top cap"
+        );
+        assert!(render_svg(&bars(1.2)).unwrap().contains("data above"));
     }
 
     #[test]

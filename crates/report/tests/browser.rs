@@ -34,15 +34,13 @@ fn artifacts_dir() -> PathBuf {
     dir
 }
 
-#[test]
-fn demo_report_renders_in_chromium() {
+/// Whether the check can run here; `None` when BBRLAB_SKIP_BROWSER=1.
+fn browser_ready() -> Option<PathBuf> {
     if std::env::var("BBRLAB_SKIP_BROWSER").as_deref() == Ok("1") {
         eprintln!("browser check skipped: BBRLAB_SKIP_BROWSER=1");
-        return;
+        return None;
     }
-    let root = repo_root();
-    let browser_dir = root.join("tests/browser");
-    let script = browser_dir.join("check-report.mjs");
+    let browser_dir = repo_root().join("tests/browser");
     let mut missing = Vec::new();
     if !Path::new(CHROMIUM).exists() {
         missing.push(CHROMIUM.to_string());
@@ -59,24 +57,22 @@ fn demo_report_renders_in_chromium() {
          or set BBRLAB_SKIP_BROWSER=1 to skip this test.",
         missing.join(", ")
     );
+    Some(browser_dir)
+}
 
-    let demo = report::demo::demo_report();
-    let html = report::render_html(&demo);
-    let work = std::env::temp_dir().join(format!("bbrlab-report-browser-{}", std::process::id()));
-    std::fs::create_dir_all(&work).expect("create temp dir");
-    let report_path = work.join("demo.html");
-    std::fs::write(&report_path, &html).expect("write demo report");
+/// Runs check-report.mjs on `html` (kept as `name`.html beside its
+/// screenshot in target/report-artifacts): `(passed, stdout, stderr)`.
+fn check(browser_dir: &Path, html: &str, name: &str) -> (bool, String, String) {
     let artifacts = artifacts_dir();
-    let screenshot = artifacts.join("demo.png");
+    let report_path = artifacts.join(format!("{name}.html"));
+    std::fs::write(&report_path, html).expect("write report");
+    let screenshot = artifacts.join(format!("{name}.png"));
     let _ = std::fs::remove_file(&screenshot);
-    // Keep the HTML next to its screenshot for a human to open.
-    std::fs::write(artifacts.join("demo.html"), &html).expect("write artifact");
-
     let mut child = Command::new("node")
-        .arg(&script)
+        .arg(browser_dir.join("check-report.mjs"))
         .arg(&report_path)
         .arg(&screenshot)
-        .current_dir(&browser_dir)
+        .current_dir(browser_dir)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -92,16 +88,22 @@ fn demo_report_renders_in_chromium() {
         std::thread::sleep(Duration::from_millis(50));
     }
     let output = child.wait_with_output().expect("node output");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    (output.status.success(), stdout, stderr)
+}
+
+#[test]
+fn demo_report_renders_in_chromium() {
+    let Some(browser_dir) = browser_ready() else {
+        return;
+    };
+    let demo = report::demo::demo_report();
+    let html = report::render_html(&demo);
+    let (passed, stdout, stderr) = check(&browser_dir, &html, "demo");
     print!("{stdout}");
     eprint!("{stderr}");
-    let _ = std::fs::remove_dir_all(&work);
-    assert!(
-        output.status.success(),
-        "browser check failed ({}):\n{stderr}{stdout}",
-        output.status
-    );
+    assert!(passed, "browser check failed:\n{stderr}{stdout}");
 
     let figures: usize = demo.sections.iter().map(|s| s.figures.len()).sum();
     let expected = format!(
@@ -112,6 +114,7 @@ fn demo_report_renders_in_chromium() {
         stdout.contains(&expected),
         "expected {expected:?} in:\n{stdout}"
     );
+    let screenshot = artifacts_dir().join("demo.png");
     let size = std::fs::metadata(&screenshot).map(|m| m.len()).unwrap_or(0);
     assert!(
         size > 10_000,
@@ -119,4 +122,53 @@ fn demo_report_renders_in_chromium() {
         screenshot.display()
     );
     println!("screenshot: {}", screenshot.display());
+}
+
+/// The check is not a formality: a figure with text over its data and one
+/// whose series share a colour fail it, each named.
+#[test]
+fn the_browser_check_catches_overprinted_text_and_shared_colours() {
+    let Some(browser_dir) = browser_ready() else {
+        return;
+    };
+    let html = report::render_html(&report::demo::demo_report());
+
+    // Text in the middle of the first figure's data area, no backing.
+    let marker = "data-plot-area=\"";
+    let at = html.find(marker).expect("figures mark their data area") + marker.len();
+    let area: Vec<i32> = html[at..html[at..].find('"').unwrap() + at]
+        .split(' ')
+        .map(|v| v.parse().unwrap())
+        .collect();
+    let (x, y) = ((area[0] + area[2]) / 2, (area[1] + area[3]) / 2);
+    let end = at + html[at..].find("</svg>").unwrap();
+    let overprinted = format!(
+        "{}<text x=\"{x}\" y=\"{y}\" font-size=\"12\">stray label</text>{}",
+        &html[..end],
+        &html[end..]
+    );
+    let (passed, _, stderr) = check(&browser_dir, &overprinted, "defect-overprinted");
+    assert!(!passed, "text over the data passed the check");
+    assert!(
+        stderr.contains("text \"stray label\"") && stderr.contains("without a backing"),
+        "{stderr}"
+    );
+
+    // Two series of a figure given one colour.
+    let attr = "data-series-colours=\"";
+    let at = html
+        .match_indices(attr)
+        .map(|(i, _)| i + attr.len())
+        .find(|&i| html[i..i + html[i..].find('"').unwrap()].contains(' '))
+        .expect("a figure with two series");
+    let close = at + html[at..].find('"').unwrap();
+    let first = html[at..close].split(' ').next().unwrap().to_string();
+    let shared = format!(
+        "{}{first} {first}{}",
+        &html[..at],
+        &html[close..]
+    );
+    let (passed, _, stderr) = check(&browser_dir, &shared, "defect-shared-colour");
+    assert!(!passed, "two series sharing a colour passed the check");
+    assert!(stderr.contains("two series share a colour"), "{stderr}");
 }

@@ -19,11 +19,37 @@ pub fn page(runs: &[RunOutput]) -> Report {
         format!("{} runs; differences are against {}", runs.len(), names[0]),
     );
     for (name, run) in names.iter().zip(runs) {
-        report = report.provenance(name.clone(), run.dir.display().to_string());
+        report = report.provenance(name.clone(), run_origin(run));
     }
+    let (version, commit) = crate::provenance::build_id();
+    report = report.provenance(
+        "page",
+        format!(
+            "written {} by bbrlab {version} (commit {commit})",
+            humantime::format_rfc3339_seconds(std::time::SystemTime::now())
+        ),
+    );
     report
         .section(summary_section(runs))
         .section(series_section(runs))
+}
+
+/// Where a compared run comes from: its directory, build, date and command.
+fn run_origin(run: &RunOutput) -> String {
+    let mut origin = run.dir.display().to_string();
+    match crate::provenance::read(&run.dir) {
+        Ok(Some(p)) => {
+            origin += &format!("; bbrlab {} (commit {}), {}", p.version, p.commit, p.started);
+            if let Some(command) = p.command {
+                origin += &format!("; `{command}`");
+            }
+        }
+        Ok(None) => {
+            origin += &format!("; bbrlab {}, date not recorded", super::build_of(&run.summary))
+        }
+        Err(err) => origin += &format!("; {err:#}"),
+    }
+    origin
 }
 
 /// A, B, C, ... then A1, B1, ... past Z.

@@ -106,6 +106,30 @@ fn write(dir: &Path, page: &report::Report) -> anyhow::Result<PathBuf> {
     Ok(path)
 }
 
+/// Adds the provenance of the output in `dir` (its invocation.json) to
+/// `report`; `build` names the build the results themselves record, shown
+/// when the invocation was not recorded (outputs of older versions).
+fn with_invocation(mut report: report::Report, dir: &Path, build: String) -> report::Report {
+    let rows = match crate::provenance::read(dir) {
+        Ok(Some(invocation)) => crate::provenance::rows(Some(&invocation), ""),
+        Ok(None) => vec![
+            ("bbrlab".to_string(), build),
+            (
+                "date".to_string(),
+                format!("not recorded (no {})", crate::provenance::FILE),
+            ),
+        ],
+        Err(err) => vec![
+            ("bbrlab".to_string(), build),
+            ("date".to_string(), format!("not recorded ({err:#})")),
+        ],
+    };
+    for (key, value) in rows {
+        report = report.provenance(key, value);
+    }
+    report
+}
+
 /// The bbrlab build a run's summary records: "0.1.0 (commit abc123)".
 fn build_of(summary: &serde_json::Value) -> String {
     match (

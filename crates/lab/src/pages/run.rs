@@ -99,9 +99,9 @@ pub fn page(run: &RunOutput) -> Report {
             s["wall_time_s"].as_f64().unwrap_or(f64::NAN)
         ),
     )
-    .provenance("directory", run.dir.display().to_string())
-    .provenance("bbrlab", super::build_of(s))
-    .provenance(
+    .provenance("directory", run.dir.display().to_string());
+    report = super::with_invocation(report, &run.dir, super::build_of(s))
+        .provenance(
         "scenario",
         s["scenario_file"].as_str().unwrap_or("unknown").to_string(),
     )

@@ -128,9 +128,10 @@ pub fn page(
             }
         ),
     )
-    .provenance("directory", dir.display().to_string())
-    .provenance(
-        "bbrlab",
+    .provenance("directory", dir.display().to_string());
+    report = super::with_invocation(
+        report,
+        dir,
         records
             .first()
             .map_or("unknown".to_string(), |r| super::build_of(&r.summary)),

@@ -136,29 +136,12 @@ pub(crate) struct Manifest {
     pub(crate) scenarios: PathBuf,
     /// Where the results come from (absent in outputs of older versions).
     #[serde(default)]
-    pub(crate) provenance: Option<Provenance>,
-}
-
-/// How and when a reproduction ran, for its report.
-#[derive(Serialize, Deserialize, Clone, Debug)]
-pub(crate) struct Provenance {
-    /// bbrlab's version.
-    pub(crate) version: String,
-    /// The git commit it was built from.
-    pub(crate) commit: String,
-    /// When the invocation that ran it started (UTC, RFC 3339).
-    pub(crate) started: String,
-    /// The command line, if the caller gave it.
-    pub(crate) command: Option<String>,
-    /// Wall time of that invocation, seconds.
-    pub(crate) wall_time_s: f64,
-    /// Runs recorded by earlier invocations (resumed, not rerun).
-    pub(crate) resumed_runs: usize,
+    pub(crate) provenance: Option<crate::provenance::Invocation>,
 }
 
 /// This build's version and commit.
 pub fn build_id() -> (&'static str, &'static str) {
-    (env!("CARGO_PKG_VERSION"), env!("BBRLAB_GIT_COMMIT"))
+    crate::provenance::build_id()
 }
 
 /// Where the scenario files are: `--scenarios`, else `./scenarios`, else the
@@ -264,7 +247,7 @@ pub fn reproduce(
         }
     }
     let started = std::time::Instant::now();
-    let started_at = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    let clock = crate::provenance::Clock::start(options.command.clone(), fast);
     let mut failed_runs = 0;
     let mut resumed_runs = 0;
     for (e, runs) in plans {
@@ -274,19 +257,11 @@ pub fn reproduce(
         resumed_runs += report.skipped;
         observer.experiment_done(e.id, &report, t.elapsed().as_secs_f64());
     }
-    let (version, commit) = build_id();
     let manifest = Manifest {
         suite: suite.name.to_string(),
         fast,
         scenarios: scenarios.canonicalize().unwrap_or(scenarios),
-        provenance: Some(Provenance {
-            version: version.to_string(),
-            commit: commit.to_string(),
-            started: started_at,
-            command: options.command.clone(),
-            wall_time_s: started.elapsed().as_secs_f64(),
-            resumed_runs,
-        }),
+        provenance: Some(clock.finish(resumed_runs)),
     };
     std::fs::write(
         out.join("suite.json"),
@@ -447,44 +422,34 @@ fn write_report(
     Ok((path, rejected))
 }
 
-/// The report's provenance block: build, date, command, fidelity, seeds, wall time.
+/// The report's provenance block: build, date, command, fidelity, wall
+/// time and seeds.
 fn with_provenance(
     mut report: report::Report,
     manifest: &Manifest,
     seeds: &std::collections::BTreeSet<u64>,
 ) -> report::Report {
-    let fidelity = if manifest.fast {
-        "--fast (shortened runs)"
-    } else {
-        "default (the suites' full runs)"
-    };
-    if let Some(p) = &manifest.provenance {
-        report = report
-            .provenance("bbrlab", format!("{} (commit {})", p.version, p.commit))
-            .provenance("run", p.started.clone());
-        if let Some(command) = &p.command {
-            report = report.provenance("command", command.clone());
-        }
-        report = report.provenance(
-            "wall time",
-            if p.resumed_runs > 0 {
-                format!(
-                    "{:.1} s ({} runs recorded by earlier invocations were reused)",
-                    p.wall_time_s, p.resumed_runs
-                )
-            } else {
-                format!("{:.1} s", p.wall_time_s)
-            },
-        );
-    } else {
-        let (version, commit) = build_id();
-        report = report.provenance(
-            "bbrlab",
-            format!("{version} (commit {commit}; the runs' own build was not recorded)"),
-        );
+    // suite.json's own `fast` is the fidelity (invocation records of
+    // older versions lack theirs).
+    let invocation = manifest.provenance.clone().map(|p| crate::provenance::Invocation {
+        fast: manifest.fast,
+        ..p
+    });
+    let mut rows = crate::provenance::rows(
+        invocation.as_ref(),
+        "suite.json records no build: written by an older version",
+    );
+    if invocation.is_none() {
+        rows.push((
+            "fidelity".into(),
+            if manifest.fast { "--fast (the scenarios' shortened runs)" } else { "default (the scenarios' full runs)" }.into(),
+        ));
+    }
+    for (key, value) in rows {
+        report = report.provenance(key, value);
     }
     let seeds: Vec<String> = seeds.iter().map(u64::to_string).collect();
-    report.provenance("fidelity", fidelity).provenance(
+    report.provenance(
         "seeds",
         if seeds.is_empty() {
             "none recorded".to_string()
