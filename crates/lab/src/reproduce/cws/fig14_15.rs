@@ -7,6 +7,7 @@ use super::{
     group_share, retransmitted_packets, seeds_note, stat_bars, throughput_figure, Stat,
 };
 use crate::reproduce::claims::{claim, Measured, Origin, Paper, Test};
+use crate::reproduce::verdict::paper_name;
 use crate::reproduce::data::metric;
 use crate::reproduce::{Analysis, Experiment, Runs};
 use crate::store::RunRecord;
@@ -154,14 +155,14 @@ fn figs14_15_three_vs_three(runs: &Runs) -> Analysis {
         let labels: Vec<String> = (0..ALL_FLOWS)
             .map(|f| {
                 if f < BBR_FLOWS {
-                    format!("{cc} #{}", f + 1)
+                    format!("{} #{}", paper_name(cc), f + 1)
                 } else {
-                    format!("cubic #{}", f - BBR_FLOWS + 1)
+                    format!("CUBIC #{}", f - BBR_FLOWS + 1)
                 }
             })
             .collect();
         section = section.figure(throughput_figure(
-            &format!("Fig. {fig}: three {cc} vs three CUBIC, {}", buffer_label(b)),
+            &format!("Fig. {fig}: three {} vs three CUBIC, {}", paper_name(cc), buffer_label(b)),
             throughputs,
             &labels,
         ));
@@ -211,7 +212,7 @@ fn figs14_15_three_vs_three(runs: &Runs) -> Analysis {
         let (share_sd, second_jain) = fluctuation(cc, b);
         ours = ours.row([
             Cell::text(fig),
-            Cell::text(cc),
+            Cell::text(paper_name(cc)),
             Cell::text(buffer_label(b)),
             jain(cc, b).cell(3),
             share(cc, b).cell(3),

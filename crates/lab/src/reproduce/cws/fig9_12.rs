@@ -8,6 +8,7 @@ use super::{
     PAYLOAD_BYTES, SETTLED_S,
 };
 use crate::reproduce::claims::{claim, Measured, Origin, Paper, Test};
+use crate::reproduce::verdict::paper_name;
 use crate::reproduce::data::{mean_sd, metric, series_column};
 use crate::reproduce::{Analysis, Experiment, Runs};
 use crate::store::RunRecord;
@@ -219,8 +220,8 @@ fn figs9_12_vs_cubic(runs: &Runs) -> Analysis {
         let Some(run) = drawn_run(runs, &at(cc, b)) else {
             continue;
         };
-        let name = format!("Fig. {fig}: {cc} vs CUBIC, {}", buffer_label(b));
-        let labels = [cc.to_string(), "cubic".to_string()];
+        let name = format!("Fig. {fig}: {} vs CUBIC, {}", paper_name(cc), buffer_label(b));
+        let labels = [paper_name(cc), "CUBIC".to_string()];
         if let Some(t) = flow_throughputs(runs, run, 2) {
             section = section.figure(throughput_figure(
                 &format!("{name}: throughput"),
@@ -251,9 +252,9 @@ fn figs9_12_vs_cubic(runs: &Runs) -> Analysis {
                 .into_iter()
                 .map(|(t, bytes_per_s)| (t, bytes_per_s / PAYLOAD_BYTES))
                 .collect();
-            retransmission_lines.push(Line::new(format!("Fig. {fig}: {cc}"), retransmitted));
+            retransmission_lines.push(Line::new(format!("Fig. {fig}: {}", paper_name(cc)), retransmitted));
             rtprop_lines.push(Line::new(
-                format!("Fig. {fig}: {cc}"),
+                format!("Fig. {fig}: {}", paper_name(cc)),
                 between(series_column(&rows, 0, "min_rtt_ms"), ZOOM.0, ZOOM.1),
             ));
         }
@@ -299,7 +300,7 @@ fn figs9_12_vs_cubic(runs: &Runs) -> Analysis {
         let (share_sd, second_jain) = fluctuation_over_seeds(runs, &at(cc, b), 1, 2);
         ours = ours.row([
             Cell::text(format!("Fig. {fig}")),
-            Cell::text(cc),
+            Cell::text(paper_name(cc)),
             Cell::text(buffer_label(b)),
             jain(cc, b).cell(3),
             share(cc, b).cell(3),

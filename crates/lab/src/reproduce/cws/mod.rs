@@ -193,7 +193,8 @@ fn fluctuation_over_seeds(
 }
 
 /// Grouped bars of a statistic over seeds: one category per buffer, one
-/// group per controller, ± one standard deviation as error bars.
+/// group per controller (given by its spec, shown by the paper's name),
+/// ± one standard deviation as error bars.
 fn stat_bars(
     title: &str,
     y_label: &str,
@@ -208,7 +209,10 @@ fn stat_bars(
         groups
             .into_iter()
             .map(|(label, stats)| {
-                BarGroup::new(label, stats.iter().map(|s| s.mean).collect())
+                BarGroup::new(
+                    crate::reproduce::verdict::paper_name(&label),
+                    stats.iter().map(|s| s.mean).collect(),
+                )
                     .errors(stats.iter().map(|s| s.sd).collect())
             })
             .collect(),
