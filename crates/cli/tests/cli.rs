@@ -1050,6 +1050,7 @@ fn report_and_compare_pages_for_runs_and_sweeps() {
         "Congestion window",
         "Bandwidth estimate and link capacity",
         "Bottleneck queue",
+        "Controller mode over time: flow 0 (bbr)",
     ] {
         assert!(html.contains(figure), "run page lacks {figure}");
     }

@@ -10,7 +10,7 @@ use anyhow::Context;
 use report::{Cell, Figure, Line, LineStyle, Report, Section, Table};
 use serde_json::Value;
 
-use super::series::{mode_shares, rate_mbps, SeriesFile};
+use super::series::{mode_shares, rate_mbps, split_by_mode, SeriesFile};
 
 /// A run's outputs, read back.
 pub struct RunOutput {
@@ -178,6 +178,10 @@ fn summary_section(run: &RunOutput) -> Section {
         .table(bottleneck)
 }
 
+/// Flows whose controller modes get a figure of their own (the table of
+/// time in each mode covers every flow).
+const MODE_FIGURES: usize = 4;
+
 /// The time-series bin for goodput: about 200 points over the run, never
 /// finer than the samples.
 fn goodput_bin(duration_s: f64) -> f64 {
@@ -286,6 +290,35 @@ fn series_section(run: &RunOutput, flows: &SeriesFile, link: Option<&SeriesFile>
                     .map(|(t, v)| (t, v / 1e3))
                     .collect(),
             )],
+        ));
+    }
+    // Mode bands: each flow's cwnd coloured by the controller's mode, so
+    // when it probed, drained or recovered shows against what it did.
+    for (id, label) in labels.iter().take(MODE_FIGURES) {
+        let cwnd: Vec<(f64, f64)> = flows
+            .numeric(Some(*id), "cwnd")
+            .into_iter()
+            .map(|(t, v)| (t, v * 1e-3))
+            .collect();
+        let pieces = split_by_mode(&cwnd, &flows.text(*id, "mode"));
+        if pieces.is_empty() {
+            continue;
+        }
+        section = section.figure(Figure::lines(
+            format!("Controller mode over time: {label}"),
+            "time (s)",
+            "cwnd (KB), coloured by mode",
+            pieces
+                .into_iter()
+                .map(|(mode, points)| Line::new(mode, points))
+                .collect(),
+        ));
+    }
+    if labels.len() > MODE_FIGURES {
+        section = section.description(format!(
+            "Every sample of the run's recorder, one line per flow. Goodput is averaged over {bin:.2} s bins. \
+             Controller modes over time are drawn for the first {MODE_FIGURES} of {} flows; the table below covers all.",
+            labels.len()
         ));
     }
     let mut modes = Table::new(

@@ -132,9 +132,73 @@ pub fn mode_shares(modes: &[(f64, String)]) -> (BTreeMap<String, f64>, usize) {
     )
 }
 
+/// A series split by the controller mode in force at each sample: one
+/// `(mode, points)` per mode in order of first appearance, each NaN (a gap)
+/// where another mode rules. A segment that ends in a mode change runs to
+/// the next sample, so the pieces join into one unbroken curve.
+pub fn split_by_mode(values: &[(f64, f64)], modes: &[(f64, String)]) -> Vec<(String, Vec<(f64, f64)>)> {
+    // The mode at time t: the latest mode sample at or before t.
+    let mut next_mode = 0;
+    let mut current: Option<&str> = None;
+    let in_force: Vec<Option<&str>> = values
+        .iter()
+        .map(|&(t, _)| {
+            while next_mode < modes.len() && modes[next_mode].0 <= t {
+                current = Some(&modes[next_mode].1);
+                next_mode += 1;
+            }
+            current
+        })
+        .collect();
+    let mut out: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    for (i, (&point, mode)) in values.iter().zip(&in_force).enumerate() {
+        let Some(mode) = mode else { continue };
+        let index = match out.iter().position(|(m, _)| m == mode) {
+            Some(index) => index,
+            None => {
+                out.push((mode.to_string(), Vec::new()));
+                out.len() - 1
+            }
+        };
+        let line = &mut out[index].1;
+        line.push(point);
+        if let (Some(&next), Some(next_mode)) = (values.get(i + 1), in_force.get(i + 1)) {
+            if *next_mode != Some(*mode) {
+                line.push(next);
+                line.push((next.0, f64::NAN));
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_series_splits_into_joined_pieces_per_mode() {
+        let values = [(0.0, 1.0), (1.0, 2.0), (2.0, 3.0), (3.0, 4.0), (4.0, 5.0)];
+        let modes = [
+            (0.0, "startup".to_string()),
+            (2.0, "drain".to_string()),
+            (3.0, "startup".to_string()),
+        ];
+        let split = split_by_mode(&values, &modes);
+        assert_eq!(split.len(), 2);
+        assert_eq!(split[0].0, "startup");
+        let startup: Vec<String> = split[0].1.iter().map(|p| format!("{:?}", p)).collect();
+        assert_eq!(
+            startup,
+            ["(0.0, 1.0)", "(1.0, 2.0)", "(2.0, 3.0)", "(2.0, NaN)", "(3.0, 4.0)", "(4.0, 5.0)"]
+        );
+        assert_eq!(split[1].0, "drain");
+        assert_eq!(split[1].1[..2], [(2.0, 3.0), (3.0, 4.0)]);
+        // Samples before the first mode sample belong to no mode.
+        assert!(split_by_mode(&values, &modes[1..])
+            .iter()
+            .all(|(_, points)| points.iter().all(|&(t, _)| t >= 2.0)));
+    }
 
     #[test]
     fn rates_over_bins() {
