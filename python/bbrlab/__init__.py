@@ -157,7 +157,14 @@ def _flows_frame(summary: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def run(source: Source, set: Optional[Mapping[str, Any]] = None, seed: Optional[int] = None, series: bool = True) -> RunResult:
+def run(
+    source: Source,
+    set: Optional[Mapping[str, Any]] = None,
+    seed: Optional[int] = None,
+    series: bool = True,
+    out: Optional[Union[str, os.PathLike]] = None,
+    series_format: str = "parquet",
+) -> RunResult:
     """Runs one scenario in the simulator.
 
     Args:
@@ -167,6 +174,11 @@ def run(source: Source, set: Optional[Mapping[str, Any]] = None, seed: Optional[
             ``{"flow.0.cc": "cubic", "link.loss": "1%"}``.
         seed: overrides the scenario's seed.
         series: keep the time series (``RunResult.series`` and ``.link``).
+        out: also write the run's outputs to this directory, as ``bbrlab
+            run --out`` does (summary.json, flows.csv, the time series,
+            scenario.toml, invocation.json); ``bbrlab report`` draws them.
+        series_format: the written time series' format: ``"parquet"``
+            (compressed; ``pd.read_parquet``, polars, DuckDB) or ``"csv"``.
 
     Returns:
         a :class:`RunResult`.
@@ -184,7 +196,9 @@ def run(source: Source, set: Optional[Mapping[str, Any]] = None, seed: Optional[
         print(r.flows[["cc", "goodput_bps"]])
     """
     text, origin = _source(source)
-    summary, flows_csv, link_csv = _bbrlab.run(text, origin, _overrides(set), seed, series)
+    summary, flows_csv, link_csv = _bbrlab.run(
+        text, origin, _overrides(set), seed, series, os.fspath(out) if out is not None else None, series_format
+    )
     summary = json.loads(summary)
     series_df = pd.read_csv(io.StringIO(flows_csv)) if flows_csv else pd.DataFrame()
     link_df = pd.read_csv(io.StringIO(link_csv)) if link_csv else pd.DataFrame()

@@ -70,9 +70,12 @@ fn expand(
 
 /// Runs one scenario given as TOML text. `origin` names it in errors and
 /// is where relative trace paths start. Returns the summary (JSON), and the
-/// flow and link time series (CSV text) when `series` is set.
+/// flow and link time series (CSV text) when `series` is set. With `out`,
+/// also writes the run's outputs there as `bbrlab run --out` does, time
+/// series in `series_format` ("parquet" or "csv").
 #[pyfunction]
-#[pyo3(signature = (text, origin, set, seed=None, series=true))]
+#[pyo3(signature = (text, origin, set, seed=None, series=true, out=None, series_format="parquet"))]
+#[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
     text: &str,
@@ -80,7 +83,13 @@ fn run(
     set: Params,
     seed: Option<u64>,
     series: bool,
+    out: Option<PathBuf>,
+    series_format: &str,
 ) -> PyResult<(String, Option<String>, Option<String>)> {
+    let format: lab::table::Format = series_format
+        .parse()
+        .map_err(|e: String| BbrlabError::new_err(format!("series_format: {e}")))?;
+    let clock = lab::provenance::Clock::start(Some("Python: bbrlab.run(...)".to_string()), false);
     let overrides = overrides(set, seed);
     let sweep = scenario::sweep_from_str(text, Path::new(origin), &overrides).map_err(err)?;
     if !sweep.axes.is_empty() {
@@ -94,6 +103,13 @@ fn run(
     let scenario = scenario::from_str(text, Path::new(origin), &overrides).map_err(err)?;
     py.detach(|| -> anyhow::Result<_> {
         let result = lab::run::simulate_with(&scenario, series)?;
+        if let Some(out) = &out {
+            std::fs::create_dir_all(out).map_err(|e| {
+                anyhow::anyhow!("cannot create output directory {}: {e}", out.display())
+            })?;
+            lab::output::write_all(out, &scenario, &result, series.then_some(format))?;
+            lab::provenance::write(out, &clock.finish(0))?;
+        }
         let summary = serde_json::to_string(&lab::output::summary(&scenario, &result))?;
         if !series {
             return Ok((summary, None, None));
@@ -168,7 +184,7 @@ fn sweep(
             Some(out) => {
                 let clock = lab::provenance::Clock::start(Some(PYTHON_SWEEP.to_string()), fast);
                 let params: Vec<_> = runs.iter().map(|(p, _)| p.params.clone()).collect();
-                let report = lab::sweep::run_points(&out, runs, jobs, false, &lab::sweep::Silent)?;
+                let report = lab::sweep::run_points(&out, runs, jobs, None, &lab::sweep::Silent)?;
                 lab::provenance::write(&out, &clock.finish(report.skipped))?;
                 anyhow::ensure!(
                     report.failures.is_empty(),
@@ -300,6 +316,7 @@ fn reproduce(
     jobs: Option<usize>,
 ) -> PyResult<(String, String)> {
     let options = lab::reproduce::Options {
+        series_format: lab::table::Format::default(),
         out,
         fast,
         jobs,

@@ -69,6 +69,10 @@ enum Command {
         /// The scenarios directory [default: ./scenarios, else the repository's].
         #[arg(long)]
         scenarios: Option<PathBuf>,
+        /// Format of the time series kept for the analyses: parquet
+        /// (compressed, the default) or csv.
+        #[arg(long, value_name = "FORMAT", default_value_t = lab::table::Format::Parquet)]
+        series_format: lab::table::Format,
     },
     /// Write report.html for the output of `run`, `sweep` or `reproduce` (no simulation).
     ///
@@ -136,6 +140,9 @@ struct RunArgs {
     /// Do not write the time series.
     #[arg(long)]
     no_series: bool,
+    /// Format of the time series: parquet (compressed, the default) or csv.
+    #[arg(long, value_name = "FORMAT", default_value_t = lab::table::Format::Parquet)]
+    series_format: lab::table::Format,
     /// Print only the summary JSON path (for scripts).
     #[arg(long, short)]
     quiet: bool,
@@ -157,9 +164,12 @@ struct SweepArgs {
     /// Override the seed of every run (a `seed` sweep axis still wins).
     #[arg(long)]
     seed: Option<u64>,
-    /// Also keep each run's time series (runs/<id>/series_*.csv).
+    /// Also keep each run's time series (runs/<id>/series_*).
     #[arg(long)]
     series: bool,
+    /// Format of the kept time series: parquet (compressed, the default) or csv.
+    #[arg(long, value_name = "FORMAT", default_value_t = lab::table::Format::Parquet)]
+    series_format: lab::table::Format,
     /// Run the shortened experiment of the file's [fast] table.
     #[arg(long)]
     fast: bool,
@@ -173,6 +183,7 @@ fn reproduce(
     fast: bool,
     jobs: Option<usize>,
     scenarios: Option<PathBuf>,
+    series_format: lab::table::Format,
 ) -> anyhow::Result<()> {
     let options = lab::reproduce::Options {
         out,
@@ -180,6 +191,7 @@ fn reproduce(
         jobs,
         scenarios,
         command: Some(command_line()),
+        series_format,
     };
     let done = lab::reproduce::reproduce(suite, &options, &progress::Bar::default())?;
     warn_rejected(&done.rejected);
@@ -294,7 +306,8 @@ fn main() -> ExitCode {
             fast,
             jobs,
             scenarios,
-        } => reproduce(&suite, out, fast, jobs, scenarios),
+            series_format,
+        } => reproduce(&suite, out, fast, jobs, scenarios, series_format),
         Command::Report { dir } => report(&dir),
         Command::Compare { dirs, out } => {
             let out = out.unwrap_or_else(|| PathBuf::from("out").join("compare"));

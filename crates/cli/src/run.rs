@@ -33,7 +33,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     std::fs::create_dir_all(&out)
         .with_context(|| format!("cannot create output directory {}", out.display()))?;
     let result = lab::run::simulate_with(&scenario, !args.no_series)?;
-    output::write_all(&out, &scenario, &result, !args.no_series)?;
+    output::write_all(
+        &out,
+        &scenario,
+        &result,
+        (!args.no_series).then_some(args.series_format),
+    )?;
     lab::provenance::write(&out, &clock.finish(0))?;
     if args.quiet {
         println!("{}", out.join("summary.json").display());

@@ -26,7 +26,13 @@ pub fn sweep(args: SweepArgs) -> anyhow::Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from("out").join(format!("{name}-sweep")));
-    let report = lab::sweep::run_points(&out, scenarios, jobs, args.series, &Bar::default())?;
+    let report = lab::sweep::run_points(
+        &out,
+        scenarios,
+        jobs,
+        args.series.then_some(args.series_format),
+        &Bar::default(),
+    )?;
     lab::provenance::write(&out, &clock.finish(report.skipped))?;
     print!("{}", lab::sweep::table(&out, &report.ids)?);
     println!(

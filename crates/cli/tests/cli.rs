@@ -100,6 +100,43 @@ fn run_writes_summary_csv_and_series() {
     }
     let csv = std::fs::read_to_string(out.join("flows.csv")).unwrap();
     assert_eq!(csv.lines().count(), 3, "header + 2 flows");
+    // Time series are Parquet by default (see python/tests/test_parquet.py
+    // for pandas, polars and DuckDB reading them); CSV on request.
+    for stem in ["series_flows", "series_link", "series_controller"] {
+        assert!(
+            out.join(format!("{stem}.parquet")).is_file(),
+            "{stem}.parquet"
+        );
+        assert!(
+            !out.join(format!("{stem}.csv")).exists(),
+            "no {stem}.csv by default"
+        );
+    }
+    let parquet_bytes = std::fs::metadata(out.join("series_flows.parquet"))
+        .unwrap()
+        .len();
+    let o = bbrlab(&[
+        "run",
+        &example("cubic-vs-bbr.toml"),
+        "--out",
+        out.to_str().unwrap(),
+        "--set",
+        "duration=20s",
+        "--series-format",
+        "csv",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        !out.join("series_flows.parquet").exists(),
+        "the earlier run's Parquet series are replaced, not left to be read instead"
+    );
+    let csv_bytes = std::fs::metadata(out.join("series_flows.csv"))
+        .unwrap()
+        .len();
+    assert!(
+        parquet_bytes * 3 < csv_bytes,
+        "Parquet much smaller than CSV: {parquet_bytes} vs {csv_bytes} bytes"
+    );
     let series = std::fs::read_to_string(out.join("series_flows.csv")).unwrap();
     assert!(series.lines().next().unwrap().contains("cwnd"));
     assert!(
@@ -973,9 +1010,9 @@ fn report_names_and_skips_bad_records() {
     let series = out
         .join("bandwidth-drop/runs")
         .join(&id)
-        .join("series_flows.csv");
-    let text = std::fs::read_to_string(&series).unwrap();
-    std::fs::write(&series, &text[..text.len() * 2 / 3]).unwrap();
+        .join("series_flows.parquet");
+    let bytes = std::fs::read(&series).unwrap();
+    std::fs::write(&series, &bytes[..bytes.len() * 2 / 3]).unwrap();
 
     let o = bbrlab(&["report", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -1055,7 +1092,12 @@ fn report_and_compare_pages_for_runs_and_sweeps() {
         assert!(html.contains(figure), "run page lacks {figure}");
     }
     // Provenance: the build, the date and the command that wrote the run.
-    for row in ["<dt>date</dt>", "<dt>command</dt>", "flow.0.cc=bbr", "<dt>wall time</dt>"] {
+    for row in [
+        "<dt>date</dt>",
+        "<dt>command</dt>",
+        "flow.0.cc=bbr",
+        "<dt>wall time</dt>",
+    ] {
         assert!(html.contains(row), "run page lacks provenance {row}");
     }
     check_in_browser(&runs[0].join("report.html"), "run");
@@ -1078,7 +1120,12 @@ fn report_and_compare_pages_for_runs_and_sweeps() {
     );
     assert!(html.contains("Throughput vs p95 delay"));
     assert!(html.contains("mean ± sd over the seeds"));
-    for row in ["<dt>date</dt>", "<dt>command</dt>", "<dt>fidelity</dt>", "<dt>seeds</dt>"] {
+    for row in [
+        "<dt>date</dt>",
+        "<dt>command</dt>",
+        "<dt>fidelity</dt>",
+        "<dt>seeds</dt>",
+    ] {
         assert!(html.contains(row), "sweep page lacks provenance {row}");
     }
     check_in_browser(&sweep_out.join("report.html"), "sweep");
@@ -1139,6 +1186,29 @@ fn report_and_compare_pages_for_runs_and_sweeps() {
         "{}",
         stderr(&o)
     );
+    let series = runs[0].join("series_flows.parquet");
+    let bytes = std::fs::read(&series).unwrap();
+    std::fs::write(&series, &bytes[..bytes.len() / 2]).unwrap();
+    let o = bbrlab(&["report", runs[0].to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("series_flows.parquet: not a Parquet file"),
+        "a truncated Parquet series is named: {}",
+        stderr(&o)
+    );
+    // The same run with CSV series: a truncated file names its line.
+    let o = bbrlab(&[
+        "run",
+        &example("bbr-shallow.toml"),
+        "--out",
+        runs[0].to_str().unwrap(),
+        "--set",
+        "duration=8s",
+        "--series-format",
+        "csv",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!series.exists(), "the Parquet series are replaced");
     let series = runs[0].join("series_flows.csv");
     let text = std::fs::read_to_string(&series).unwrap();
     std::fs::write(&series, &text[..text.len() / 2]).unwrap();
@@ -1147,6 +1217,18 @@ fn report_and_compare_pages_for_runs_and_sweeps() {
     assert!(
         stderr(&o).contains("series_flows.csv: line"),
         "a truncated series names its line: {}",
+        stderr(&o)
+    );
+    let o = bbrlab(&[
+        "run",
+        &example("bbr-shallow.toml"),
+        "--series-format",
+        "xlsx",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("unknown table format \"xlsx\" (expected parquet or csv)"),
+        "{}",
         stderr(&o)
     );
     std::fs::remove_dir_all(&dir).ok();

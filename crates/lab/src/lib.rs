@@ -8,6 +8,7 @@
 //! - [`store`]: the results store of a sweep (one record per run, a table
 //!   over the sweep's runs), resumable and content-addressed;
 //! - [`sweep`]: every point of a sweep, in parallel, into a store;
+//! - [`table`]: time series and results tables as Parquet or CSV;
 //! - [`reproduce`]: the papers' suites: experiments (sweep files under
 //!   `scenarios/<suite>/`) with the analyses that turn their runs into
 //!   report sections, verdicts and `report.html`;
@@ -21,7 +22,8 @@
 //! ```no_run
 //! let scenario = scenario::load(std::path::Path::new("scenarios/examples/bbr-shallow.toml"), &[])?;
 //! let result = lab::run::simulate(&scenario)?;
-//! lab::output::write_all(std::path::Path::new("out/bbr-shallow"), &scenario, &result, true)?;
+//! let series = Some(lab::table::Format::Parquet);
+//! lab::output::write_all(std::path::Path::new("out/bbr-shallow"), &scenario, &result, series)?;
 //! # Ok::<(), anyhow::Error>(())
 //! ```
 
@@ -33,3 +35,4 @@ pub mod reproduce;
 pub mod run;
 pub mod store;
 pub mod sweep;
+pub mod table;

@@ -8,6 +8,8 @@ use anyhow::Context;
 use serde::Serialize;
 use sim::RunResult;
 
+use crate::table::{self, Format};
+
 /// The summary as written to summary.json: the run's results plus where
 /// they came from.
 #[derive(Serialize)]
@@ -30,31 +32,39 @@ pub fn summary<'a>(scenario: &scenario::Scenario, result: &'a RunResult) -> impl
     }
 }
 
-/// Writes summary.json, flows.csv, the time series and scenario.toml.
+/// Writes summary.json, flows.csv, scenario.toml and, in `series` format
+/// if given, the time series.
 pub fn write_all(
     dir: &Path,
     scenario: &scenario::Scenario,
     result: &RunResult,
-    series: bool,
+    series: Option<Format>,
 ) -> anyhow::Result<()> {
     let json =
         serde_json::to_string_pretty(&summary(scenario, result)).context("serialising summary")?;
     write(dir, "summary.json", json + "\n")?;
     write(dir, "scenario.toml", scenario.document.clone())?;
-    write_csv(dir, "flows.csv", result.flows.iter().map(FlowRow::from))?;
-    if series {
-        write_series(dir, result)?;
+    table::write(
+        dir,
+        "flows",
+        Format::Csv,
+        result.flows.iter().map(FlowRow::from),
+    )?;
+    if let Some(format) = series {
+        write_series(dir, result, format)?;
     }
     Ok(())
 }
 
-/// Writes series_flows.csv, series_link.csv and series_controller.csv.
-pub fn write_series(dir: &Path, result: &RunResult) -> anyhow::Result<()> {
-    write_csv(dir, "series_flows.csv", result.series.flows.iter())?;
-    write_csv(dir, "series_link.csv", result.series.link.iter())?;
-    write_csv(
+/// Writes series_flows, series_link and series_controller (`.parquet` or
+/// `.csv` by `format`).
+pub fn write_series(dir: &Path, result: &RunResult, format: Format) -> anyhow::Result<()> {
+    table::write(dir, "series_flows", format, result.series.flows.iter())?;
+    table::write(dir, "series_link", format, result.series.link.iter())?;
+    table::write(
         dir,
-        "series_controller.csv",
+        "series_controller",
+        format,
         result.series.flows.iter().flat_map(|s| {
             s.controller
                 .iter()
@@ -65,10 +75,11 @@ pub fn write_series(dir: &Path, result: &RunResult) -> anyhow::Result<()> {
                     value,
                 })
         }),
-    )
+    )?;
+    Ok(())
 }
 
-/// One series_controller.csv row: a controller state variable at one instant.
+/// One series_controller row: a controller state variable at one instant.
 #[derive(Serialize)]
 struct ControllerRow {
     t_s: f64,
@@ -80,23 +91,6 @@ struct ControllerRow {
 fn write(dir: &Path, name: &str, content: String) -> anyhow::Result<()> {
     let path = dir.join(name);
     fs::write(&path, content).with_context(|| format!("cannot write {}", path.display()))
-}
-
-fn write_csv<T: Serialize>(
-    dir: &Path,
-    name: &str,
-    rows: impl Iterator<Item = T>,
-) -> anyhow::Result<()> {
-    let path = dir.join(name);
-    let mut w = csv::Writer::from_path(&path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    for row in rows {
-        w.serialize(row)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    w.flush()
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
 }
 
 fn csv_text<T: Serialize>(rows: impl Iterator<Item = T>) -> anyhow::Result<String> {

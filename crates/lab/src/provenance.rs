@@ -67,7 +67,13 @@ impl Clock {
     /// The record of the invocation, now that it is done.
     pub fn finish(self, resumed_runs: usize) -> Invocation {
         let wall_time_s = self.at.elapsed().as_secs_f64();
-        Invocation::of_this_build(self.started, self.command, self.fast, wall_time_s, resumed_runs)
+        Invocation::of_this_build(
+            self.started,
+            self.command,
+            self.fast,
+            wall_time_s,
+            resumed_runs,
+        )
     }
 }
 
@@ -108,8 +114,8 @@ pub fn read(dir: &Path) -> anyhow::Result<Option<Invocation>> {
     if !path.exists() {
         return Ok(None);
     }
-    let text =
-        std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
     serde_json::from_str(&text)
         .map(Some)
         .with_context(|| format!("{}: not an invocation record", path.display()))
@@ -127,7 +133,10 @@ pub fn rows(invocation: Option<&Invocation>, missing: &str) -> Vec<(String, Stri
         ];
     };
     let mut rows = vec![
-        ("bbrlab".into(), format!("{} (commit {})", p.version, p.commit)),
+        (
+            "bbrlab".into(),
+            format!("{} (commit {})", p.version, p.commit),
+        ),
         ("date".into(), p.started.clone()),
     ];
     if let Some(command) = &p.command {
@@ -169,13 +178,19 @@ mod tests {
         assert_eq!(read(&dir).unwrap(), Some(invocation.clone()));
         let rows = rows(Some(&invocation), "");
         let value = |key: &str| rows.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
-        assert_eq!(value("command").as_deref(), Some("bbrlab sweep x.toml --fast"));
+        assert_eq!(
+            value("command").as_deref(),
+            Some("bbrlab sweep x.toml --fast")
+        );
         assert!(value("fidelity").unwrap().starts_with("--fast"));
         assert!(value("wall time").unwrap().contains("3 runs recorded"));
         assert!(value("date").unwrap().ends_with('Z'));
         std::fs::write(dir.join(FILE), "{\"version\": 1").unwrap();
         let err = format!("{:#}", read(&dir).unwrap_err());
-        assert!(err.contains("invocation.json: not an invocation record"), "{err}");
+        assert!(
+            err.contains("invocation.json: not an invocation record"),
+            "{err}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -197,19 +197,24 @@ impl Store {
         self.table = Some(ids.into_iter().collect());
     }
 
-    fn write_table(&self, rows: &[RunRecord]) -> anyhow::Result<()> {
-        let text = match &self.table {
-            None => to_csv(rows.iter())?,
-            Some(ids) => {
-                // `rows` is sorted by id (see `record`): find each in the sweep's order.
-                let listed = ids.iter().filter_map(|id| {
+    /// The records of the table in its order: the sweep's, when limited
+    /// to one (`rows` is sorted by id, see `record`), else by id.
+    fn listed<'a>(&self, rows: &'a [RunRecord]) -> Vec<&'a RunRecord> {
+        match &self.table {
+            None => rows.iter().collect(),
+            Some(ids) => ids
+                .iter()
+                .filter_map(|id| {
                     rows.binary_search_by(|r| r.id.as_str().cmp(id))
                         .ok()
                         .map(|i| &rows[i])
-                });
-                to_csv(listed)?
-            }
-        };
+                })
+                .collect(),
+        }
+    }
+
+    fn write_table(&self, rows: &[RunRecord]) -> anyhow::Result<()> {
+        let text = to_csv(self.listed(rows).into_iter())?;
         write_atomically(&self.dir.join("results.csv"), &text)
     }
 
@@ -253,10 +258,16 @@ impl Store {
         self.write_table(&rows)
     }
 
-    /// Rewrites results.csv from the records (e.g. after deleting some).
+    /// Rewrites the results table from the records: results.csv and
+    /// results.parquet (which [`Store::record`] leaves for the end of a
+    /// sweep, as rewriting it after every run would cost more than CSV).
     pub fn rewrite_table(&self) -> anyhow::Result<()> {
         let rows = self.rows.lock().expect("store lock");
-        self.write_table(&rows)
+        self.write_table(&rows)?;
+        write_parquet_table(
+            &self.dir.join("results.parquet"),
+            self.listed(&rows).into_iter(),
+        )
     }
 }
 
@@ -266,27 +277,27 @@ fn write_atomically(path: &Path, content: &str) -> anyhow::Result<()> {
     fs::rename(&tmp, path).with_context(|| format!("cannot move {} into place", path.display()))
 }
 
-/// One record flattened to columns, as text (results.csv).
-fn flatten(record: &RunRecord) -> BTreeMap<String, String> {
-    let mut row: BTreeMap<String, String> = summary_columns(&record.summary)
-        .into_iter()
-        .map(|(k, v)| {
-            let text = match v {
-                Value::Null => String::new(),
-                Value::String(s) => s,
-                other => other.to_string(),
-            };
-            (k, text)
-        })
-        .collect();
-    row.insert("run_id".to_string(), record.id.clone());
+/// One record flattened to columns (results.csv, results.parquet):
+/// `run_id`, the sweep's parameters as `param:<key>`, the summary columns.
+fn flatten(record: &RunRecord) -> BTreeMap<String, Value> {
+    let mut row = summary_columns(&record.summary);
+    row.insert("run_id".to_string(), Value::from(record.id.clone()));
     for (k, v) in &record.params {
         // The seed is a summary column already.
         if k != "seed" {
-            row.insert(format!("param:{k}"), v.clone());
+            row.insert(format!("param:{k}"), Value::from(v.clone()));
         }
     }
     row
+}
+
+/// A cell of results.csv: text as is, a missing value empty.
+fn cell_text(value: &Value) -> String {
+    match value {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
 }
 
 /// A run's summary flattened to the columns of results.csv (scenario,
@@ -362,7 +373,11 @@ pub fn summary_columns(s: &Value) -> BTreeMap<String, Value> {
 
 /// The table: rows in the order given, columns the union over rows: the
 /// run id, the sweep's parameters in axis order, then the metrics.
-fn to_csv<'a>(rows: impl Iterator<Item = &'a RunRecord>) -> anyhow::Result<String> {
+/// The results table of `rows`: its columns (run_id, the parameters in
+/// the sweep's order, then the metrics by name) and each row's values.
+fn results_table<'a>(
+    rows: impl Iterator<Item = &'a RunRecord>,
+) -> (Vec<String>, Vec<BTreeMap<String, Value>>) {
     let rows: Vec<&RunRecord> = rows.collect();
     let flat: Vec<_> = rows.iter().map(|r| flatten(r)).collect();
     let mut params: Vec<String> = Vec::new();
@@ -386,16 +401,67 @@ fn to_csv<'a>(rows: impl Iterator<Item = &'a RunRecord>) -> anyhow::Result<Strin
         .chain(params)
         .chain(metrics)
         .collect();
+    (columns, flat)
+}
+
+/// A column's name in the results table (parameters without `param:`).
+fn column_name(column: &str) -> &str {
+    column.trim_start_matches("param:")
+}
+
+fn to_csv<'a>(rows: impl Iterator<Item = &'a RunRecord>) -> anyhow::Result<String> {
+    let (columns, flat) = results_table(rows);
     let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(columns.iter().map(|c| c.trim_start_matches("param:")))?;
+    w.write_record(columns.iter().map(|c| column_name(c)))?;
     for row in &flat {
         w.write_record(
             columns
                 .iter()
-                .map(|c| row.get(c).map(String::as_str).unwrap_or("")),
+                .map(|c| row.get(c).map(cell_text).unwrap_or_default()),
         )?;
     }
     Ok(String::from_utf8(w.into_inner()?)?)
+}
+
+/// One row of results.parquet: every column in the table's order, null
+/// where the run has no value (fewer flows than another run, say).
+struct ParquetRow<'a> {
+    columns: &'a [String],
+    values: &'a BTreeMap<String, Value>,
+}
+
+impl serde::Serialize for ParquetRow<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.columns.len()))?;
+        for column in self.columns {
+            map.serialize_entry(
+                column_name(column),
+                self.values.get(column).unwrap_or(&Value::Null),
+            )?;
+        }
+        map.end()
+    }
+}
+
+/// Writes the results table of `rows` as Parquet to `path`.
+fn write_parquet_table<'a>(
+    path: &Path,
+    rows: impl Iterator<Item = &'a RunRecord>,
+) -> anyhow::Result<()> {
+    let (columns, flat) = results_table(rows);
+    let rows: Vec<ParquetRow> = flat
+        .iter()
+        .map(|values| ParquetRow {
+            columns: &columns,
+            values,
+        })
+        .collect();
+    let tmp = path.with_extension(format!("parquet.{}.tmp", std::process::id()));
+    let order: Vec<&str> = columns.iter().map(|c| column_name(c)).collect();
+    crate::table::write_parquet_in_order(&tmp, &rows, &order)
+        .with_context(|| format!("cannot write {}", tmp.display()))?;
+    fs::rename(&tmp, path).with_context(|| format!("cannot move {} into place", path.display()))
 }
 
 #[cfg(test)]

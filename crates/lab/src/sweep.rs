@@ -62,12 +62,12 @@ pub fn jobs(requested: Option<usize>) -> anyhow::Result<usize> {
 }
 
 /// Runs the points of `scenarios` not yet in the store at `out`, `jobs` at
-/// a time, keeping each run's time series when `series` is set.
+/// a time, keeping each run's time series in the `series` format if given.
 pub fn run_points(
     out: &Path,
     scenarios: Vec<(scenario::SweepPoint, scenario::Scenario)>,
     jobs: usize,
-    series: bool,
+    series: Option<crate::table::Format>,
     progress: &dyn Progress,
 ) -> anyhow::Result<SweepReport> {
     anyhow::ensure!(
@@ -95,21 +95,22 @@ pub fn run_points(
         .context("cannot start worker threads")?;
     pool.install(|| {
         todo.par_iter().for_each(|(id, point, scenario)| {
-            let outcome = crate::run::simulate_with(scenario, series).and_then(|result| {
-                if series {
-                    let dir = store.run_dir(id);
-                    std::fs::create_dir_all(&dir)
-                        .with_context(|| format!("cannot create {}", dir.display()))?;
-                    output::write_series(&dir, &result)?;
-                }
-                let record = RunRecord {
-                    id: id.clone(),
-                    params: point.params.clone(),
-                    scenario: scenario.document.clone(),
-                    summary: serde_json::to_value(output::summary(scenario, &result))?,
-                };
-                store.record(record)
-            });
+            let outcome =
+                crate::run::simulate_with(scenario, series.is_some()).and_then(|result| {
+                    if let Some(format) = series {
+                        let dir = store.run_dir(id);
+                        std::fs::create_dir_all(&dir)
+                            .with_context(|| format!("cannot create {}", dir.display()))?;
+                        output::write_series(&dir, &result, format)?;
+                    }
+                    let record = RunRecord {
+                        id: id.clone(),
+                        params: point.params.clone(),
+                        scenario: scenario.document.clone(),
+                        summary: serde_json::to_value(output::summary(scenario, &result))?,
+                    };
+                    store.record(record)
+                });
             match outcome {
                 Ok(()) => progress.finished(None),
                 Err(e) => {

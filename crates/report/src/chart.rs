@@ -961,10 +961,16 @@ where
             // what is not shown).
             let mut whisker = vec![PathElement::new(vec![(xm, lo), (xm, hi)], style)];
             if v - e >= axes.y.start {
-                whisker.push(PathElement::new(vec![(xm - cap, lo), (xm + cap, lo)], style));
+                whisker.push(PathElement::new(
+                    vec![(xm - cap, lo), (xm + cap, lo)],
+                    style,
+                ));
             }
             if v + e <= axes.y.end {
-                whisker.push(PathElement::new(vec![(xm - cap, hi), (xm + cap, hi)], style));
+                whisker.push(PathElement::new(
+                    vec![(xm - cap, hi), (xm + cap, hi)],
+                    style,
+                ));
             }
             chart.draw_series(whisker).map_err(drawing)?;
         }
@@ -1319,7 +1325,10 @@ mod tests {
         );
         let svg = render_svg(&cut).unwrap();
         assert!(svg.contains("not shown"));
-        assert!(svg.contains(" data-plot-area=\""), "the SVG marks its data area");
+        assert!(
+            svg.contains(" data-plot-area=\""),
+            "the SVG marks its data area"
+        );
         let whole = Figure::lines("t", "x", "y", vec![line()]);
         let plot = Plot::prepare(&whole, &[]).unwrap();
         assert_eq!(outside_note(&plot, &Axes::new(&whole, &plot)), None);
@@ -1338,7 +1347,8 @@ mod tests {
             .y_range(0.0, top)
         };
         // Whiskers are the only paths in INK.
-        let whisker_paths = |f: &Figure| render_svg(f).unwrap().matches("stroke=\"#212529\"").count();
+        let whisker_paths =
+            |f: &Figure| render_svg(f).unwrap().matches("stroke=\"#212529\"").count();
         assert_eq!(whisker_paths(&bars(2.0)), 3);
         assert_eq!(
             whisker_paths(&bars(1.2)),

@@ -163,11 +163,7 @@ fn the_browser_check_catches_overprinted_text_and_shared_colours() {
         .expect("a figure with two series");
     let close = at + html[at..].find('"').unwrap();
     let first = html[at..close].split(' ').next().unwrap().to_string();
-    let shared = format!(
-        "{}{first} {first}{}",
-        &html[..at],
-        &html[close..]
-    );
+    let shared = format!("{}{first} {first}{}", &html[..at], &html[close..]);
     let (passed, _, stderr) = check(&browser_dir, &shared, "defect-shared-colour");
     assert!(!passed, "two series sharing a colour passed the check");
     assert!(stderr.contains("two series share a colour"), "{stderr}");

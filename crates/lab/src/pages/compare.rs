@@ -39,13 +39,19 @@ fn run_origin(run: &RunOutput) -> String {
     let mut origin = run.dir.display().to_string();
     match crate::provenance::read(&run.dir) {
         Ok(Some(p)) => {
-            origin += &format!("; bbrlab {} (commit {}), {}", p.version, p.commit, p.started);
+            origin += &format!(
+                "; bbrlab {} (commit {}), {}",
+                p.version, p.commit, p.started
+            );
             if let Some(command) = p.command {
                 origin += &format!("; `{command}`");
             }
         }
         Ok(None) => {
-            origin += &format!("; bbrlab {}, date not recorded", super::build_of(&run.summary))
+            origin += &format!(
+                "; bbrlab {}, date not recorded",
+                super::build_of(&run.summary)
+            )
         }
         Err(err) => origin += &format!("; {err:#}"),
     }

@@ -37,18 +37,15 @@ impl RunOutput {
             "{}: not a run summary (no `flows` list)",
             path.display()
         );
-        let optional = |name: &str| -> anyhow::Result<Option<SeriesFile>> {
-            let path = dir.join(name);
-            if path.exists() {
-                SeriesFile::read(&path).map(Some)
-            } else {
-                Ok(None)
-            }
+        let optional = |stem: &str| -> anyhow::Result<Option<SeriesFile>> {
+            crate::table::find(dir, stem)
+                .map(|path| SeriesFile::read(&path))
+                .transpose()
         };
         Ok(RunOutput {
             dir: dir.to_path_buf(),
-            flows: optional("series_flows.csv")?,
-            link: optional("series_link.csv")?,
+            flows: optional("series_flows")?,
+            link: optional("series_link")?,
             summary,
         })
     }
@@ -102,10 +99,10 @@ pub fn page(run: &RunOutput) -> Report {
     .provenance("directory", run.dir.display().to_string());
     report = super::with_invocation(report, &run.dir, super::build_of(s))
         .provenance(
-        "scenario",
-        s["scenario_file"].as_str().unwrap_or("unknown").to_string(),
-    )
-    .provenance("seed", s["seed"].to_string());
+            "scenario",
+            s["scenario_file"].as_str().unwrap_or("unknown").to_string(),
+        )
+        .provenance("seed", s["seed"].to_string());
     report = report.section(summary_section(run));
     report = match (&run.flows, &run.link) {
         (Some(flows), link) => report.section(series_section(run, flows, link.as_ref())),

@@ -5,9 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
-
-/// A CSV time series: the header and the rows, with a column lookup.
+/// A time series (Parquet or CSV): the header and the rows, with a column lookup.
 pub struct SeriesFile {
     path: PathBuf,
     header: csv::StringRecord,
@@ -17,28 +15,20 @@ pub struct SeriesFile {
 impl SeriesFile {
     /// Reads `path`; errors name the file and the line that cannot be read.
     pub fn read(path: &Path) -> anyhow::Result<SeriesFile> {
-        let mut reader = csv::Reader::from_path(path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
-        let header = reader
-            .headers()
-            .with_context(|| format!("{}: no header row", path.display()))?
-            .clone();
+        let mut rows = crate::table::read_records(path)?.into_iter();
+        let header = rows
+            .next()
+            .ok_or_else(|| anyhow::anyhow!("{}: no header row", path.display()))?;
         anyhow::ensure!(
             header.iter().any(|h| h == "t_s"),
             "{}: expected a `t_s` column, got {:?}",
             path.display(),
             header.iter().collect::<Vec<_>>()
         );
-        let mut rows = Vec::new();
-        for (i, row) in reader.records().enumerate() {
-            rows.push(row.with_context(|| {
-                format!("{}: line {}: cannot read the row", path.display(), i + 2)
-            })?);
-        }
         Ok(SeriesFile {
             path: path.to_path_buf(),
             header,
-            rows,
+            rows: rows.collect(),
         })
     }
 
@@ -136,7 +126,10 @@ pub fn mode_shares(modes: &[(f64, String)]) -> (BTreeMap<String, f64>, usize) {
 /// `(mode, points)` per mode in order of first appearance, each NaN (a gap)
 /// where another mode rules. A segment that ends in a mode change runs to
 /// the next sample, so the pieces join into one unbroken curve.
-pub fn split_by_mode(values: &[(f64, f64)], modes: &[(f64, String)]) -> Vec<(String, Vec<(f64, f64)>)> {
+pub fn split_by_mode(
+    values: &[(f64, f64)],
+    modes: &[(f64, String)],
+) -> Vec<(String, Vec<(f64, f64)>)> {
     // The mode at time t: the latest mode sample at or before t.
     let mut next_mode = 0;
     let mut current: Option<&str> = None;
@@ -190,7 +183,14 @@ mod tests {
         let startup: Vec<String> = split[0].1.iter().map(|p| format!("{:?}", p)).collect();
         assert_eq!(
             startup,
-            ["(0.0, 1.0)", "(1.0, 2.0)", "(2.0, 3.0)", "(2.0, NaN)", "(3.0, 4.0)", "(4.0, 5.0)"]
+            [
+                "(0.0, 1.0)",
+                "(1.0, 2.0)",
+                "(2.0, 3.0)",
+                "(2.0, NaN)",
+                "(3.0, 4.0)",
+                "(4.0, 5.0)"
+            ]
         );
         assert_eq!(split[1].0, "drain");
         assert_eq!(split[1].1[..2], [(2.0, 3.0), (3.0, 4.0)]);

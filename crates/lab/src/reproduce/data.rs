@@ -2,7 +2,6 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use serde_json::Value;
 
 use crate::store::{record_defect, RunRecord, Store};
@@ -60,26 +59,26 @@ impl Runs {
     /// missing, a row is short or long (truncated), or a time is not a
     /// finite, non-decreasing number.
     fn series_defect(&self, record: &RunRecord) -> Option<(PathBuf, String)> {
-        for name in ["series_flows.csv", "series_link.csv"] {
-            let path = self.dir.join("runs").join(&record.id).join(name);
+        for name in ["series_flows", "series_link"] {
+            let path = self.series_path(record, name);
             let rows = match self.series_file(record, name) {
                 Ok(rows) => rows,
                 Err(e) => return Some((path, format!("{e:#}"))),
             };
             let mut previous = f64::NEG_INFINITY;
-            for (line, row) in rows.iter().enumerate().skip(1) {
+            for (index, row) in rows.iter().enumerate().skip(1) {
                 let t = row.get(0).and_then(|t| t.parse::<f64>().ok());
                 match t {
                     Some(t) if t.is_finite() && t >= previous => previous = t,
                     _ => {
+                        let row_name = row_name(&path, index);
                         return Some((
                             path,
                             format!(
-                                "line {}: expected a finite time t_s not before the previous row's, got {:?}",
-                                line + 1,
+                                "{row_name}: expected a finite time t_s not before the previous row's, got {:?}",
                                 row.get(0).unwrap_or("")
                             ),
-                        ))
+                        ));
                     }
                 }
             }
@@ -125,26 +124,26 @@ impl Runs {
         self.select(fixed).into_iter().next()
     }
 
-    /// A run's time series of flows (`series_flows.csv`), as rows of named columns.
+    /// A run's time series of flows (`series_flows`), as rows of named columns.
     pub fn flow_series(&self, record: &RunRecord) -> anyhow::Result<Vec<csv::StringRecord>> {
-        self.series_file(record, "series_flows.csv")
+        self.series_file(record, "series_flows")
     }
 
-    /// A run's time series of the bottleneck (`series_link.csv`:
+    /// A run's time series of the bottleneck (`series_link`:
     /// `t_s, queue_bytes, capacity_bps, forwarded`), as rows of named columns.
     pub fn link_series(&self, record: &RunRecord) -> anyhow::Result<Vec<csv::StringRecord>> {
-        self.series_file(record, "series_link.csv")
+        self.series_file(record, "series_link")
     }
 
     /// A controller state variable of flow `flow` over time (from
-    /// `series_controller.csv`, e.g. `inflight_hi`), as `(t_s, value)`.
+    /// `series_controller`, e.g. `inflight_hi`), as `(t_s, value)`.
     pub fn controller_series(
         &self,
         record: &RunRecord,
         flow: usize,
         name: &str,
     ) -> anyhow::Result<Vec<(f64, f64)>> {
-        let rows = self.series_file(record, "series_controller.csv")?;
+        let rows = self.series_file(record, "series_controller")?;
         Ok(rows[1..]
             .iter()
             .filter(|r| r.get(1).and_then(|f| f.parse::<usize>().ok()) == Some(flow))
@@ -153,21 +152,30 @@ impl Runs {
             .collect())
     }
 
-    /// A series CSV of a run: the header row, then the data rows.
+    /// Where a run's series `stem` is: its Parquet or CSV file (the
+    /// Parquet name when neither exists, for the error).
+    fn series_path(&self, record: &RunRecord, stem: &str) -> PathBuf {
+        let dir = self.dir.join("runs").join(&record.id);
+        crate::table::find(&dir, stem).unwrap_or_else(|| dir.join(format!("{stem}.parquet")))
+    }
+
+    /// A series of a run (Parquet or CSV): the header row, then the data rows.
     fn series_file(
         &self,
         record: &RunRecord,
-        name: &str,
+        stem: &str,
     ) -> anyhow::Result<Vec<csv::StringRecord>> {
-        let path = self.dir.join("runs").join(&record.id).join(name);
-        let mut reader = csv::Reader::from_path(&path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
-        let header = reader.headers()?.clone();
-        let mut rows = vec![header];
-        for row in reader.records() {
-            rows.push(row.with_context(|| format!("cannot read {}", path.display()))?);
-        }
-        Ok(rows)
+        crate::table::read_records(&self.series_path(record, stem))
+    }
+}
+
+/// How to name data row `index` (1 = the first after the header) of a
+/// table file: its line in a CSV file, its row in a Parquet one.
+fn row_name(path: &std::path::Path, index: usize) -> String {
+    if path.extension().is_some_and(|e| e == "csv") {
+        format!("line {}", index + 1)
+    } else {
+        format!("row {index}")
     }
 }
 

@@ -214,6 +214,8 @@ pub struct Options {
     pub scenarios: Option<PathBuf>,
     /// The command line that asked for this, recorded in the report.
     pub command: Option<String>,
+    /// The format of the time series kept for the analyses that need them.
+    pub series_format: crate::table::Format,
 }
 
 /// Runs every experiment of `suite` (resuming what an earlier call
@@ -252,7 +254,8 @@ pub fn reproduce(
     let mut resumed_runs = 0;
     for (e, runs) in plans {
         let t = std::time::Instant::now();
-        let report = sweep::run_points(&out.join(e.id), runs, jobs, e.series, observer)?;
+        let series = e.series.then_some(options.series_format);
+        let report = sweep::run_points(&out.join(e.id), runs, jobs, series, observer)?;
         failed_runs += report.failures.len();
         resumed_runs += report.skipped;
         observer.experiment_done(e.id, &report, t.elapsed().as_secs_f64());
@@ -431,10 +434,13 @@ fn with_provenance(
 ) -> report::Report {
     // suite.json's own `fast` is the fidelity (invocation records of
     // older versions lack theirs).
-    let invocation = manifest.provenance.clone().map(|p| crate::provenance::Invocation {
-        fast: manifest.fast,
-        ..p
-    });
+    let invocation = manifest
+        .provenance
+        .clone()
+        .map(|p| crate::provenance::Invocation {
+            fast: manifest.fast,
+            ..p
+        });
     let mut rows = crate::provenance::rows(
         invocation.as_ref(),
         "suite.json records no build: written by an older version",
@@ -442,7 +448,12 @@ fn with_provenance(
     if invocation.is_none() {
         rows.push((
             "fidelity".into(),
-            if manifest.fast { "--fast (the scenarios' shortened runs)" } else { "default (the scenarios' full runs)" }.into(),
+            if manifest.fast {
+                "--fast (the scenarios' shortened runs)"
+            } else {
+                "default (the scenarios' full runs)"
+            }
+            .into(),
         ));
     }
     for (key, value) in rows {

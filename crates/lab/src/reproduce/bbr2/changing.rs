@@ -252,7 +252,11 @@ fn table4_changing_bandwidth(runs: &Runs) -> Analysis {
                 "Delivery rate vs capacity, {} (1 s means, first seed){}",
                 loss_label(loss),
                 // The paper draws this figure (its Fig. 9) at 2% loss only.
-                if loss == "2%" { "; the paper's Fig. 9" } else { "" }
+                if loss == "2%" {
+                    "; the paper's Fig. 9"
+                } else {
+                    ""
+                }
             ),
             "time (s)",
             "Mbit/s",

@@ -7,8 +7,8 @@ use super::{
     group_share, retransmitted_packets, seeds_note, stat_bars, throughput_figure, Stat,
 };
 use crate::reproduce::claims::{claim, Measured, Origin, Paper, Test};
-use crate::reproduce::verdict::paper_name;
 use crate::reproduce::data::metric;
+use crate::reproduce::verdict::paper_name;
 use crate::reproduce::{Analysis, Experiment, Runs};
 use crate::store::RunRecord;
 
@@ -162,7 +162,11 @@ fn figs14_15_three_vs_three(runs: &Runs) -> Analysis {
             })
             .collect();
         section = section.figure(throughput_figure(
-            &format!("Fig. {fig}: three {} vs three CUBIC, {}", paper_name(cc), buffer_label(b)),
+            &format!(
+                "Fig. {fig}: three {} vs three CUBIC, {}",
+                paper_name(cc),
+                buffer_label(b)
+            ),
             throughputs,
             &labels,
         ));

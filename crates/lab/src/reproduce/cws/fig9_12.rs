@@ -8,8 +8,8 @@ use super::{
     PAYLOAD_BYTES, SETTLED_S,
 };
 use crate::reproduce::claims::{claim, Measured, Origin, Paper, Test};
-use crate::reproduce::verdict::paper_name;
 use crate::reproduce::data::{mean_sd, metric, series_column};
+use crate::reproduce::verdict::paper_name;
 use crate::reproduce::{Analysis, Experiment, Runs};
 use crate::store::RunRecord;
 
@@ -220,7 +220,11 @@ fn figs9_12_vs_cubic(runs: &Runs) -> Analysis {
         let Some(run) = drawn_run(runs, &at(cc, b)) else {
             continue;
         };
-        let name = format!("Fig. {fig}: {} vs CUBIC, {}", paper_name(cc), buffer_label(b));
+        let name = format!(
+            "Fig. {fig}: {} vs CUBIC, {}",
+            paper_name(cc),
+            buffer_label(b)
+        );
         let labels = [paper_name(cc), "CUBIC".to_string()];
         if let Some(t) = flow_throughputs(runs, run, 2) {
             section = section.figure(throughput_figure(
@@ -252,7 +256,10 @@ fn figs9_12_vs_cubic(runs: &Runs) -> Analysis {
                 .into_iter()
                 .map(|(t, bytes_per_s)| (t, bytes_per_s / PAYLOAD_BYTES))
                 .collect();
-            retransmission_lines.push(Line::new(format!("Fig. {fig}: {}", paper_name(cc)), retransmitted));
+            retransmission_lines.push(Line::new(
+                format!("Fig. {fig}: {}", paper_name(cc)),
+                retransmitted,
+            ));
             rtprop_lines.push(Line::new(
                 format!("Fig. {fig}: {}", paper_name(cc)),
                 between(series_column(&rows, 0, "min_rtt_ms"), ZOOM.0, ZOOM.1),

@@ -213,7 +213,7 @@ fn stat_bars(
                     crate::reproduce::verdict::paper_name(&label),
                     stats.iter().map(|s| s.mean).collect(),
                 )
-                    .errors(stats.iter().map(|s| s.sd).collect())
+                .errors(stats.iter().map(|s| s.sd).collect())
             })
             .collect(),
     )
