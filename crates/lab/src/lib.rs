@@ -14,7 +14,8 @@
 //!   report sections, verdicts and `report.html`;
 //! - [`pages`]: report pages for a run, a sweep, or runs side by side;
 //! - [`provenance`]: the build, date, command and wall time of an output;
-//! - [`model`]: the oBBR paper's buffer-occupancy model (Eq. 1).
+//! - [`model`]: the oBBR paper's buffer-occupancy model (Eq. 1);
+//! - [`cart`]: classification trees (Drucker et al.'s Fig. 1).
 //!
 //! Nothing here prints: long operations report through a
 //! [`sweep::Progress`] the caller supplies.
@@ -27,6 +28,7 @@
 //! # Ok::<(), anyhow::Error>(())
 //! ```
 
+pub mod cart;
 pub mod model;
 pub mod output;
 pub mod pages;

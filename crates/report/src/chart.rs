@@ -60,6 +60,8 @@ const Y_TICKS: usize = 6;
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
+mod tree;
+
 /// Renders one figure as a standalone SVG document (an `<svg>` element with
 /// an `xmlns`, a `viewBox` and a `<title>`), suitable for inlining in HTML.
 ///
@@ -86,6 +88,9 @@ pub fn render_svg_with(figure: &Figure, colours: &Colours) -> Result<String, Rep
             width: figure.width,
             height: figure.height,
         });
+    }
+    if let FigureKind::Tree { classes, root } = &figure.kind {
+        return tree::render(figure, classes, root, &colours.assign(&figure_keys(figure)));
     }
     let plot = Plot::prepare(figure, &colours.assign(&figure_keys(figure)))?;
     let mut svg = String::new();
@@ -223,6 +228,8 @@ impl Plot {
                     plot.push_series(label, palette(i), LineStyle::Step, runs);
                 }
             }
+            // Drawn by `tree::render`, never through a plot.
+            FigureKind::Tree { .. } => {}
             FigureKind::Bars { categories, groups } => {
                 let mut cleaned = Vec::new();
                 for (i, group) in groups.iter().enumerate() {

@@ -31,6 +31,7 @@ pub(crate) fn figure_keys(figure: &Figure) -> Vec<Option<String>> {
             .collect(),
         FigureKind::Cdf(distributions) => distributions.iter().map(|(l, _)| key(l)).collect(),
         FigureKind::Bars { groups, .. } => groups.iter().map(|g| key(&g.label)).collect(),
+        FigureKind::Tree { classes, .. } => classes.iter().map(|c| key(c)).collect(),
     }
 }
 

@@ -43,7 +43,7 @@ pub use format::{format_number, format_si};
 pub use html::{escape, render_html};
 pub use model::{
     BarGroup, Cell, Figure, FigureKind, Line, LineStyle, NumberFormat, Orientation, ReferenceLine,
-    Report, Scale, Section, Table, Verdict, VerdictStatus, DEFAULT_HEIGHT, DEFAULT_WIDTH,
+    Report, Scale, Section, Table, TreeNode, Verdict, VerdictStatus, DEFAULT_HEIGHT, DEFAULT_WIDTH,
 };
 
 /// Why a figure could not be rendered.

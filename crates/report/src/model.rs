@@ -351,6 +351,16 @@ impl Figure {
         Figure::new(title, x_label, y_label, FigureKind::Lines(lines))
     }
 
+    /// A decision tree (see [`TreeNode`]), sized to its leaves and levels.
+    pub fn tree(title: impl Into<String>, classes: Vec<String>, root: TreeNode) -> Self {
+        let width = (root.leaves() as u32 * 150).clamp(DEFAULT_WIDTH, 2000);
+        let height = 90 + (root.depth() as u32 + 1) * 100;
+        let mut figure = Figure::new(title, "", "", FigureKind::Tree { classes, root });
+        figure.width = width;
+        figure.height = height;
+        figure
+    }
+
     /// A grouped bar chart: one group (series) per entry of `groups`, one bar
     /// of each group per category.
     pub fn bars<S: Into<String>>(
@@ -427,6 +437,80 @@ pub enum FigureKind {
     /// Empirical CDFs of raw samples, one step curve per `(label, samples)`;
     /// see [`crate::empirical_cdf`].
     Cdf(Vec<(String, Vec<f64>)>),
+    /// A decision tree drawn as boxes joined by labelled edges, each box
+    /// tinted in the colour of its class (see [`TreeNode`]).
+    Tree {
+        /// The classes the nodes are tinted by (the legend), e.g. controllers.
+        classes: Vec<String>,
+        /// The root.
+        root: TreeNode,
+    },
+}
+
+/// A node of a [`FigureKind::Tree`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct TreeNode {
+    /// The text in its box, one entry per line.
+    pub lines: Vec<String>,
+    /// The class it is tinted by (an index into the figure's classes);
+    /// `None` draws it white.
+    pub class: Option<usize>,
+    /// How strongly it is tinted, 0 (white) to 1 (the class's colour).
+    pub strength: f64,
+    /// Drawn with a heavy border, to single it out.
+    pub emphasis: bool,
+    /// Its children, each with the label of the edge leading to it.
+    pub children: Vec<(String, TreeNode)>,
+}
+
+impl TreeNode {
+    /// A white node without children.
+    pub fn new(lines: Vec<String>) -> Self {
+        TreeNode {
+            lines,
+            class: None,
+            strength: 0.0,
+            emphasis: false,
+            children: Vec::new(),
+        }
+    }
+
+    /// Tints it in `class`'s colour at `strength` (builder style).
+    pub fn tint(mut self, class: usize, strength: f64) -> Self {
+        self.class = Some(class);
+        self.strength = strength.clamp(0.0, 1.0);
+        self
+    }
+
+    /// Gives it a heavy border (builder style).
+    pub fn emphasised(mut self) -> Self {
+        self.emphasis = true;
+        self
+    }
+
+    /// Adds a child under an edge labelled `edge` (builder style).
+    pub fn child(mut self, edge: impl Into<String>, node: TreeNode) -> Self {
+        self.children.push((edge.into(), node));
+        self
+    }
+
+    /// Leaves under it (itself, if it has no children).
+    pub fn leaves(&self) -> usize {
+        if self.children.is_empty() {
+            1
+        } else {
+            self.children.iter().map(|(_, c)| c.leaves()).sum()
+        }
+    }
+
+    /// Levels below it (0 for a leaf).
+    pub fn depth(&self) -> usize {
+        self.children
+            .iter()
+            .map(|(_, c)| c.depth() + 1)
+            .max()
+            .unwrap_or(0)
+    }
 }
 
 /// One series of a line chart.

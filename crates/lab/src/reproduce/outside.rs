@@ -359,22 +359,6 @@ pub static COPILOT: &[Outside] = &[Outside {
 pub static BBR2: &[Outside] = &[
     Outside {
         claim: &Claim::new(Declaration {
-            id: "bbr2.fig1.decision-tree",
-            paper: Paper::Bbr2,
-            place: "§IV, Fig. 1",
-            statement: "with loss BBR beats BBRv2 by 7% to 871% over Table I's grid; without loss the only >10% case is BBRv2 +13% at the smallest BDP and largest buffer",
-            about: "BBR vs BBRv2",
-            metric: "goodput ratio over the condition grid",
-            unit: "",
-            paper_says: "7% to 871%",
-            test: Test::holds(1.0),
-            tolerance_reason: "a direction over the grid",
-            origin: Origin::Paper,
-        }),
-        needs: "Table I's full condition grid: the paper's text names its buffers (100 KB to 100 MB) but its table's rate and RTT values are not in the text we hold",
-    },
-    Outside {
-        claim: &Claim::new(Declaration {
             id: "bbr2.fig2.wan",
             paper: Paper::Bbr2,
             place: "§III-A, Fig. 2 right",

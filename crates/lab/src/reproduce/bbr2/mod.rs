@@ -9,6 +9,7 @@ mod bounds;
 mod cellular;
 mod changing;
 mod dash;
+mod decision_tree;
 mod harm;
 pub(crate) mod loss;
 
@@ -20,6 +21,7 @@ use super::{Experiment, Runs};
 
 /// The experiments, in report order.
 pub static EXPERIMENTS: &[Experiment] = &[
+    decision_tree::DECISION_TREE,
     loss::GOODPUT_UNDER_LOSS,
     harm::HARM,
     changing::CHANGING_BANDWIDTH,

@@ -1,0 +1,420 @@
+//! bbr2: Fig. 1, the decision tree. Over a grid of link conditions
+//! (bandwidth, RTT, buffer, random loss), which of BBR and BBRv2 gets the
+//! higher goodput, as a classification tree fitted to the runs
+//! ([`crate::cart`]: CART with Gini impurity, as scikit-learn's classifier
+//! the paper used) and drawn as the paper draws it: each node tinted by the
+//! winner, darker for a larger goodput difference, white when the
+//! difference is under 1%, leaves with a difference of 10% or more
+//! outlined.
+//!
+//! The paper's Table I grid is not in its text; the grid is ours and
+//! documented in scenarios/bbr2/fig1-decision-tree.toml. The same tree
+//! over any sweep is `bbrlab.decision_tree` in the Python package.
+
+use report::{Cell, Figure, Section, Table, TreeNode};
+
+use super::{cc_label, loss_label};
+use crate::reproduce::claims::{claim, Measured, Origin, Paper, Test};
+use crate::reproduce::data::metric;
+use crate::reproduce::{Analysis, Experiment, Runs};
+
+/// Fig. 1: the decision tree over our condition grid.
+pub const DECISION_TREE: Experiment = Experiment {
+    id: "fig1-decision-tree",
+    scenario: "bbr2/fig1-decision-tree.toml",
+    series: false,
+    analyze: decision_tree,
+};
+
+claim!(
+    FIG1,
+    Paper::Bbr2,
+    "§IV, Fig. 1",
+    "bbr2.fig1.decision-tree",
+    "with loss BBR beats BBRv2 by 7% to 871% over Table I's grid; without loss the only >10% case is BBRv2 +13% at the smallest BDP and largest buffer",
+    "BBR vs BBRv2",
+    "goodput ratio over the condition grid",
+    "",
+    "7% to 871%",
+    Test::holds(1.0),
+    "a direction over the grid",
+    Origin::Paper
+);
+claim!(
+    ROOT_ON_LOSS,
+    Paper::Bbr2,
+    "§III-B a), b), Fig. 1",
+    "bbr2.fig1.root-on-loss",
+    "the tree's root splits on induced loss: no induced loss in one subtree, induced loss in the other",
+    "decision tree",
+    "the root's split",
+    "",
+    "loss",
+    Test::holds(1.0),
+    "one fact about the tree's shape",
+    Origin::Paper
+);
+
+/// The controllers compared, in class order.
+const CLASSES: [&str; 2] = ["bbr", "bbr2"];
+/// Deepest the tree grows: the paper's Fig. 1 is about this deep, and
+/// deeper trees over 81 conditions only split seeds apart.
+const MAX_DEPTH: usize = 4;
+/// A goodput difference under this is "negligible" (the paper's white nodes).
+const NEGLIGIBLE: f64 = 0.01;
+/// A leaf with at least this difference is outlined (the paper's highlight).
+const HIGHLIGHT: f64 = 0.10;
+
+/// The features of a condition, in the tree's column order.
+const FEATURES: [&str; 5] = [
+    "loss (%)",
+    "bandwidth (Mbit/s)",
+    "RTT (ms)",
+    "BDP (MB)",
+    "buffer (MB)",
+];
+
+/// One link condition of the grid, with each seed's goodputs.
+struct Condition {
+    /// The axis values: loss, rate, RTT, buffer.
+    axes: [String; 4],
+    /// [`FEATURES`] as numbers.
+    features: [f64; 5],
+    /// `(BBR goodput, BBRv2 goodput)` per seed, bit/s.
+    pairs: Vec<(f64, f64)>,
+}
+
+impl Condition {
+    /// Total BBR goodput / total BBRv2 goodput - 1: positive when BBR leads.
+    fn lead(&self) -> f64 {
+        lead(self.pairs.iter())
+    }
+
+    fn name(&self) -> String {
+        format!(
+            "{}, {}, {}, {} buffer",
+            self.axes[1],
+            self.axes[2],
+            loss_label(&self.axes[0]),
+            self.axes[3]
+        )
+    }
+}
+
+/// BBR's goodput over BBRv2's, minus one, summed over `pairs`.
+fn lead<'a>(pairs: impl Iterator<Item = &'a (f64, f64)>) -> f64 {
+    let (bbr, bbr2) = pairs.fold((0.0, 0.0), |(a, b), (x, y)| (a + x, b + y));
+    bbr / bbr2 - 1.0
+}
+
+/// The leader's goodput over the other's, minus one, from BBR's `lead`:
+/// 0.35 for BBR +35%, 0.13 for BBRv2 +13%.
+fn advantage(lead: f64) -> f64 {
+    if lead >= 0.0 {
+        lead
+    } else {
+        1.0 / (1.0 + lead) - 1.0
+    }
+}
+
+/// "BBR +35%", "BBRv2 +13%" (the leader's goodput over the other's), or
+/// "alike (<1%)".
+fn lead_text(lead: f64) -> String {
+    if !lead.is_finite() {
+        "—".to_string()
+    } else if advantage(lead) < NEGLIGIBLE {
+        "alike (<1%)".to_string()
+    } else if lead > 0.0 {
+        format!("BBR +{:.0}%", advantage(lead) * 100.0)
+    } else {
+        format!("BBRv2 +{:.0}%", advantage(lead) * 100.0)
+    }
+}
+
+/// A number parsed from an axis value ("100Mbit", "40ms", "2MB", "1%").
+fn axis_number(value: &str, parse: fn(&str) -> Option<f64>) -> f64 {
+    parse(value).unwrap_or(f64::NAN)
+}
+
+fn conditions(runs: &Runs) -> Vec<Condition> {
+    let mut out = Vec::new();
+    for loss in runs.axis("link.loss") {
+        for rate in runs.axis("link.rate") {
+            for rtt in runs.axis("link.rtt") {
+                for buffer in runs.axis("link.buffer") {
+                    let at = |cc: &str| {
+                        let mut goodputs: Vec<(u64, f64)> = runs
+                            .select(&[
+                                ("link.loss", &loss),
+                                ("link.rate", &rate),
+                                ("link.rtt", &rtt),
+                                ("link.buffer", &buffer),
+                                ("flow.0.cc", cc),
+                            ])
+                            .into_iter()
+                            .filter_map(|r| {
+                                Some((
+                                    r.summary["seed"].as_u64()?,
+                                    metric(r, "/flows/0/goodput_bps")?,
+                                ))
+                            })
+                            .collect();
+                        goodputs.sort_by_key(|(seed, _)| *seed);
+                        goodputs
+                    };
+                    let (bbr, bbr2) = (at(CLASSES[0]), at(CLASSES[1]));
+                    let pairs: Vec<(f64, f64)> = bbr
+                        .iter()
+                        .filter_map(|(seed, a)| {
+                            bbr2.iter().find(|(s, _)| s == seed).map(|(_, b)| (*a, *b))
+                        })
+                        .collect();
+                    if pairs.is_empty() {
+                        continue;
+                    }
+                    let mbit = axis_number(&rate, |s| {
+                        scenario::units::parse_rate(s)
+                            .ok()
+                            .map(|r| r.bits_per_sec() as f64 / 1e6)
+                    });
+                    let ms = axis_number(&rtt, |s| {
+                        scenario::units::parse_duration(s)
+                            .ok()
+                            .map(|d| d.as_secs_f64() * 1e3)
+                    });
+                    let buffer_mb = axis_number(&buffer, |s| {
+                        scenario::units::parse_size(s)
+                            .ok()
+                            .map(|b| b.get() as f64 / 1e6)
+                    });
+                    let loss_pct = axis_number(&loss, |s| {
+                        scenario::units::parse_probability(s)
+                            .ok()
+                            .map(|p| p * 100.0)
+                    });
+                    out.push(Condition {
+                        axes: [loss.clone(), rate.clone(), rtt.clone(), buffer.clone()],
+                        features: [loss_pct, mbit, ms, mbit * ms / 8e3, buffer_mb],
+                        pairs,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// One (condition, seed) sample: the tree's training row.
+struct Sample<'a> {
+    condition: &'a Condition,
+    pair: (f64, f64),
+}
+
+/// The fitted tree turned into the drawing: each node's split, its samples
+/// and BBR's lead over them.
+fn draw(
+    node: &crate::cart::Node,
+    samples: &[Sample],
+    leaves: &mut Vec<(String, f64, usize)>,
+    path: &str,
+) -> TreeNode {
+    let here: Vec<&Sample> = node.samples.iter().map(|&i| &samples[i]).collect();
+    let lead = lead(here.iter().map(|s| &s.pair));
+    let bbr_wins = here.iter().filter(|s| s.pair.0 >= s.pair.1).count();
+    // Samples won by each, in the legend's order: short enough for a leaf.
+    let count = format!("BBR {} : {} BBRv2", bbr_wins, here.len() - bbr_wins);
+    let tinted = |lines: Vec<String>| {
+        let mut node = TreeNode::new(lines);
+        if lead.is_finite() && advantage(lead) >= NEGLIGIBLE {
+            // Darker for a larger difference, on a log scale: 1% faint,
+            // 10x (the paper's 871%) full.
+            let strength = 0.2 + 0.8 * ((1.0 + advantage(lead)).ln() / 10f64.ln()).min(1.0);
+            node = node.tint(usize::from(lead < 0.0), strength);
+        }
+        node
+    };
+    let Some(split) = &node.split else {
+        leaves.push((path.to_string(), lead, here.len()));
+        let mut leaf = tinted(vec![lead_text(lead), count]);
+        if lead.is_finite() && advantage(lead) >= HIGHLIGHT {
+            leaf = leaf.emphasised();
+        }
+        return leaf;
+    };
+    let (feature, threshold) = (split.feature, split.threshold);
+    let question = format!("{} <= {}", FEATURES[feature], short(threshold));
+    let name = |yes: bool| {
+        let step = format!(
+            "{} {} {}",
+            FEATURES[feature],
+            if yes { "<=" } else { ">" },
+            short(threshold)
+        );
+        if path.is_empty() {
+            step
+        } else {
+            format!("{path}; {step}")
+        }
+    };
+    tinted(vec![question, count, lead_text(lead)])
+        .child("yes", draw(&split.left, samples, leaves, &name(true)))
+        .child("no", draw(&split.right, samples, leaves, &name(false)))
+}
+
+/// A split threshold as the tree shows it: "0.5", "55", "1.05".
+fn short(value: f64) -> String {
+    let text = format!("{value:.3}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+fn decision_tree(runs: &Runs) -> Analysis {
+    let conditions = conditions(runs);
+    let mut section = Section::new(
+        "fig1-decision-tree",
+        "Drucker et al. Fig. 1: which of BBR and BBRv2 wins, as a decision tree over link conditions",
+    )
+    .description(
+        "Our grid (the paper's Table I values are not in its text): 10, 100 and 500 Mbit/s; 10, 40 and 100 ms; \
+         100 KB, 2 MB and 10 MB buffers; 0, 1% and 2% random loss; a 1 MB tbf burst; one BBR or BBRv2 flow, \
+         60 s, 2 seeds. One sample per condition and seed, labelled by the controller with the higher goodput; \
+         the tree is CART with Gini impurity, at most four levels deep, as scikit-learn's classifier in \
+         the paper. A node's tint is the winner over its samples (total goodput), darker for a \
+         larger difference, white under 1%; outlined leaves differ by 10% or more, as the paper highlights them. \
+         \"BBR 12 : 0 BBRv2\" counts the samples each won. \
+         A tree over any sweep: bbrlab.decision_tree in the Python package.",
+    );
+    let samples: Vec<Sample> = conditions
+        .iter()
+        .flat_map(|c| {
+            c.pairs
+                .iter()
+                .map(move |&pair| Sample { condition: c, pair })
+        })
+        .collect();
+    if samples.len() < 2 {
+        let why = "the grid has no condition with both controllers' runs";
+        return Analysis::judged(
+            section,
+            crate::reproduce::claims::none_run(&[&FIG1, &ROOT_ON_LOSS], why),
+            "",
+        );
+    }
+    let rows: Vec<Vec<f64>> = samples
+        .iter()
+        .map(|s| s.condition.features.to_vec())
+        .collect();
+    // Class 0 (BBR) when BBR's goodput is at least BBRv2's.
+    let labels: Vec<usize> = samples
+        .iter()
+        .map(|s| usize::from(s.pair.0 < s.pair.1))
+        .collect();
+    let tree = crate::cart::fit(&rows, &labels, CLASSES.len(), MAX_DEPTH);
+    let mut leaves = Vec::new();
+    let drawing = draw(&tree, &samples, &mut leaves, "");
+    section = section.figure(Figure::tree(
+        format!(
+            "BBR or BBRv2: the higher goodput over {} conditions x {} seeds",
+            conditions.len(),
+            runs.axis("seed").len().max(1)
+        ),
+        CLASSES.iter().map(|c| cc_label(c)).collect(),
+        drawing,
+    ));
+
+    let mut leaf_table = Table::new(
+        "The tree's leaves: conditions, samples and BBR's lead in total goodput",
+        ["leaf (path from the root)", "samples", "winner"],
+    );
+    for (path, lead, n) in &leaves {
+        leaf_table = leaf_table.row([
+            Cell::text(if path.is_empty() { "(root)" } else { path }),
+            Cell::text(n.to_string()),
+            Cell::text(lead_text(*lead)),
+        ]);
+    }
+    let mut grid = Table::new(
+        "Every condition: mean goodput over seeds (Mbit/s) and the winner",
+        [
+            "loss",
+            "bandwidth",
+            "RTT",
+            "buffer",
+            "BBR",
+            "BBRv2",
+            "winner",
+        ],
+    );
+    for c in &conditions {
+        let n = c.pairs.len() as f64;
+        grid = grid.row([
+            Cell::text(loss_label(&c.axes[0])),
+            Cell::text(&c.axes[1]),
+            Cell::text(&c.axes[2]),
+            Cell::text(&c.axes[3]),
+            Cell::fixed(c.pairs.iter().map(|p| p.0).sum::<f64>() / n / 1e6, 1),
+            Cell::fixed(c.pairs.iter().map(|p| p.1).sum::<f64>() / n / 1e6, 1),
+            Cell::text(lead_text(c.lead())),
+        ]);
+    }
+    section = section.table(leaf_table).table(grid);
+
+    let root_feature = tree.split.as_ref().map(|s| s.feature);
+    let root_on_loss = root_feature == Some(0);
+    let judged = vec![
+        FIG1.judge(fig1_checks(&conditions)),
+        ROOT_ON_LOSS.judge(Measured::conditions([(
+            format!(
+                "the root splits on {}",
+                root_feature.map_or("nothing (one leaf)", |f| FEATURES[f])
+            ),
+            root_on_loss,
+        )])),
+    ];
+    Analysis::judged(
+        section,
+        judged,
+        "BBR leads under loss everywhere on our grid, the two are alike without loss, and the tree splits on loss first, as in the paper.",
+    )
+}
+
+/// The conditions FIG1 is checked in: with loss, BBR's goodput above
+/// BBRv2's; without loss, within 10% of each other, except at the smallest
+/// BDP with the largest buffer, where BBRv2 should lead by more than 10%.
+fn fig1_checks(conditions: &[Condition]) -> Measured {
+    let lossless: Vec<&Condition> = conditions.iter().filter(|c| c.features[0] == 0.0).collect();
+    let smallest_bdp = lossless
+        .iter()
+        .map(|c| c.features[3])
+        .fold(f64::INFINITY, f64::min);
+    let largest_buffer = lossless
+        .iter()
+        .map(|c| c.features[4])
+        .fold(f64::NEG_INFINITY, f64::max);
+    let checks = conditions.iter().map(|c| {
+        let lead = c.lead();
+        let holds = if c.features[0] > 0.0 {
+            lead > 0.0
+        } else if c.features[3] == smallest_bdp && c.features[4] == largest_buffer {
+            lead < 0.0 && advantage(lead) > HIGHLIGHT
+        } else {
+            advantage(lead) <= HIGHLIGHT
+        };
+        (format!("{} ({})", c.name(), lead_text(lead)), holds)
+    });
+    Measured::conditions(checks.collect::<Vec<_>>())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn leads_read_as_the_leader_ahead() {
+        assert_eq!(lead_text(0.35), "BBR +35%");
+        // BBRv2 at 113 to BBR's 100: BBR's lead is 100/113 - 1.
+        assert_eq!(lead_text(100.0 / 113.0 - 1.0), "BBRv2 +13%");
+        assert_eq!(lead_text(0.004), "alike (<1%)");
+        assert_eq!(short(0.5), "0.5");
+        assert_eq!(short(55.0), "55");
+    }
+}
