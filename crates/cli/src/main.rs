@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod emu;
 mod list;
 mod progress;
 mod run;
@@ -26,10 +27,18 @@ struct Cli {
 enum Command {
     /// Run one scenario file in the packet-level simulator.
     ///
-    /// Prints a per-flow table and writes summary.json, flows.csv,
-    /// series_flows.csv, series_link.csv and the effective scenario.toml
-    /// to the output directory.
+    /// Prints a per-flow table and writes summary.json, flows.csv, the time
+    /// series (series_flows, series_link, series_controller: Parquet, or
+    /// CSV with --series-format csv) and the effective scenario.toml to the
+    /// output directory.
     Run(RunArgs),
+    /// Relay UDP through an emulated link in real time, like mm-link.
+    ///
+    /// Clients send to --listen; datagrams go to --forward through the
+    /// uplink, and the server's replies come back through the link (rate,
+    /// buffer, loss and delay of the simulator's model) to the client.
+    /// The link comes from a scenario file's [link] or from the options.
+    Emu(emu::EmuArgs),
     /// Run every point of a scenario's [sweep] table in parallel.
     ///
     /// Results go to a store in the output directory (runs/<id>.json per
@@ -314,6 +323,7 @@ fn main() -> ExitCode {
             lab::pages::compare(&dirs, &out).map(|path| println!("{}", path.display()))
         }
         Command::Claims { dirs, markdown } => claims(&dirs, markdown.as_deref()),
+        Command::Emu(args) => emu::emu(args),
         Command::List { what } => {
             list::list(what);
             Ok(())

@@ -1233,3 +1233,108 @@ fn report_and_compare_pages_for_runs_and_sweeps() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `bbrlab emu` relays a UDP exchange on loopback with the configured
+/// delay, and stops after --duration.
+#[test]
+fn emu_relays_on_loopback_with_the_configured_delay() {
+    use std::io::BufRead;
+    use std::net::UdpSocket;
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    let server = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bbrlab"))
+        .args([
+            "emu",
+            "--listen",
+            "127.0.0.1:0",
+            "--forward",
+            &server.local_addr().unwrap().to_string(),
+            "--rate",
+            "20Mbit",
+            "--rtt",
+            "50ms",
+            "--duration",
+            "2s",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    // "relaying 127.0.0.1:PORT -> ..."
+    let listen = first.split_whitespace().nth(1).unwrap().to_string();
+    let client = UdpSocket::bind("127.0.0.1:0").unwrap();
+    client
+        .set_read_timeout(Some(Duration::from_secs(2)))
+        .unwrap();
+    server
+        .set_read_timeout(Some(Duration::from_secs(2)))
+        .unwrap();
+    let started = Instant::now();
+    client.send_to(b"ping", &listen).unwrap();
+    let mut buf = [0u8; 16];
+    let (n, relay) = server.recv_from(&mut buf).unwrap();
+    assert_eq!(&buf[..n], b"ping");
+    server.send_to(b"pong", relay).unwrap();
+    let n = client.recv(&mut buf).unwrap();
+    assert_eq!(&buf[..n], b"pong");
+    let rtt = started.elapsed();
+    assert!(
+        rtt >= Duration::from_millis(50) && rtt < Duration::from_millis(150),
+        "{rtt:?} through a 50 ms path"
+    );
+    let status = child.wait().unwrap();
+    assert!(status.success(), "stops by itself after --duration");
+    assert!(
+        lines.any(|l| l.unwrap().contains("up 1 datagrams")),
+        "prints what it relayed"
+    );
+}
+
+/// Bad `bbrlab emu` input: each names the option or file and what was expected.
+#[test]
+fn emu_rejects_bad_input_with_clear_errors() {
+    let base = ["emu", "--listen", "127.0.0.1:0", "--forward", "127.0.0.1:9"];
+    let cases: [(&[&str], i32, &str); 6] = [
+        (&["--rate", "fast"], 1, "--rate: expected a rate like"),
+        (&["--loss", "200%"], 1, "--loss: expected a probability"),
+        (&["--buffer", "lots"], 1, "--buffer:"),
+        (&["--duration", "1x"], 1, "--duration: expected a duration"),
+        (
+            &["--scenario", "/nonexistent/emu.toml"],
+            1,
+            "/nonexistent/emu.toml: cannot read",
+        ),
+        (
+            &["--scenario", "x.toml", "--rate", "1Mbit"],
+            2,
+            "cannot be used with",
+        ),
+    ];
+    for (extra, code, message) in cases {
+        let args: Vec<&str> = base.iter().chain(extra.iter()).copied().collect();
+        let o = bbrlab(&args);
+        assert_eq!(o.status.code(), Some(code), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(message), "{args:?}: {}", stderr(&o));
+    }
+    let o = bbrlab(&["emu", "--listen", "localhost", "--forward", "127.0.0.1:9"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("invalid value 'localhost' for '--listen <ADDR>'"));
+    // An address this machine does not have cannot be bound.
+    let o = bbrlab(&[
+        "emu",
+        "--listen",
+        "192.0.2.1:4433",
+        "--forward",
+        "127.0.0.1:9",
+        "--duration",
+        "1s",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("cannot start the relay on 192.0.2.1:4433"),
+        "{}",
+        stderr(&o)
+    );
+}

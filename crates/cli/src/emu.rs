@@ -1,0 +1,123 @@
+//! `bbrlab emu`: the real-time link emulator alone, for any UDP
+//! application (see the `emu` crate for the model).
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+
+/// Where the link of `bbrlab emu` comes from, and for how long it runs.
+#[derive(clap::Args, Debug)]
+pub struct EmuArgs {
+    /// Address clients send to, e.g. 127.0.0.1:4433.
+    #[arg(long, value_name = "ADDR")]
+    listen: SocketAddr,
+    /// The server's address, e.g. 127.0.0.1:4434.
+    #[arg(long, value_name = "ADDR")]
+    forward: SocketAddr,
+    /// Take the link from this scenario's [link], uplink and first flow's RTT.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["rate", "rtt", "buffer", "loss", "burst", "uplink"])]
+    scenario: Option<PathBuf>,
+    /// Bottleneck rate, e.g. 50Mbit (or a trace: see --scenario).
+    #[arg(long, default_value = "100Mbit")]
+    rate: String,
+    /// Round-trip propagation delay, split evenly between the directions.
+    #[arg(long, default_value = "40ms")]
+    rtt: String,
+    /// Drop-tail buffer: bytes (300KB), packets (100pkt) or BDPs (1bdp).
+    #[arg(long, default_value = "1bdp")]
+    buffer: String,
+    /// Random loss on the bottleneck, e.g. 1%.
+    #[arg(long)]
+    loss: Option<String>,
+    /// Token-bucket depth (tc tbf burst), e.g. 1MB.
+    #[arg(long)]
+    burst: Option<String>,
+    /// Uplink rate (client to server), unlimited if not given.
+    #[arg(long)]
+    uplink: Option<String>,
+    /// Seed of the loss process.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Stop after this long (e.g. 30s); runs until interrupted if not given.
+    #[arg(long)]
+    duration: Option<String>,
+}
+
+/// The scenario document the link options describe, so they are checked
+/// by the scenario parser with its messages.
+fn options_document(args: &EmuArgs) -> String {
+    let mut link = format!(
+        "rate = {:?}\nrtt = {:?}\nbuffer = {:?}\n",
+        args.rate, args.rtt, args.buffer
+    );
+    for (key, value) in [("loss", &args.loss), ("burst", &args.burst)] {
+        if let Some(value) = value {
+            link += &format!("{key} = {value:?}\n");
+        }
+    }
+    let uplink = args
+        .uplink
+        .as_ref()
+        .map_or(String::new(), |u| format!("uplink = {u:?}\n"));
+    format!(
+        "name = \"emu\"\nseed = {}\nduration = \"60s\"\n{uplink}[link]\n{link}[[flow]]\ncc = \"bbr\"\n",
+        args.seed
+    )
+}
+
+pub fn emu(args: EmuArgs) -> anyhow::Result<()> {
+    let scenario = match &args.scenario {
+        Some(path) => scenario::load(path, &[])?,
+        None => scenario::from_str(&options_document(&args), Path::new("the command line"), &[])
+            .map_err(|e| match e.key.as_deref() {
+                // Name the option, not the document built from it.
+                Some(key) => {
+                    anyhow::anyhow!("--{}: {}", key.trim_start_matches("link."), e.message)
+                }
+                None => anyhow::Error::new(e),
+            })?,
+    };
+    let config = emu::EmuConfig::from_scenario(&scenario).map_err(anyhow::Error::msg)?;
+    let run_for = args
+        .duration
+        .as_deref()
+        .map(|d| scenario::units::parse_duration(d).map_err(|e| anyhow::anyhow!("--duration: {e}")))
+        .transpose()?;
+    let relay = emu::Relay::start(args.listen, args.forward, &config)
+        .with_context(|| format!("cannot start the relay on {}", args.listen))?;
+    println!(
+        "relaying {} -> {} through {} (RTT {:?}); Ctrl-C to stop",
+        relay.listen_addr(),
+        args.forward,
+        args.scenario.as_ref().map_or_else(
+            || format!("{} / {} buffer", args.rate, args.buffer),
+            |p| p.display().to_string()
+        ),
+        config.rtt
+    );
+    let started = Instant::now();
+    let mut last = (0u64, started);
+    loop {
+        std::thread::sleep(Duration::from_secs(1));
+        let sent = relay.down.sent_bytes.load(Ordering::Relaxed);
+        let now = Instant::now();
+        let rate = (sent - last.0) as f64 * 8.0 / (now - last.1).as_secs_f64() / 1e6;
+        println!(
+            "{:>6.1} s  down {:>8.2} Mbit/s  lost {}  overflowed {}  up {} datagrams",
+            (now - started).as_secs_f64(),
+            rate,
+            relay.down.lost.load(Ordering::Relaxed),
+            relay.down.overflowed.load(Ordering::Relaxed),
+            relay.up.sent.load(Ordering::Relaxed)
+        );
+        last = (sent, now);
+        if run_for.is_some_and(|d| started.elapsed() >= d) {
+            break;
+        }
+    }
+    relay.stop().context("the relay failed")?;
+    Ok(())
+}
