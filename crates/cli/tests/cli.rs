@@ -1186,15 +1186,19 @@ fn report_and_compare_pages_for_runs_and_sweeps() {
         "{}",
         stderr(&o)
     );
-    let series = runs[0].join("series_flows.parquet");
-    let bytes = std::fs::read(&series).unwrap();
-    std::fs::write(&series, &bytes[..bytes.len() / 2]).unwrap();
-    let o = bbrlab(&["report", runs[0].to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("series_flows.parquet: not a Parquet file"),
-        "a truncated Parquet series is named: {}",
+    // A series file cut in half: the report fails, naming it.
+    let truncated_report = |series: &Path| {
+        let bytes = std::fs::read(series).unwrap();
+        std::fs::write(series, &bytes[..bytes.len() / 2]).unwrap();
+        let o = bbrlab(&["report", runs[0].to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(1));
         stderr(&o)
+    };
+    let series = runs[0].join("series_flows.parquet");
+    let err = truncated_report(&series);
+    assert!(
+        err.contains("series_flows.parquet: not a Parquet file"),
+        "a truncated Parquet series is named: {err}"
     );
     // The same run with CSV series: a truncated file names its line.
     let o = bbrlab(&[
@@ -1209,15 +1213,10 @@ fn report_and_compare_pages_for_runs_and_sweeps() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(!series.exists(), "the Parquet series are replaced");
-    let series = runs[0].join("series_flows.csv");
-    let text = std::fs::read_to_string(&series).unwrap();
-    std::fs::write(&series, &text[..text.len() / 2]).unwrap();
-    let o = bbrlab(&["report", runs[0].to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(1));
+    let err = truncated_report(&runs[0].join("series_flows.csv"));
     assert!(
-        stderr(&o).contains("series_flows.csv: line"),
-        "a truncated series names its line: {}",
-        stderr(&o)
+        err.contains("series_flows.csv: line"),
+        "a truncated series names its line: {err}"
     );
     let o = bbrlab(&[
         "run",
