@@ -64,14 +64,19 @@ impl Clock {
         }
     }
 
-    /// The record of the invocation, now that it is done.
-    pub fn finish(self, resumed_runs: usize) -> Invocation {
-        let wall_time_s = self.at.elapsed().as_secs_f64();
+    /// Seconds since the invocation started.
+    pub fn elapsed_s(&self) -> f64 {
+        self.at.elapsed().as_secs_f64()
+    }
+
+    /// The record of the invocation so far: its wall time is the time
+    /// until now.
+    pub fn finish(&self, resumed_runs: usize) -> Invocation {
         Invocation::of_this_build(
-            self.started,
-            self.command,
+            self.started.clone(),
+            self.command.clone(),
             self.fast,
-            wall_time_s,
+            self.elapsed_s(),
             resumed_runs,
         )
     }
@@ -122,16 +127,8 @@ pub fn read(dir: &Path) -> anyhow::Result<Option<Invocation>> {
 }
 
 /// The rows a report's provenance block shows for `invocation`: build,
-/// date, command, fidelity and wall time. Without one (an output of an
-/// older version, or one whose record cannot be read: `missing` says why),
-/// the rows say so rather than guess.
-pub fn rows(invocation: Option<&Invocation>, missing: &str) -> Vec<(String, String)> {
-    let Some(p) = invocation else {
-        return vec![
-            ("bbrlab".into(), format!("unknown ({missing})")),
-            ("date".into(), "not recorded".into()),
-        ];
-    };
+/// date, command, fidelity and wall time.
+pub fn rows(p: &Invocation) -> Vec<(String, String)> {
     let mut rows = vec![
         (
             "bbrlab".into(),
@@ -142,14 +139,7 @@ pub fn rows(invocation: Option<&Invocation>, missing: &str) -> Vec<(String, Stri
     if let Some(command) = &p.command {
         rows.push(("command".into(), command.clone()));
     }
-    rows.push((
-        "fidelity".into(),
-        if p.fast {
-            "--fast (the scenarios' shortened runs)".into()
-        } else {
-            "default (the scenarios' full runs)".into()
-        },
-    ));
+    rows.push(("fidelity".into(), fidelity(p.fast).into()));
     rows.push((
         "wall time".into(),
         if p.resumed_runs > 0 {
@@ -164,6 +154,22 @@ pub fn rows(invocation: Option<&Invocation>, missing: &str) -> Vec<(String, Stri
     rows
 }
 
+/// The rows for an output whose invocation was not recorded (written by an
+/// older version, or its record unreadable): the `build` its results name
+/// and what `date` shows instead, rather than a guess.
+pub fn unrecorded_rows(build: String, date: String) -> Vec<(String, String)> {
+    vec![("bbrlab".into(), build), ("date".into(), date)]
+}
+
+/// How a fidelity reads in a report.
+pub fn fidelity(fast: bool) -> &'static str {
+    if fast {
+        "--fast (the scenarios' shortened runs)"
+    } else {
+        "default (the scenarios' full runs)"
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,7 +182,7 @@ mod tests {
         let invocation = Clock::start(Some("bbrlab sweep x.toml --fast".into()), true).finish(3);
         write(&dir, &invocation).unwrap();
         assert_eq!(read(&dir).unwrap(), Some(invocation.clone()));
-        let rows = rows(Some(&invocation), "");
+        let rows = rows(&invocation);
         let value = |key: &str| rows.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
         assert_eq!(
             value("command").as_deref(),

@@ -111,18 +111,12 @@ fn write(dir: &Path, page: &report::Report) -> anyhow::Result<PathBuf> {
 /// when the invocation was not recorded (outputs of older versions).
 fn with_invocation(mut report: report::Report, dir: &Path, build: String) -> report::Report {
     let rows = match crate::provenance::read(dir) {
-        Ok(Some(invocation)) => crate::provenance::rows(Some(&invocation), ""),
-        Ok(None) => vec![
-            ("bbrlab".to_string(), build),
-            (
-                "date".to_string(),
-                format!("not recorded (no {})", crate::provenance::FILE),
-            ),
-        ],
-        Err(err) => vec![
-            ("bbrlab".to_string(), build),
-            ("date".to_string(), format!("not recorded ({err:#})")),
-        ],
+        Ok(Some(invocation)) => crate::provenance::rows(&invocation),
+        Ok(None) => crate::provenance::unrecorded_rows(
+            build,
+            format!("not recorded (no {})", crate::provenance::FILE),
+        ),
+        Err(err) => crate::provenance::unrecorded_rows(build, format!("not recorded ({err:#})")),
     };
     for (key, value) in rows {
         report = report.provenance(key, value);

@@ -234,11 +234,23 @@ fn series_section(run: &RunOutput, flows: &SeriesFile, link: Option<&SeriesFile>
         .into_iter()
         .map(|l| l.style(LineStyle::Step))
         .collect();
+    let mut description = format!(
+        "Every sample of the run's recorder, one line per flow. Goodput is averaged over {bin:.2} s bins."
+    );
+    if labels.len() > MODE_FIGURES {
+        description += &format!(
+            " Controller modes over time are drawn for the first {MODE_FIGURES} of {} flows; the table below covers all.",
+            labels.len()
+        );
+    }
     let mut section = Section::new("time-series", "Time series")
-        .description(format!(
-            "Every sample of the run's recorder, one line per flow. Goodput is averaged over {bin:.2} s bins."
+        .description(description)
+        .figure(Figure::lines(
+            "Goodput",
+            "time (s)",
+            "goodput (Mbit/s)",
+            goodput,
         ))
-        .figure(Figure::lines("Goodput", "time (s)", "goodput (Mbit/s)", goodput))
         .figure(Figure::lines(
             "Bandwidth estimate and link capacity",
             "time (s)",
@@ -309,13 +321,6 @@ fn series_section(run: &RunOutput, flows: &SeriesFile, link: Option<&SeriesFile>
                 .into_iter()
                 .map(|(mode, points)| Line::new(mode, points))
                 .collect(),
-        ));
-    }
-    if labels.len() > MODE_FIGURES {
-        section = section.description(format!(
-            "Every sample of the run's recorder, one line per flow. Goodput is averaged over {bin:.2} s bins. \
-             Controller modes over time are drawn for the first {MODE_FIGURES} of {} flows; the table below covers all.",
-            labels.len()
         ));
     }
     let mut modes = Table::new(

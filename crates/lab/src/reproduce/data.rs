@@ -61,7 +61,7 @@ impl Runs {
     fn series_defect(&self, record: &RunRecord) -> Option<(PathBuf, String)> {
         for name in ["series_flows", "series_link"] {
             let path = self.series_path(record, name);
-            let rows = match self.series_file(record, name) {
+            let rows = match crate::table::read_records(&path) {
                 Ok(rows) => rows,
                 Err(e) => return Some((path, format!("{e:#}"))),
             };

@@ -139,11 +139,6 @@ pub(crate) struct Manifest {
     pub(crate) provenance: Option<crate::provenance::Invocation>,
 }
 
-/// This build's version and commit.
-pub fn build_id() -> (&'static str, &'static str) {
-    crate::provenance::build_id()
-}
-
 /// Where the scenario files are: `--scenarios`, else `./scenarios`, else the
 /// repository the binary was built in.
 fn scenarios_dir(given: Option<&Path>) -> anyhow::Result<PathBuf> {
@@ -248,7 +243,6 @@ pub fn reproduce(
             }
         }
     }
-    let started = std::time::Instant::now();
     let clock = crate::provenance::Clock::start(options.command.clone(), fast);
     let mut failed_runs = 0;
     let mut resumed_runs = 0;
@@ -277,7 +271,7 @@ pub fn reproduce(
         rejected,
         failed_runs,
         not_run,
-        seconds: started.elapsed().as_secs_f64(),
+        seconds: clock.elapsed_s(),
     })
 }
 
@@ -441,21 +435,20 @@ fn with_provenance(
             fast: manifest.fast,
             ..p
         });
-    let mut rows = crate::provenance::rows(
-        invocation.as_ref(),
-        "suite.json records no build: written by an older version",
-    );
-    if invocation.is_none() {
-        rows.push((
-            "fidelity".into(),
-            if manifest.fast {
-                "--fast (the scenarios' shortened runs)"
-            } else {
-                "default (the scenarios' full runs)"
-            }
-            .into(),
-        ));
-    }
+    let rows = match &invocation {
+        Some(invocation) => crate::provenance::rows(invocation),
+        None => {
+            let mut rows = crate::provenance::unrecorded_rows(
+                "unknown (suite.json records no build: written by an older version)".into(),
+                "not recorded".into(),
+            );
+            rows.push((
+                "fidelity".into(),
+                crate::provenance::fidelity(manifest.fast).into(),
+            ));
+            rows
+        }
+    };
     for (key, value) in rows {
         report = report.provenance(key, value);
     }

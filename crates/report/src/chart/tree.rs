@@ -129,15 +129,14 @@ impl Layout {
                 .map_err(drawing)?;
             }
         }
-        let fill = match node.class {
-            Some(c) => colour(c).mix(node.strength.clamp(0.0, 1.0) * 0.85),
-            None => WHITE.mix(1.0),
-        };
+        // On the white figure a translucent fill is the tint; an untinted
+        // node needs none.
         let corners = [(x - half, y), (x + half, y + h)];
-        area.draw(&Rectangle::new(corners, WHITE.filled()))
-            .map_err(drawing)?;
-        area.draw(&Rectangle::new(corners, fill.filled()))
-            .map_err(drawing)?;
+        if let Some(c) = node.class {
+            let fill = colour(c).mix(node.strength.clamp(0.0, 1.0) * 0.85);
+            area.draw(&Rectangle::new(corners, fill.filled()))
+                .map_err(drawing)?;
+        }
         let border = if node.emphasis {
             INK.stroke_width(3)
         } else {

@@ -241,19 +241,21 @@ fn draw(
         }
         return leaf;
     };
-    let (feature, threshold) = (split.feature, split.threshold);
-    let question = format!("{} <= {}", FEATURES[feature], short(threshold));
-    let name = |yes: bool| {
-        let step = format!(
+    // The split read one way or the other: "loss (%) <= 0.5" / "... > 0.5".
+    let step = |yes: bool| {
+        format!(
             "{} {} {}",
-            FEATURES[feature],
+            FEATURES[split.feature],
             if yes { "<=" } else { ">" },
-            short(threshold)
-        );
+            short(split.threshold)
+        )
+    };
+    let question = step(true);
+    let name = |yes: bool| {
         if path.is_empty() {
-            step
+            step(yes)
         } else {
-            format!("{path}; {step}")
+            format!("{path}; {}", step(yes))
         }
     };
     tinted(vec![question, count, lead_text(lead)])
