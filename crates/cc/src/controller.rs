@@ -14,6 +14,8 @@
 //!   begins and ends (RFC 9002 §7.3.2) and says so in the events.
 
 use std::fmt;
+
+use dyn_clone::DynClone;
 use std::time::Duration;
 
 use crate::rate::{DeliveryState, RateSample};
@@ -179,7 +181,7 @@ impl ProbeState {
 /// window, a pacing rate and a send quantum.
 ///
 /// Implementations hold no I/O and no clock: every event carries its time.
-pub trait CongestionControl: Send + fmt::Debug {
+pub trait CongestionControl: Send + fmt::Debug + DynClone {
     /// The spec string this controller was built from (e.g. `"bbr"`).
     fn spec(&self) -> &str;
     /// A packet was sent.
@@ -194,6 +196,11 @@ pub trait CongestionControl: Send + fmt::Debug {
     fn pacing_rate(&self) -> Bandwidth;
     /// The largest burst the pacer may send at once.
     fn send_quantum(&self) -> Bytes;
+    /// The path's maximum datagram size changed (a QUIC stack's path MTU
+    /// discovery): packet-denominated quantities (minimum windows, the send
+    /// quantum, a window counted in packets) follow it from now on. The
+    /// simulator never calls it: its datagram size is fixed per flow.
+    fn on_mtu_update(&mut self, max_datagram_size: Bytes);
     /// The controller's state, for tracing.
     fn snapshot(&self) -> Snapshot;
     /// Where the controller is in its probing cycle (no allocation, unlike
@@ -202,6 +209,8 @@ pub trait CongestionControl: Send + fmt::Debug {
         ProbeState::NONE
     }
 }
+
+dyn_clone::clone_trait_object!(CongestionControl);
 
 /// Pacing for window-based controllers, as the oBBR paper paces its CUBIC
 /// baseline and Linux paces every controller (`tcp_update_pacing_rate`):
@@ -219,4 +228,71 @@ pub fn cwnd_pacing_rate(cwnd: Bytes, smoothed_rtt: Duration, in_slow_start: bool
 /// RFC 9002 pacer's suggested burst allowance (§7.7).
 pub fn cwnd_send_quantum(max_datagram_size: Bytes) -> Bytes {
     max_datagram_size * 2
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use crate::testing::Pipe;
+    use crate::{algorithms, AlgorithmSpec, Bandwidth, Bytes, ControllerConfig, Instant};
+
+    /// A clone taken mid-connection is a separate controller in the same
+    /// state: driven by the same events it makes the same decisions, and
+    /// driving it leaves the original alone.
+    #[test]
+    fn a_cloned_controller_continues_independently_in_the_same_state() {
+        for info in algorithms() {
+            let spec = AlgorithmSpec::parse(info.name).unwrap();
+            let mut original = spec.build(&ControllerConfig::new(3, Instant::ZERO));
+            let mut pipe = Pipe::new(Bandwidth::from_mbps(20), Duration::from_millis(40));
+            for _ in 0..300 {
+                pipe.step(original.as_mut());
+            }
+            let mut copy = original.clone();
+            let before = (original.cwnd(), original.pacing_rate(), original.snapshot());
+            let mut copy_pipe = pipe.clone();
+            for _ in 0..200 {
+                copy_pipe.step(copy.as_mut());
+            }
+            assert_eq!(
+                (original.cwnd(), original.pacing_rate(), original.snapshot()),
+                before,
+                "{}: driving the clone changed the original",
+                info.name
+            );
+            for _ in 0..200 {
+                pipe.step(original.as_mut());
+            }
+            assert_eq!(
+                (copy.cwnd(), copy.pacing_rate(), copy.snapshot()),
+                (original.cwnd(), original.pacing_rate(), original.snapshot()),
+                "{}: the clone diverged from the original on the same events",
+                info.name
+            );
+        }
+    }
+
+    /// After a datagram-size change the send quantum is whole packets of
+    /// the new size; a window-based controller keeps its window in packets.
+    #[test]
+    fn an_mtu_update_rescales_packet_denominated_quantities() {
+        let mut config = ControllerConfig::new(1, Instant::ZERO);
+        config.max_datagram_size = Bytes(1200);
+        for info in algorithms() {
+            let mut cc = AlgorithmSpec::parse(info.name).unwrap().build(&config);
+            cc.on_mtu_update(Bytes(1500));
+            assert_eq!(
+                cc.send_quantum().get() % 1500,
+                0,
+                "{}: the send quantum {:?} is not whole 1500-byte packets",
+                info.name,
+                cc.send_quantum()
+            );
+        }
+        let mut reno = AlgorithmSpec::parse("reno").unwrap().build(&config);
+        assert_eq!(reno.cwnd(), Bytes(12_000));
+        reno.on_mtu_update(Bytes(1500));
+        assert_eq!(reno.cwnd(), Bytes(15_000), "ten packets stay ten packets");
+    }
 }

@@ -449,6 +449,10 @@ impl CongestionControl for Cubic {
     /// ends); `w_max` (bytes) and `k` (seconds) while W_max is defined;
     /// `w_est` (bytes, the Reno-friendly estimate) during an epoch;
     /// `hystart_css` (1 in Conservative Slow Start, else 0) while HyStart++ runs.
+    fn on_mtu_update(&mut self, max_datagram_size: Bytes) {
+        self.window.on_mtu_update(max_datagram_size);
+    }
+
     fn snapshot(&self) -> Snapshot {
         let mut snapshot = Snapshot::mode(self.window.mode());
         snapshot

@@ -242,7 +242,7 @@ pub fn new_bbr_cws(spec: &str, bbr: BbrParams, cws: CwsParams, config: &Controll
 
 /// Algorithm 1 as a [`LossReaction`]: the recovery cut, the wait for a
 /// lower RTprop and the upper scaling factor.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct CwsLossReaction {
     params: CwsParams,
     /// `upper_scaling_factor`.

@@ -137,18 +137,23 @@ impl DeliveryRateEstimator {
 
     /// One packet of the current ACK was newly acknowledged.
     pub fn on_packet_acked(&mut self, now: Instant, packet: &DeliveryState) {
-        self.delivered += packet.size;
+        self.on_acked(now, packet.size, packet);
+    }
+
+    /// An ACK acknowledged `bytes` in all, of which `newest` is the
+    /// newest-sent packet: what a QUIC stack that reports an ACK frame in
+    /// one call (s2n-quic's `on_ack`) knows. Equivalent to
+    /// [`DeliveryRateEstimator::on_packet_acked`] for each packet.
+    pub fn on_acked(&mut self, now: Instant, bytes: Bytes, newest: &DeliveryState) {
+        self.delivered += bytes;
         self.delivered_time = now;
-        let newer = match &self.newest_acked {
-            None => true,
-            Some(p) => {
-                packet.sent_time > p.sent_time
-                    || (packet.sent_time == p.sent_time && packet.delivered > p.delivered)
-            }
-        };
+        let newer = self.newest_acked.is_none_or(|p| {
+            newest.sent_time > p.sent_time
+                || (newest.sent_time == p.sent_time && newest.delivered > p.delivered)
+        });
         if newer {
-            self.first_send_time = packet.sent_time;
-            self.newest_acked = Some(*packet);
+            self.first_send_time = newest.sent_time;
+            self.newest_acked = Some(*newest);
         }
     }
 

@@ -162,6 +162,10 @@ impl CongestionControl for Reno {
         self.window.send_quantum()
     }
 
+    fn on_mtu_update(&mut self, max_datagram_size: Bytes) {
+        self.window.on_mtu_update(max_datagram_size);
+    }
+
     fn snapshot(&self) -> Snapshot {
         let mut snapshot = Snapshot::mode(self.window.mode());
         snapshot
@@ -244,6 +248,23 @@ impl LossWindow {
             rtt: None,
             in_use_at: None,
         }
+    }
+
+    /// A new datagram size: the window keeps its size in packets (as TCP's
+    /// cwnd, counted in segments, does when the MSS changes).
+    pub(crate) fn on_mtu_update(&mut self, max_datagram_size: Bytes) {
+        let new = max_datagram_size.max(Bytes(1));
+        let scale = |b: Bytes| {
+            Bytes(
+                (b.get() as u128 * new.get() as u128 / self.max_datagram_size.get() as u128) as u64,
+            )
+        };
+        self.cwnd = scale(self.cwnd);
+        if self.ssthresh != Bytes::MAX {
+            self.ssthresh = scale(self.ssthresh);
+        }
+        self.max_datagram_size = new;
+        self.cwnd = self.cwnd.max(self.min_window());
     }
 
     /// The minimum window, kMinimumWindow (two datagrams).

@@ -12,6 +12,7 @@ use crate::rate::{DeliveryRateEstimator, DeliveryState};
 use crate::units::{Bandwidth, Bytes, Instant};
 
 /// A lossless single-bottleneck path.
+#[derive(Clone)]
 pub struct Pipe {
     pub now: Instant,
     pub rate: Bandwidth,

@@ -16,6 +16,8 @@
 use std::fmt;
 use std::time::Duration;
 
+use dyn_clone::DynClone;
+
 use crate::controller::AckEvent;
 use crate::filter::MaxFilter;
 use crate::units::{Bandwidth, Bytes};
@@ -55,7 +57,7 @@ pub struct AckContext<'a> {
 }
 
 /// Estimates the bottleneck bandwidth from delivery-rate samples.
-pub trait BandwidthFilter: Send + fmt::Debug {
+pub trait BandwidthFilter: Send + fmt::Debug + DynClone {
     /// A valid delivery-rate sample arrived in round `round`.
     fn update(&mut self, round: u64, sample: Bandwidth, app_limited: bool);
     /// The estimate that sizes the congestion window (and the BDP).
@@ -71,7 +73,7 @@ pub trait BandwidthFilter: Send + fmt::Debug {
 }
 
 /// Chooses the cwnd gain.
-pub trait CwndGainPolicy: Send + fmt::Debug {
+pub trait CwndGainPolicy: Send + fmt::Debug + DynClone {
     /// Observes an ACK (before the cwnd is computed).
     fn on_ack(&mut self, _ctx: &AckContext) {}
     /// The gain to apply now; `base` is the core's gain for its mode.
@@ -95,7 +97,7 @@ pub trait CwndGainPolicy: Send + fmt::Debug {
 }
 
 /// Chooses the ProbeBW pacing gain of each cycle phase.
-pub trait ProbeGainPolicy: Send + fmt::Debug {
+pub trait ProbeGainPolicy: Send + fmt::Debug + DynClone {
     /// Observes an ACK.
     fn on_ack(&mut self, _ctx: &AckContext) {}
     /// The pacing gain of `phase`; `base` is Linux's gain for that phase.
@@ -161,7 +163,7 @@ impl PhaseContext<'_> {
 }
 
 /// How the window reacts to loss and what caps it.
-pub trait LossReaction: Send + fmt::Debug {
+pub trait LossReaction: Send + fmt::Debug + DynClone {
     /// Observes an ACK (before the cwnd is computed).
     fn on_ack(&mut self, _ctx: &AckContext) {}
     /// The window on entering recovery; `conservative` is Linux's choice,
@@ -193,7 +195,7 @@ pub trait LossReaction: Send + fmt::Debug {
 
 /// Detects a drop of the bottleneck bandwidth sooner than the max filter's
 /// window would, and replaces the estimate.
-pub trait BandwidthDropDetector: Send + fmt::Debug {
+pub trait BandwidthDropDetector: Send + fmt::Debug + DynClone {
     /// Observes an ACK; returns a new estimate to install, if any.
     fn on_ack(&mut self, ctx: &AckContext, sample: Option<Bandwidth>) -> Option<Bandwidth>;
     /// Algorithm-specific fields for tracing.
@@ -249,7 +251,7 @@ pub struct PacketConservation;
 impl LossReaction for PacketConservation {}
 
 /// The set of extension points a [`Bbr`](super::Bbr) core runs with.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Extensions {
     /// Bandwidth estimation.
     pub bandwidth_filter: Box<dyn BandwidthFilter>,
@@ -275,3 +277,9 @@ impl Default for Extensions {
         }
     }
 }
+
+dyn_clone::clone_trait_object!(BandwidthFilter);
+dyn_clone::clone_trait_object!(CwndGainPolicy);
+dyn_clone::clone_trait_object!(ProbeGainPolicy);
+dyn_clone::clone_trait_object!(LossReaction);
+dyn_clone::clone_trait_object!(BandwidthDropDetector);

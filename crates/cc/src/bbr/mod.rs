@@ -291,7 +291,7 @@ struct Recovery {
 }
 
 /// The BBR core.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Bbr {
     spec: String,
     params: BbrParams,
@@ -868,6 +868,12 @@ impl CongestionControl for Bbr {
             in_probe_rtt: self.mode == Mode::ProbeRtt,
             bandwidth_estimate: Some(self.bandwidth()),
         }
+    }
+
+    fn on_mtu_update(&mut self, max_datagram_size: Bytes) {
+        // cwnd and the pacing rate come from the model; only the
+        // packet-denominated floors and the send quantum use the size.
+        self.mss = max_datagram_size.max(Bytes(1));
     }
 
     fn snapshot(&self) -> Snapshot {

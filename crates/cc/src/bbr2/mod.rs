@@ -277,7 +277,7 @@ struct AckInfo {
 }
 
 /// The BBRv2/v3 core.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Bbr2 {
     spec: String,
     params: Bbr2Params,
@@ -709,6 +709,11 @@ impl CongestionControl for Bbr2 {
     }
 
     /// Extra fields: bounds in bytes / bits per second, 0 when unset.
+    fn on_mtu_update(&mut self, max_datagram_size: Bytes) {
+        // As BBRv1: the model sets cwnd; the size sets floors and quanta.
+        self.mss = max_datagram_size.max(Bytes(1));
+    }
+
     fn snapshot(&self) -> Snapshot {
         let bytes = |b: Option<Bytes>| b.map_or(0.0, Bytes::as_f64);
         let bps = |b: Option<Bandwidth>| b.map_or(0.0, Bandwidth::as_bps_f64);
