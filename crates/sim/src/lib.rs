@@ -16,6 +16,7 @@ mod builder;
 pub mod config;
 pub mod event;
 pub mod link;
+pub mod qlog;
 mod recorder;
 pub mod results;
 mod simulation;
