@@ -1,0 +1,211 @@
+//! `bbrlab get`: a client that asks a `bbrlab serve` for a transfer or a
+//! live stream and measures what arrives.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use cc::{AlgorithmSpec, Instant};
+use s2n_quic::client::Connect;
+use serde::Serialize;
+use sim::app::live::{FrameClock, LiveSource, LiveSummary};
+use tokio::io::AsyncWriteExt;
+
+use crate::adapter::ControllerEndpoint;
+use crate::copilot::PaddingEndpoint;
+use crate::protocol::{Request, ALPN};
+use crate::server::{fixed_mtu, IDLE_TIMEOUT};
+use crate::telemetry::{PathRegistry, TelemetryOptions};
+
+/// What a client does.
+#[derive(Clone, Debug)]
+pub struct ClientConfig {
+    /// The server.
+    pub server: SocketAddr,
+    /// The name the server's certificate must carry.
+    pub server_name: String,
+    /// The certificate (or CA) to trust, PEM.
+    pub trust_pem: String,
+    /// What to ask for.
+    pub request: Request,
+    /// The client's own controller (it sends the request and ACKs).
+    pub spec: AlgorithmSpec,
+    /// Record progress this often.
+    pub progress_interval: Duration,
+    /// Telemetry of the client's path.
+    pub telemetry: TelemetryOptions,
+}
+
+/// What the client saw.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct GetReport {
+    /// Payload bytes received.
+    pub bytes: u64,
+    /// From sending the request to the end of the stream (or to stopping), seconds.
+    pub elapsed_s: f64,
+    /// From connecting to sending the request (the handshake), seconds.
+    pub handshake_s: f64,
+    /// Goodput over `elapsed_s`, bits per second.
+    pub goodput_bps: f64,
+    /// Whether the stream ended as the server meant it to (not stopped or reset).
+    pub complete: bool,
+    /// Frames of a live stream, timed from the request (see the crate docs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub live: Option<LiveSummary>,
+    /// (seconds since the request, bytes received so far), every progress interval.
+    #[serde(skip)]
+    pub progress: Vec<(f64, u64)>,
+}
+
+/// Connects, asks, reads to the end (or until `stop` resolves) and reports.
+///
+/// # Errors
+/// The connection or the request failed; the message says which.
+pub async fn get(
+    config: ClientConfig,
+    stop: impl std::future::Future<Output = ()>,
+) -> Result<GetReport, String> {
+    let paths = PathRegistry::new(config.telemetry.clone());
+    let controllers = ControllerEndpoint::new(config.spec.clone(), 0, paths);
+    let tls = s2n_quic::provider::tls::default::Client::builder()
+        .with_certificate(config.trust_pem.as_str())
+        .and_then(|b| b.with_application_protocols([ALPN].iter()))
+        .and_then(|b| b.build())
+        .map_err(|e| format!("the trusted certificate is not usable: {e}"))?;
+    let bind: SocketAddr = if config.server.is_ipv4() {
+        "0.0.0.0:0".parse().expect("literal")
+    } else {
+        "[::]:0".parse().expect("literal")
+    };
+    let limits = s2n_quic::provider::limits::Limits::new()
+        .with_max_idle_timeout(IDLE_TIMEOUT)
+        .map_err(|e| format!("limits: {e}"))?;
+    let client = s2n_quic::Client::builder()
+        .with_tls(tls)
+        .map_err(|e| format!("TLS: {e}"))?
+        .with_io(bind)
+        .map_err(|e| format!("cannot bind a client socket: {e}"))?
+        .with_congestion_controller(controllers)
+        .map_err(|e| format!("congestion controller: {e}"))?
+        .with_limits(limits)
+        .map_err(|e| format!("limits: {e}"))?
+        .with_mtu(fixed_mtu()?)
+        .map_err(|e| format!("MTU: {e}"))?
+        .with_datagram(PaddingEndpoint { enabled: false })
+        .map_err(|e| format!("datagrams: {e}"))?
+        .start()
+        .map_err(|e| format!("cannot start the client: {e}"))?;
+    let started = std::time::Instant::now();
+    let connect = Connect::new(config.server).with_server_name(config.server_name.as_str());
+    let mut connection = client
+        .connect(connect)
+        .await
+        .map_err(|e| format!("cannot connect to {}: {e}", config.server))?;
+    let _ = connection.keep_alive(true);
+    let stream = connection
+        .open_bidirectional_stream()
+        .await
+        .map_err(|e| format!("cannot open a stream to {}: {e}", config.server))?;
+    let (mut receive, mut send) = stream.split();
+    let asked = std::time::Instant::now();
+    send.write_all(config.request.line().as_bytes())
+        .await
+        .map_err(|e| format!("cannot send the request: {e}"))?;
+    let _ = send.close().await;
+    let mut report = GetReport {
+        handshake_s: (asked - started).as_secs_f64(),
+        ..GetReport::default()
+    };
+    let mut frames = match config.request {
+        Request::Live { config: live, .. } => Some(LiveFrames::new(live)),
+        _ => None,
+    };
+    let mut next_progress = Duration::ZERO;
+    tokio::pin!(stop);
+    loop {
+        let chunk = tokio::select! {
+            chunk = receive.receive() => chunk,
+            () = &mut stop => break,
+        };
+        match chunk {
+            Ok(Some(bytes)) => {
+                report.bytes += bytes.len() as u64;
+                let since = asked.elapsed();
+                if let Some(frames) = frames.as_mut() {
+                    frames.on_delivered(since, report.bytes);
+                }
+                if since >= next_progress {
+                    report.progress.push((since.as_secs_f64(), report.bytes));
+                    next_progress = since + config.progress_interval;
+                }
+            }
+            Ok(None) => {
+                report.complete = true;
+                break;
+            }
+            Err(e) => return Err(format!("the stream from {} failed: {e}", config.server)),
+        }
+    }
+    let elapsed = asked.elapsed();
+    report.elapsed_s = elapsed.as_secs_f64();
+    report.progress.push((report.elapsed_s, report.bytes));
+    report.goodput_bps = if report.elapsed_s > 0.0 {
+        report.bytes as f64 * 8.0 / report.elapsed_s
+    } else {
+        0.0
+    };
+    report.live = frames.map(|f| f.summary(elapsed));
+    connection.close(0u32.into());
+    Ok(report)
+}
+
+/// The viewer's frame clock for a live stream: the frames the server
+/// writes are known from the request (the simulator's `LiveSource`), timed
+/// from when the request left (so a frame's delay includes the request's
+/// one-way trip, which the simulator's has not).
+struct LiveFrames {
+    source: LiveSource,
+    clock: FrameClock,
+    backlog: Vec<sim::app::live::Frame>,
+    registered: u64,
+}
+
+impl LiveFrames {
+    fn new(config: sim::app::live::LiveConfig) -> LiveFrames {
+        let mut source = LiveSource::new(config, Instant::ZERO);
+        let mut backlog = source.backlog(Instant::ZERO);
+        backlog.reverse();
+        LiveFrames {
+            source,
+            clock: FrameClock::new(config.deadline, Instant::ZERO),
+            backlog,
+            registered: 0,
+        }
+    }
+
+    fn at(since: Duration) -> Instant {
+        Instant::from_nanos(since.as_nanos() as u64)
+    }
+
+    fn on_delivered(&mut self, since: Duration, bytes: u64) {
+        // Frames are registered as the bytes that complete them arrive:
+        // their write times are known, so the order does not matter.
+        while self.registered < bytes {
+            let frame = self
+                .backlog
+                .pop()
+                .unwrap_or_else(|| self.source.next_frame());
+            self.registered += frame.bytes;
+            self.clock.on_written(frame);
+        }
+        self.clock.on_delivered(Self::at(since), bytes);
+    }
+
+    fn summary(mut self, end: Duration) -> LiveSummary {
+        // Frames due by the end but not complete are late.
+        while Duration::from_nanos(self.source.next_frame_at().as_nanos()) <= end {
+            let frame = self.source.next_frame();
+            self.clock.on_written(frame);
+        }
+        self.clock.summary(Self::at(end))
+    }
+}

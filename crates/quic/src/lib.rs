@@ -1,0 +1,21 @@
+//! bbrlab's congestion controllers inside a real QUIC stack (s2n-quic).
+//!
+//! The same `cc` controllers the simulator runs drive real connections:
+//! [`adapter`] turns a `cc::CongestionControl` into s2n-quic's
+//! `CongestionController` (delivery-rate estimation, bytes in flight, the
+//! recovery period and the pacer kept as the simulator's sender keeps
+//! them); [`telemetry`] records what each connection's controller did;
+//! [`copilot`] pads a live stream's probes with DATAGRAM frames;
+//! [`server`] and [`client`] speak [`protocol`] (sized and bulk transfers,
+//! live streams) with [`tls`] identities.
+
+pub mod adapter;
+pub mod client;
+pub mod copilot;
+pub mod protocol;
+pub mod server;
+pub mod telemetry;
+pub mod tls;
+
+pub use adapter::{Controller, ControllerEndpoint, SentInfo};
+pub use telemetry::{PathRegistry, PathShared, TelemetryOptions};
