@@ -1,5 +1,8 @@
 //! `bbrlab emu`: the real-time link emulator alone, for any UDP
-//! application (see the `emu` crate for the model).
+//! application (see the `emu` crate for the model). It serves one route
+//! and any number of clients on it, up to the relay's limit: like a NAT,
+//! each client gets its own server-facing port, and all of them share the
+//! one emulated link.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -11,7 +14,9 @@ use anyhow::Context;
 /// Where the link of `bbrlab emu` comes from, and for how long it runs.
 #[derive(clap::Args, Debug)]
 pub struct EmuArgs {
-    /// Address clients send to, e.g. 127.0.0.1:4433.
+    /// Address clients send to, e.g. 127.0.0.1:4433. Several clients may
+    /// use it at once (up to 64): each reaches the server from its own port
+    /// and they share the link.
     #[arg(long, value_name = "ADDR")]
     listen: SocketAddr,
     /// The server's address, e.g. 127.0.0.1:4434.
@@ -89,14 +94,15 @@ pub fn emu(args: EmuArgs) -> anyhow::Result<()> {
     let relay = emu::Relay::start(args.listen, args.forward, &config)
         .with_context(|| format!("cannot start the relay on {}", args.listen))?;
     println!(
-        "relaying {} -> {} through {} (RTT {:?}); Ctrl-C to stop",
+        "relaying {} -> {} through {} (RTT {:?}, up to {} clients sharing the link); Ctrl-C to stop",
         relay.listen_addr(),
         args.forward,
         args.scenario.as_ref().map_or_else(
             || format!("{} / {} buffer", args.rate, args.buffer),
             |p| p.display().to_string()
         ),
-        config.rtt
+        config.rtt,
+        emu::MAX_CLIENTS
     );
     let started = Instant::now();
     let mut last = (0u64, started);
@@ -106,12 +112,13 @@ pub fn emu(args: EmuArgs) -> anyhow::Result<()> {
         let now = Instant::now();
         let rate = (sent - last.0) as f64 * 8.0 / (now - last.1).as_secs_f64() / 1e6;
         println!(
-            "{:>6.1} s  down {:>8.2} Mbit/s  lost {}  overflowed {}  up {} datagrams",
+            "{:>6.1} s  down {:>8.2} Mbit/s  lost {}  overflowed {}  up {} datagrams  clients {}",
             (now - started).as_secs_f64(),
             rate,
             relay.down.lost.load(Ordering::Relaxed),
             relay.down.overflowed.load(Ordering::Relaxed),
-            relay.up.sent.load(Ordering::Relaxed)
+            relay.up.sent.load(Ordering::Relaxed),
+            relay.clients()
         );
         last = (sent, now);
         if run_for.is_some_and(|d| started.elapsed() >= d) {

@@ -1291,6 +1291,70 @@ fn emu_relays_on_loopback_with_the_configured_delay() {
     );
 }
 
+/// `bbrlab emu` serves several clients at one address, each through its
+/// own server-facing port, like a NAT.
+#[test]
+fn emu_serves_several_clients_each_its_own_replies() {
+    use std::io::BufRead;
+    use std::net::UdpSocket;
+    use std::process::Stdio;
+    use std::time::Duration;
+    let server = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bbrlab"))
+        .args([
+            "emu",
+            "--listen",
+            "127.0.0.1:0",
+            "--forward",
+            &server.local_addr().unwrap().to_string(),
+            "--rtt",
+            "10ms",
+            "--duration",
+            "2s",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    assert!(first.contains("up to 64 clients"), "{first}");
+    let listen = first.split_whitespace().nth(1).unwrap().to_string();
+    server
+        .set_read_timeout(Some(Duration::from_secs(2)))
+        .unwrap();
+    let clients: Vec<UdpSocket> = (0..2)
+        .map(|_| UdpSocket::bind("127.0.0.1:0").unwrap())
+        .collect();
+    let mut relay_ports = Vec::new();
+    let mut buf = [0u8; 16];
+    for (i, client) in clients.iter().enumerate() {
+        client
+            .set_read_timeout(Some(Duration::from_secs(2)))
+            .unwrap();
+        client.send_to(&[i as u8], &listen).unwrap();
+        let (n, relay) = server.recv_from(&mut buf).unwrap();
+        assert_eq!(&buf[..n], &[i as u8]);
+        relay_ports.push(relay);
+    }
+    assert_ne!(
+        relay_ports[0], relay_ports[1],
+        "one server-facing port per client"
+    );
+    // Answer in the reverse order: each reply still reaches its own client.
+    for (i, relay) in relay_ports.iter().enumerate().rev() {
+        server.send_to(&[10 + i as u8], relay).unwrap();
+    }
+    for (i, client) in clients.iter().enumerate() {
+        let n = client.recv(&mut buf).unwrap();
+        assert_eq!(&buf[..n], &[10 + i as u8]);
+    }
+    assert!(child.wait().unwrap().success());
+    assert!(
+        lines.any(|l| l.unwrap().contains("clients 2")),
+        "prints how many clients it serves"
+    );
+}
+
 /// Bad `bbrlab emu` input: each names the option or file and what was expected.
 #[test]
 fn emu_rejects_bad_input_with_clear_errors() {

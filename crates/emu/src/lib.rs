@@ -6,17 +6,22 @@
 //!
 //! # The model
 //!
-//! A client sends to the relay's listening address; the relay forwards to
-//! the server and relays the server's replies back to the client (the last
-//! client address it heard from, as mm-link serves one shell). Each
-//! direction is one [`pump`] on its own thread:
+//! A relay has one or more [`Route`]s: clients send to a route's listening
+//! address, the relay forwards to the route's server and relays the
+//! server's replies back. Like a NAT, it gives each distinct client of a
+//! route its own server-facing socket, so the server sees distinct peers
+//! and each reply goes back to the client owning the socket it arrived at
+//! (at most [`MAX_CLIENTS`] clients per relay; datagrams the server-facing
+//! sockets receive from anyone but their server are dropped). Each
+//! direction is one [`pump`] on its own thread, shared by every route and
+//! client, so flows compete for one link as in the simulator:
 //!
 //! - server to client (downlink, the data direction of a download): random
 //!   loss, the drop-tail buffer and the capacity model of the scenario's
-//!   `[link]`, then half the round-trip time of propagation;
+//!   `[link]`, then half the route's round-trip time of propagation;
 //! - client to server (uplink: ACKs, requests): the scenario's `uplink` rate
 //!   if it has one (an unlimited queue, as the simulator's ACK path), then
-//!   the other half of the round-trip time.
+//!   the other half of the route's round-trip time.
 //!
 //! A datagram's size on the link is its payload plus 28 bytes of IPv4 and
 //! UDP headers (mm-link counts whole IP packets too).
@@ -37,4 +42,4 @@ pub mod pump;
 pub mod relay;
 
 pub use pump::{Datagram, DirectionStats};
-pub use relay::{EmuConfig, Relay};
+pub use relay::{EmuConfig, Relay, Route, MAX_CLIENTS};

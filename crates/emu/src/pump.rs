@@ -1,11 +1,15 @@
-//! One direction of the relay: datagrams read from one socket go through a
-//! link model and a propagation delay, and are written to the other.
+//! One direction of the relay: datagrams read from a set of sockets go
+//! through one link model and then each its own propagation delay, and are
+//! written out of the socket their route names.
 
-use std::collections::VecDeque;
+use std::cmp::Ordering as CmpOrdering;
+use std::collections::BinaryHeap;
 use std::io;
 use std::net::{SocketAddr, UdpSocket};
 use std::os::fd::AsRawFd;
+use std::os::unix::net::UnixDatagram;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use cc::{Bytes, Instant};
@@ -15,8 +19,8 @@ use sim::link::{Bottleneck, DropReason, LinkPacket};
 pub const HEADER_BYTES: u64 = 28;
 /// Largest UDP payload read.
 const MAX_DATAGRAM: usize = 65_535;
-/// Datagrams read per wake-up at most, so releases are never starved by a
-/// flood of arrivals.
+/// Datagrams read per wake-up at most (over all inputs), so releases are
+/// never starved by a flood of arrivals.
 const READ_BATCH: usize = 256;
 /// Longest sleep without anything due: how quickly a stop request is seen.
 const IDLE_WAIT: Duration = Duration::from_millis(20);
@@ -28,6 +32,12 @@ pub struct Datagram {
     pub payload: Vec<u8>,
     /// Its destination.
     pub to: SocketAddr,
+    /// The output socket it leaves by, as its direction's [`Ports`] numbers
+    /// them.
+    pub via: usize,
+    /// Its propagation delay after the link (its route's, so flows of
+    /// different RTTs can share one link).
+    pub delay: Duration,
 }
 
 impl LinkPacket for Datagram {
@@ -36,10 +46,11 @@ impl LinkPacket for Datagram {
     }
 }
 
-/// Counters of one direction, readable while the relay runs.
+/// Counters of one direction (all routes and clients together), readable
+/// while the relay runs.
 #[derive(Debug, Default)]
 pub struct DirectionStats {
-    /// Datagrams read from the input socket.
+    /// Datagrams read from the input sockets and accepted for a route.
     pub received: AtomicU64,
     /// Their bytes on the wire (payload + headers).
     pub received_bytes: AtomicU64,
@@ -47,10 +58,11 @@ pub struct DirectionStats {
     pub lost: AtomicU64,
     /// Datagrams the full buffer dropped.
     pub overflowed: AtomicU64,
-    /// Datagrams dropped because there was nowhere to send them (no client
-    /// has spoken yet) or the send failed.
+    /// Datagrams dropped because there was nowhere to send them (a stranger
+    /// wrote to a server-facing socket, the client table is full) or the
+    /// send failed.
     pub undeliverable: AtomicU64,
-    /// Datagrams written to the output socket.
+    /// Datagrams written to an output socket.
     pub sent: AtomicU64,
     /// Their bytes on the wire.
     pub sent_bytes: AtomicU64,
@@ -86,47 +98,131 @@ impl Clock {
 pub struct Path {
     /// The link model, if the direction has one (an unshaped uplink has not).
     pub link: Option<Bottleneck<Datagram>>,
-    /// One-way propagation delay after the link.
+    /// The shortest propagation delay any datagram of this direction gets.
+    /// A departed datagram is released no sooner than this after its
+    /// departure, so the pump sleeps until then instead of waking at every
+    /// departure (half the wake-ups at full rate).
+    pub min_delay: Duration,
+}
+
+/// Where a datagram read from an input goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hop {
+    /// The output socket, as [`Ports::output`] numbers them.
+    pub via: usize,
+    /// The destination address.
+    pub to: SocketAddr,
+    /// Propagation delay after the link.
     pub delay: Duration,
 }
 
-/// Moves datagrams from `input` to `output` through `path` until `stop`
-/// is set. `route` names each datagram's destination from its source (and
-/// may remember the source); `None` drops it as undeliverable.
+/// The sockets of one direction and how it routes: what [`pump`] reads
+/// and where it writes. The input set may grow while the pump runs (the
+/// downlink gains a socket per new client).
+pub trait Ports {
+    /// Brings the input set up to date; true if it changed since the last
+    /// call, so the pump rebuilds its poll set. Called every loop, so it
+    /// must be cheap when nothing changed.
+    fn refresh(&mut self) -> bool;
+    /// The sockets to read (non-blocking), as of the last refresh.
+    fn inputs(&self) -> &[Arc<UdpSocket>];
+    /// A socket that becomes readable when the input set grows, so a new
+    /// input is polled at once rather than after the idle wait; the pump
+    /// drains it.
+    fn wake(&self) -> Option<&UnixDatagram>;
+    /// Where a datagram read from input `input`, sent by `from`, goes;
+    /// None drops it as undeliverable.
+    fn route(&mut self, input: usize, from: SocketAddr) -> Option<Hop>;
+    /// The socket numbered `via` (from a [`Hop`] this direction made).
+    fn output(&self, via: usize) -> &UdpSocket;
+}
+
+/// A datagram past the link, waiting for its release time.
+struct Propagating {
+    release: Instant,
+    /// Arrival order, so datagrams due at the same time keep it.
+    seq: u64,
+    datagram: Datagram,
+}
+
+impl PartialEq for Propagating {
+    fn eq(&self, other: &Self) -> bool {
+        (self.release, self.seq) == (other.release, other.seq)
+    }
+}
+impl Eq for Propagating {}
+impl PartialOrd for Propagating {
+    fn partial_cmp(&self, other: &Self) -> Option<CmpOrdering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Propagating {
+    /// Reversed, so the max-heap pops the earliest release (first in on a
+    /// tie).
+    fn cmp(&self, other: &Self) -> CmpOrdering {
+        (other.release, other.seq).cmp(&(self.release, self.seq))
+    }
+}
+
+/// Moves datagrams from the inputs of `ports` through `path` to its
+/// outputs until `stop` is set. Datagrams of different delays share the
+/// link and leave it in FIFO order; after it, each is released at its
+/// departure plus its own delay (a heap, as delays differ by route).
 ///
 /// # Errors
-/// A failure to read or to wait on `input` other than an interrupted or
-/// would-block call; send failures only count as undeliverable.
+/// A failure to read or to wait on an input other than an interrupted,
+/// would-block or connection-refused call; send failures only count as
+/// undeliverable.
 pub fn pump(
-    input: &UdpSocket,
-    output: &UdpSocket,
-    route: &(dyn Fn(SocketAddr) -> Option<SocketAddr> + Sync),
+    ports: &mut dyn Ports,
     mut path: Path,
     clock: Clock,
     stop: &AtomicBool,
     stats: &DirectionStats,
 ) -> io::Result<()> {
-    input.set_nonblocking(true)?;
-    let delay = path.delay;
-    // Datagrams past the link, in release order (the delay is constant).
-    let mut propagating: VecDeque<(Instant, Datagram)> = VecDeque::new();
+    let min_delay = path.min_delay;
+    let mut propagating: BinaryHeap<Propagating> = BinaryHeap::new();
+    let mut seq = 0u64;
     let mut buffer = vec![0u8; MAX_DATAGRAM];
+    // The poll set: every input, then the wake-up socket if any.
+    let mut fds: Vec<libc::pollfd> = Vec::new();
+    let mut ready: Vec<usize> = Vec::new();
+    let mut stale = true;
     while !stop.load(Ordering::Relaxed) {
+        if ports.refresh() || stale {
+            stale = false;
+            fds.clear();
+            let wake = ports.wake().map(|w| w.as_raw_fd());
+            for fd in ports.inputs().iter().map(|s| s.as_raw_fd()).chain(wake) {
+                fds.push(libc::pollfd {
+                    fd,
+                    events: libc::POLLIN,
+                    revents: 0,
+                });
+            }
+        }
         let now = clock.now();
         if let Some(link) = path.link.as_mut() {
             while let Some(departure) = link.next_departure().filter(|&d| d <= now) {
                 let Some(datagram) = link.dequeue(now) else {
                     break;
                 };
-                propagating.push_back((departure + delay, datagram));
+                propagating.push(Propagating {
+                    release: departure + datagram.delay,
+                    seq,
+                    datagram,
+                });
+                seq += 1;
             }
         }
-        while propagating
-            .front()
-            .is_some_and(|(release, _)| *release <= now)
-        {
-            let (_, datagram) = propagating.pop_front().expect("front checked");
-            match output.send_to(&datagram.payload, datagram.to) {
+        while propagating.peek().is_some_and(|p| p.release <= now) {
+            let Some(Propagating { datagram, .. }) = propagating.pop() else {
+                break;
+            };
+            match ports
+                .output(datagram.via)
+                .send_to(&datagram.payload, datagram.to)
+            {
                 Ok(_) => {
                     DirectionStats::add(&stats.sent, 1);
                     DirectionStats::add(&stats.sent_bytes, datagram.size().get());
@@ -138,8 +234,8 @@ pub fn pump(
             path.link
                 .as_ref()
                 .and_then(|l| l.next_departure())
-                .map(|d| d + delay),
-            propagating.front().map(|(release, _)| *release),
+                .map(|d| d + min_delay),
+            propagating.peek().map(|p| p.release),
         ]
         .into_iter()
         .flatten()
@@ -147,32 +243,81 @@ pub fn pump(
         let wait = next.map_or(IDLE_WAIT, |t| {
             Duration::from_nanos(t.as_nanos().saturating_sub(now.as_nanos())).min(IDLE_WAIT)
         });
-        if !wait.is_zero() && !readable(input, wait)? {
-            continue;
+        let inputs = ports.inputs().len();
+        ready.clear();
+        if wait.is_zero() && inputs == 1 {
+            // Busy with one input: reading it directly saves the poll's
+            // system call (a would-block read costs the same).
+            ready.push(0);
+        } else {
+            if !poll(&mut fds, wait)? {
+                continue;
+            }
+            // Error and hang-up events count too: the read reports them.
+            ready.extend((0..inputs).filter(|&i| fds[i].revents != 0));
+            if let Some(wake) = ports
+                .wake()
+                .filter(|_| fds[inputs..].iter().any(|f| f.revents != 0))
+            {
+                let mut byte = [0u8; 16];
+                // The new inputs are seen by the next refresh.
+                while wake.recv(&mut byte).is_ok() {}
+            }
         }
-        for _ in 0..READ_BATCH {
-            let (n, from) = match input.recv_from(&mut buffer) {
+        // Round robin over the ready inputs, one datagram each in turn, so
+        // flows reach the shared link interleaved as they arrived rather
+        // than one socket's backlog ahead of the others'.
+        let mut budget = READ_BATCH;
+        let mut turn = 0;
+        while budget > 0 && !ready.is_empty() {
+            if turn >= ready.len() {
+                turn = 0;
+            }
+            let input = ready[turn];
+            let (n, from) = match ports.inputs()[input].recv_from(&mut buffer) {
                 Ok(read) => read,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    ready.remove(turn);
+                    continue;
+                }
+                // Counted against the budget too, so no error repeats
+                // forever.
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {
+                    budget -= 1;
+                    continue;
+                }
                 // An ICMP port-unreachable from an earlier send surfaces
                 // here on Linux; the peer may come back.
-                Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => continue,
+                Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
+                    budget -= 1;
+                    continue;
+                }
                 Err(e) => return Err(e),
             };
+            budget -= 1;
+            turn += 1;
             let arrived = clock.now();
-            let Some(to) = route(from) else {
+            let Some(hop) = ports.route(input, from) else {
                 DirectionStats::add(&stats.undeliverable, 1);
                 continue;
             };
             let datagram = Datagram {
                 payload: buffer[..n].to_vec(),
-                to,
+                to: hop.to,
+                via: hop.via,
+                delay: hop.delay,
             };
             DirectionStats::add(&stats.received, 1);
             DirectionStats::add(&stats.received_bytes, datagram.size().get());
             match path.link.as_mut() {
-                None => propagating.push_back((arrived + delay, datagram)),
+                None => {
+                    propagating.push(Propagating {
+                        release: arrived + datagram.delay,
+                        seq,
+                        datagram,
+                    });
+                    seq += 1;
+                }
                 Some(link) => match link.enqueue(arrived, datagram) {
                     Ok(()) => {}
                     Err((_, DropReason::RandomLoss)) => DirectionStats::add(&stats.lost, 1),
@@ -186,20 +331,24 @@ pub fn pump(
     Ok(())
 }
 
-/// Waits up to `wait` for `socket` to become readable (ppoll: nanosecond
-/// timeouts, where poll has milliseconds).
-fn readable(socket: &UdpSocket, wait: Duration) -> io::Result<bool> {
-    let mut fd = libc::pollfd {
-        fd: socket.as_raw_fd(),
-        events: libc::POLLIN,
-        revents: 0,
-    };
+/// Waits up to `wait` for any of `fds` to become readable (ppoll:
+/// nanosecond timeouts, where poll has milliseconds); their `revents` say
+/// which. False on a timeout or an interrupted wait.
+fn poll(fds: &mut [libc::pollfd], wait: Duration) -> io::Result<bool> {
     let timeout = libc::timespec {
         tv_sec: wait.as_secs() as libc::time_t,
         tv_nsec: wait.subsec_nanos() as libc::c_long,
     };
-    // SAFETY: one valid pollfd, a valid timespec, no signal mask.
-    let ready = unsafe { libc::ppoll(&mut fd, 1, &timeout, std::ptr::null()) };
+    // SAFETY: `fds` is a valid array of its length, the timespec is valid,
+    // and there is no signal mask.
+    let ready = unsafe {
+        libc::ppoll(
+            fds.as_mut_ptr(),
+            fds.len() as libc::nfds_t,
+            &timeout,
+            std::ptr::null(),
+        )
+    };
     match ready {
         -1 => {
             let e = io::Error::last_os_error();

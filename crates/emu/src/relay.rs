@@ -1,19 +1,28 @@
-//! The relay: a listening socket for the client, one socket towards the
-//! server, and a pump per direction.
+//! The relay: a client-facing socket per route, a server-facing socket per
+//! client (a NAT), and a pump per direction shared by all of them.
 
+use std::collections::HashMap;
 use std::io;
 use std::net::{SocketAddr, UdpSocket};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::os::unix::net::UnixDatagram;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use sim::link::{Bottleneck, BufferLimit, LinkConfig, LossModel, RateModel};
 
-use crate::pump::{pump, Clock, DirectionStats, Path};
+use crate::pump::{pump, Clock, DirectionStats, Hop, Path, Ports};
 
 /// Socket buffers the relay asks for: a 500 Mbit/s burst of 100 ms fits.
 const SOCKET_BUFFER: usize = 8 << 20;
+
+/// Clients one relay serves at most, over all routes and its whole life.
+/// Each holds a server-facing socket (and up to 2 x 8 MB of socket buffers
+/// in the kernel) that is never reclaimed, as a NAT mapping that never
+/// expires: a relay lives for one experiment. Datagrams from further
+/// clients are dropped and counted as undeliverable.
+pub const MAX_CLIENTS: usize = 64;
 
 /// What the relay emulates.
 #[derive(Clone, Debug, PartialEq)]
@@ -22,7 +31,9 @@ pub struct EmuConfig {
     pub link: LinkConfig,
     /// The client-to-server rate, if limited.
     pub uplink: Option<RateModel>,
-    /// Round-trip propagation delay, split evenly between the directions.
+    /// Round-trip propagation delay of [`Relay::start`]'s one route, split
+    /// evenly between the directions ([`Relay::start_routes`] takes one
+    /// per route instead).
     pub rtt: Duration,
     /// Seed of the random-loss process.
     pub seed: u64,
@@ -50,46 +61,234 @@ impl EmuConfig {
     }
 }
 
+/// One client-facing entry of the relay: clients send to `listen`, the
+/// relay forwards to `forward`; datagrams of this route get `rtt` of
+/// propagation delay (half each way).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Route {
+    /// Address clients send to (port 0 picks one: see
+    /// [`Relay::listen_addrs`]).
+    pub listen: SocketAddr,
+    /// The server's address.
+    pub forward: SocketAddr,
+    /// Round-trip propagation delay of this route: the downlink gets half,
+    /// the uplink the rest.
+    pub rtt: Duration,
+}
+
+/// A client the relay has heard from, with its own server-facing socket.
+struct Client {
+    /// Its route's index.
+    route: usize,
+    /// Its address, where the server's replies go.
+    addr: SocketAddr,
+    /// The socket the server sees it as.
+    socket: Arc<UdpSocket>,
+}
+
+/// The client table both directions share. Entries are only ever added
+/// (by the uplink), so their count tells the downlink whether it has seen
+/// them all without taking the lock.
+#[derive(Default)]
+struct Nat {
+    clients: Mutex<Vec<Arc<Client>>>,
+    count: AtomicUsize,
+}
+
+/// The uplink's ports: reads the client-facing sockets, writes each
+/// client's server-facing socket, creating it on the client's first
+/// datagram.
+struct Uplink {
+    listening: Vec<Arc<UdpSocket>>,
+    /// Per route: the server and the uplink's delay.
+    routes: Vec<(SocketAddr, Duration)>,
+    /// (route, client address) to the index of its socket in `outputs`.
+    table: HashMap<(usize, SocketAddr), usize>,
+    outputs: Vec<Arc<UdpSocket>>,
+    nat: Arc<Nat>,
+    /// Tells the downlink that a socket was added.
+    wake: UnixDatagram,
+}
+
+impl Uplink {
+    /// A new client's mapping, or None if the table is full or its socket
+    /// cannot be made (then its datagrams are undeliverable, and the
+    /// relay carries on for the others).
+    fn admit(&mut self, route: usize, from: SocketAddr) -> Option<usize> {
+        if self.outputs.len() >= MAX_CLIENTS {
+            return None;
+        }
+        let socket = Arc::new(server_facing(self.routes[route].0).ok()?);
+        let via = self.outputs.len();
+        self.outputs.push(socket.clone());
+        self.table.insert((route, from), via);
+        let mut clients = self.nat.clients.lock().unwrap_or_else(|e| e.into_inner());
+        clients.push(Arc::new(Client {
+            route,
+            addr: from,
+            socket,
+        }));
+        self.nat.count.store(clients.len(), Ordering::Release);
+        drop(clients);
+        // A full wake-up buffer means the downlink has a wake-up pending.
+        let _ = self.wake.send(&[1]);
+        Some(via)
+    }
+}
+
+impl Ports for Uplink {
+    fn refresh(&mut self) -> bool {
+        false
+    }
+
+    fn inputs(&self) -> &[Arc<UdpSocket>] {
+        &self.listening
+    }
+
+    fn wake(&self) -> Option<&UnixDatagram> {
+        None
+    }
+
+    fn route(&mut self, input: usize, from: SocketAddr) -> Option<Hop> {
+        let via = match self.table.get(&(input, from)) {
+            Some(&via) => via,
+            None => self.admit(input, from)?,
+        };
+        let (to, delay) = self.routes[input];
+        Some(Hop { via, to, delay })
+    }
+
+    fn output(&self, via: usize) -> &UdpSocket {
+        &self.outputs[via]
+    }
+}
+
+/// The downlink's ports: reads every client's server-facing socket (the
+/// set grows as the uplink admits clients), writes the client-facing
+/// socket of the client's route.
+struct Downlink {
+    nat: Arc<Nat>,
+    /// The clients seen so far, in the table's order; `inputs[i]` is
+    /// `clients[i].socket`.
+    clients: Vec<Arc<Client>>,
+    inputs: Vec<Arc<UdpSocket>>,
+    /// Per route: the server and the downlink's delay.
+    routes: Vec<(SocketAddr, Duration)>,
+    listening: Vec<Arc<UdpSocket>>,
+    wake: UnixDatagram,
+}
+
+impl Ports for Downlink {
+    fn refresh(&mut self) -> bool {
+        if self.nat.count.load(Ordering::Acquire) == self.clients.len() {
+            return false;
+        }
+        let clients = self.nat.clients.lock().unwrap_or_else(|e| e.into_inner());
+        for client in &clients[self.clients.len()..] {
+            self.inputs.push(client.socket.clone());
+            self.clients.push(client.clone());
+        }
+        true
+    }
+
+    fn inputs(&self) -> &[Arc<UdpSocket>] {
+        &self.inputs
+    }
+
+    fn wake(&self) -> Option<&UnixDatagram> {
+        Some(&self.wake)
+    }
+
+    fn route(&mut self, input: usize, from: SocketAddr) -> Option<Hop> {
+        let client = &self.clients[input];
+        let (server, delay) = self.routes[client.route];
+        // Only the server's datagrams go to the client.
+        (from == server).then_some(Hop {
+            via: client.route,
+            to: client.addr,
+            delay,
+        })
+    }
+
+    fn output(&self, via: usize) -> &UdpSocket {
+        &self.listening[via]
+    }
+}
+
 /// A running relay; stops when dropped.
 pub struct Relay {
-    listen: SocketAddr,
+    listen: Vec<SocketAddr>,
+    nat: Arc<Nat>,
     stop: Arc<AtomicBool>,
     threads: Vec<JoinHandle<io::Result<()>>>,
-    /// Server to client.
+    /// Server to client, all routes and clients together.
     pub down: Arc<DirectionStats>,
-    /// Client to server.
+    /// Client to server, all routes and clients together.
     pub up: Arc<DirectionStats>,
 }
 
 impl Relay {
     /// Binds `listen` (port 0 picks one: see [`Relay::listen_addr`]) and
-    /// starts relaying between it and `forward` through `config`.
+    /// starts relaying between it and `forward` through `config`, with
+    /// `config.rtt`: the one-route case of [`Relay::start_routes`].
     ///
     /// # Errors
     /// The sockets cannot be bound or configured.
     pub fn start(listen: SocketAddr, forward: SocketAddr, config: &EmuConfig) -> io::Result<Relay> {
-        let client_side = UdpSocket::bind(listen)?;
-        let unspecified: SocketAddr = if forward.is_ipv4() {
-            "0.0.0.0:0".parse().expect("literal")
-        } else {
-            "[::]:0".parse().expect("literal")
-        };
-        let server_side = UdpSocket::bind(unspecified)?;
-        for socket in [&client_side, &server_side] {
-            set_buffers(socket, SOCKET_BUFFER);
+        Relay::start_routes(
+            &[Route {
+                listen,
+                forward,
+                rtt: config.rtt,
+            }],
+            config,
+        )
+    }
+
+    /// Binds every route's `listen` address and starts relaying through
+    /// `config`'s links, which all routes and clients share: one downlink
+    /// bottleneck and one uplink, so flows compete as in the simulator.
+    /// Each route has its own RTT (`config.rtt` is not used). Each
+    /// distinct client of a route gets its own server-facing socket, up to
+    /// [`MAX_CLIENTS`] in all.
+    ///
+    /// # Errors
+    /// No routes, or a socket cannot be bound or configured.
+    pub fn start_routes(routes: &[Route], config: &EmuConfig) -> io::Result<Relay> {
+        if routes.is_empty() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "a relay needs at least one route",
+            ));
         }
-        let listen = client_side.local_addr()?;
-        let client: Arc<Mutex<Option<SocketAddr>>> = Arc::new(Mutex::new(None));
+        let mut listening = Vec::with_capacity(routes.len());
+        for route in routes {
+            let socket = UdpSocket::bind(route.listen)?;
+            set_buffers(&socket, SOCKET_BUFFER);
+            socket.set_nonblocking(true)?;
+            listening.push(Arc::new(socket));
+        }
+        let listen = listening
+            .iter()
+            .map(|s| s.local_addr())
+            .collect::<io::Result<Vec<_>>>()?;
+        let (wake_sender, wake_receiver) = UnixDatagram::pair()?;
+        wake_sender.set_nonblocking(true)?;
+        wake_receiver.set_nonblocking(true)?;
+        let nat = Arc::new(Nat::default());
         let stop = Arc::new(AtomicBool::new(false));
         let (down, up) = (
             Arc::new(DirectionStats::default()),
             Arc::new(DirectionStats::default()),
         );
         let clock = Clock::start();
-        let one_way = config.rtt / 2;
+        // Half the RTT down, the rest up, as before per route.
+        let down_delays: Vec<Duration> = routes.iter().map(|r| r.rtt / 2).collect();
+        let up_delays: Vec<Duration> = routes.iter().map(|r| r.rtt - r.rtt / 2).collect();
+        let shortest = |delays: &[Duration]| delays.iter().copied().min().unwrap_or_default();
         let downlink = Path {
             link: Some(Bottleneck::new(&config.link, config.seed)),
-            delay: one_way,
+            min_delay: shortest(&down_delays),
         };
         let uplink = Path {
             link: config.uplink.clone().map(|rate| {
@@ -103,57 +302,64 @@ impl Relay {
                 };
                 Bottleneck::new(&ack_path, config.seed)
             }),
-            delay: config.rtt - one_way,
+            min_delay: shortest(&up_delays),
         };
-        let client_side = Arc::new(client_side);
-        let server_side = Arc::new(server_side);
-        let mut threads = Vec::new();
-        {
-            let (input, output) = (client_side.clone(), server_side.clone());
-            let (client, stop, stats) = (client.clone(), stop.clone(), up.clone());
-            threads.push(
-                std::thread::Builder::new()
-                    .name("emu-uplink".into())
-                    .spawn(move || {
-                        let route = move |from: SocketAddr| {
-                            *client.lock().expect("client lock") = Some(from);
-                            Some(forward)
-                        };
-                        pump(&input, &output, &route, uplink, clock, &stop, &stats)
-                    })?,
-            );
-        }
-        {
-            let (input, output) = (server_side, client_side);
-            let (stop, stats) = (stop.clone(), down.clone());
-            threads.push(
-                std::thread::Builder::new()
-                    .name("emu-downlink".into())
-                    .spawn(move || {
-                        // Only the server's datagrams go to the client.
-                        let route = move |from: SocketAddr| {
-                            if from == forward {
-                                *client.lock().expect("client lock")
-                            } else {
-                                None
-                            }
-                        };
-                        pump(&input, &output, &route, downlink, clock, &stop, &stats)
-                    })?,
-            );
-        }
-        Ok(Relay {
+        let mut up_ports = Uplink {
+            listening: listening.clone(),
+            routes: routes.iter().map(|r| r.forward).zip(up_delays).collect(),
+            table: HashMap::new(),
+            outputs: Vec::new(),
+            nat: nat.clone(),
+            wake: wake_sender,
+        };
+        let mut down_ports = Downlink {
+            nat: nat.clone(),
+            clients: Vec::new(),
+            inputs: Vec::new(),
+            routes: routes.iter().map(|r| r.forward).zip(down_delays).collect(),
+            listening,
+            wake: wake_receiver,
+        };
+        let mut relay = Relay {
             listen,
+            nat,
             stop,
-            threads,
+            threads: Vec::new(),
             down,
             up,
-        })
+        };
+        // On a failed spawn, dropping `relay` stops the thread already
+        // running.
+        let (stop, stats) = (relay.stop.clone(), relay.up.clone());
+        relay.threads.push(
+            std::thread::Builder::new()
+                .name("emu-uplink".into())
+                .spawn(move || pump(&mut up_ports, uplink, clock, &stop, &stats))?,
+        );
+        let (stop, stats) = (relay.stop.clone(), relay.down.clone());
+        relay.threads.push(
+            std::thread::Builder::new()
+                .name("emu-downlink".into())
+                .spawn(move || pump(&mut down_ports, downlink, clock, &stop, &stats))?,
+        );
+        Ok(relay)
     }
 
-    /// The address clients send to.
+    /// The address clients send to: the first route's.
     pub fn listen_addr(&self) -> SocketAddr {
-        self.listen
+        self.listen[0]
+    }
+
+    /// The bound client-facing address of each route, in order (port 0
+    /// resolved).
+    pub fn listen_addrs(&self) -> Vec<SocketAddr> {
+        self.listen.clone()
+    }
+
+    /// Clients heard from so far, over all routes (at most
+    /// [`MAX_CLIENTS`]).
+    pub fn clients(&self) -> usize {
+        self.nat.count.load(Ordering::Acquire)
     }
 
     /// Stops both directions and reports the first error either hit.
@@ -183,6 +389,20 @@ impl Drop for Relay {
     fn drop(&mut self) {
         let _ = self.halt();
     }
+}
+
+/// A client's server-facing socket: the unspecified address of the
+/// server's family, any port, large buffers, non-blocking.
+fn server_facing(server: SocketAddr) -> io::Result<UdpSocket> {
+    let unspecified: SocketAddr = if server.is_ipv4() {
+        (std::net::Ipv4Addr::UNSPECIFIED, 0).into()
+    } else {
+        (std::net::Ipv6Addr::UNSPECIFIED, 0).into()
+    };
+    let socket = UdpSocket::bind(unspecified)?;
+    set_buffers(&socket, SOCKET_BUFFER);
+    socket.set_nonblocking(true)?;
+    Ok(socket)
 }
 
 /// Asks for large socket buffers; the kernel caps them at its

@@ -1,12 +1,14 @@
 //! The relay on loopback: its delivered rate is the configured one, its
-//! delay the configured RTT, its loss the configured ratio. Real sockets,
-//! real time: each test runs a few seconds at most.
+//! delay the configured RTT, its loss the configured ratio; several
+//! clients and routes share its link, each client behind its own
+//! server-facing socket. Real sockets, real time: each test runs a few
+//! seconds at most.
 
 use std::net::{SocketAddr, UdpSocket};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use emu::{EmuConfig, Relay};
+use emu::{EmuConfig, Relay, Route, MAX_CLIENTS};
 
 fn config(link: &str) -> EmuConfig {
     let text = format!("name = \"emu-test\"\nseed = 7\nduration = \"60s\"\n[link]\n{link}\n[[flow]]\ncc = \"bbr\"\n");
@@ -156,4 +158,285 @@ fn datagrams_from_strangers_do_not_reach_the_client() {
         .load(std::sync::atomic::Ordering::Relaxed);
     assert_eq!(undeliverable, 1);
     relay.stop().unwrap();
+}
+
+/// A server that echoes every datagram to its sender until it has been
+/// quiet for a second; returns the distinct addresses it heard from.
+fn echo_server() -> (SocketAddr, std::thread::JoinHandle<Vec<SocketAddr>>) {
+    let server = UdpSocket::bind(loopback()).unwrap();
+    let addr = server.local_addr().unwrap();
+    let handle = std::thread::spawn(move || {
+        server
+            .set_read_timeout(Some(Duration::from_secs(1)))
+            .unwrap();
+        let mut peers = Vec::new();
+        let mut buf = [0u8; 2048];
+        while let Ok((n, from)) = server.recv_from(&mut buf) {
+            if !peers.contains(&from) {
+                peers.push(from);
+            }
+            server.send_to(&buf[..n], from).unwrap();
+        }
+        peers
+    });
+    (addr, handle)
+}
+
+#[test]
+fn each_client_of_a_route_gets_its_own_replies() {
+    let (server, echo) = echo_server();
+    let link = config("rate = \"10Mbit\"\nrtt = \"10ms\"\nbuffer = \"1bdp\"");
+    let relay = Relay::start(loopback(), server, &link).unwrap();
+    let clients: Vec<UdpSocket> = (0..2)
+        .map(|_| UdpSocket::bind(loopback()).unwrap())
+        .collect();
+    for round in 0..5 {
+        for (i, client) in clients.iter().enumerate() {
+            client
+                .send_to(
+                    format!("client {i} round {round}").as_bytes(),
+                    relay.listen_addr(),
+                )
+                .unwrap();
+        }
+    }
+    for (i, client) in clients.iter().enumerate() {
+        client
+            .set_read_timeout(Some(Duration::from_millis(300)))
+            .unwrap();
+        let mut buf = [0u8; 64];
+        let mut got = Vec::new();
+        while let Ok(n) = client.recv(&mut buf) {
+            got.push(String::from_utf8_lossy(&buf[..n]).into_owned());
+        }
+        let expected: Vec<String> = (0..5).map(|r| format!("client {i} round {r}")).collect();
+        assert_eq!(
+            got, expected,
+            "client {i} receives its own echoes, in order"
+        );
+    }
+    assert_eq!(relay.clients(), 2);
+    let peers = echo.join().unwrap();
+    assert_eq!(peers.len(), 2, "the server sees two peers: {peers:?}");
+    assert_eq!(
+        relay
+            .down
+            .undeliverable
+            .load(std::sync::atomic::Ordering::Relaxed),
+        0
+    );
+    relay.stop().unwrap();
+}
+
+#[test]
+fn each_route_has_its_own_round_trip_time() {
+    let (first, first_echo) = echo_server();
+    let (second, second_echo) = echo_server();
+    let rtts = [Duration::from_millis(20), Duration::from_millis(60)];
+    let routes = [
+        Route {
+            listen: loopback(),
+            forward: first,
+            rtt: rtts[0],
+        },
+        Route {
+            listen: loopback(),
+            forward: second,
+            rtt: rtts[1],
+        },
+    ];
+    let link = config("rate = \"100Mbit\"\nrtt = \"30ms\"\nbuffer = \"1bdp\"");
+    let relay = Relay::start_routes(&routes, &link).unwrap();
+    let listen = relay.listen_addrs();
+    assert_eq!(listen.len(), 2);
+    assert_eq!(listen[0], relay.listen_addr());
+    assert!(listen.iter().all(|a| a.port() != 0), "{listen:?}");
+    // Both routes pinged at once, so their datagrams share the link.
+    let pingers: Vec<_> = listen
+        .into_iter()
+        .map(|to| {
+            std::thread::spawn(move || {
+                let client = UdpSocket::bind(loopback()).unwrap();
+                client
+                    .set_read_timeout(Some(Duration::from_secs(2)))
+                    .unwrap();
+                let mut samples = Vec::new();
+                let mut buf = [0u8; 64];
+                for _ in 0..9 {
+                    let sent = Instant::now();
+                    client.send_to(b"ping", to).unwrap();
+                    let n = client.recv(&mut buf).unwrap();
+                    assert_eq!(&buf[..n], b"ping");
+                    samples.push(sent.elapsed());
+                }
+                samples.sort();
+                samples[samples.len() / 2]
+            })
+        })
+        .collect();
+    for (pinger, rtt) in pingers.into_iter().zip(rtts) {
+        let median = pinger.join().unwrap();
+        assert!(
+            median >= rtt && median <= rtt + Duration::from_millis(4),
+            "median RTT {median:?} for a {rtt:?} route"
+        );
+    }
+    relay.stop().unwrap();
+    for echo in [first_echo, second_echo] {
+        assert_eq!(echo.join().unwrap().len(), 1);
+    }
+}
+
+#[test]
+fn routes_share_one_bottleneck() {
+    // Two routes, each offered the whole 20 Mbit/s: together they get 20,
+    // not 40 (one link, not two).
+    let servers: Vec<UdpSocket> = (0..2)
+        .map(|_| UdpSocket::bind(loopback()).unwrap())
+        .collect();
+    let routes: Vec<Route> = servers
+        .iter()
+        .map(|s| Route {
+            listen: loopback(),
+            forward: s.local_addr().unwrap(),
+            rtt: Duration::from_millis(20),
+        })
+        .collect();
+    let link = config("rate = \"20Mbit\"\nrtt = \"20ms\"\nbuffer = \"200pkt\"");
+    let relay = Relay::start_routes(&routes, &link).unwrap();
+    let mut receivers = Vec::new();
+    let mut senders = Vec::new();
+    for (server, listen) in servers.into_iter().zip(relay.listen_addrs()) {
+        let client = UdpSocket::bind(loopback()).unwrap();
+        client.send_to(b"hello", listen).unwrap();
+        server
+            .set_read_timeout(Some(Duration::from_secs(2)))
+            .unwrap();
+        let mut buf = [0u8; 64];
+        let (_, to) = server.recv_from(&mut buf).unwrap();
+        receivers.push(std::thread::spawn(move || {
+            drain(&client, Duration::from_millis(500))
+        }));
+        // 3 s at 20 Mbit/s of 1200-byte datagrams.
+        senders.push(std::thread::spawn(move || {
+            blast(&server, to, 6_250, 1172, 20.0)
+        }));
+    }
+    for sender in senders {
+        sender.join().unwrap();
+    }
+    let mut got: Vec<(Instant, usize)> = Vec::new();
+    for receiver in receivers {
+        let each = receiver.join().unwrap();
+        assert!(
+            each.len() > 1_000,
+            "each route got its share: {}",
+            each.len()
+        );
+        got.extend(each);
+    }
+    got.sort_by_key(|(at, _)| *at);
+    let span = got.last().unwrap().0 - got[0].0;
+    let bytes: usize = got[1..].iter().map(|(_, b)| b).sum();
+    let rate = bytes as f64 * 8.0 / span.as_secs_f64() / 1e6;
+    assert!(
+        (rate - 20.0).abs() / 20.0 <= 0.01,
+        "delivered {rate:.3} Mbit/s in all through a shared 20 Mbit/s link"
+    );
+    relay.stop().unwrap();
+}
+
+#[test]
+fn clients_beyond_the_limit_are_dropped() {
+    let server = UdpSocket::bind(loopback()).unwrap();
+    let link = config("rate = \"100Mbit\"\nrtt = \"2ms\"\nbuffer = \"1000pkt\"");
+    let relay = Relay::start(loopback(), server.local_addr().unwrap(), &link).unwrap();
+    let clients: Vec<UdpSocket> = (0..=MAX_CLIENTS)
+        .map(|_| UdpSocket::bind(loopback()).unwrap())
+        .collect();
+    for client in &clients {
+        client.send_to(b"hi", relay.listen_addr()).unwrap();
+        // One at a time, so the first 64 are the ones admitted.
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    server
+        .set_read_timeout(Some(Duration::from_millis(300)))
+        .unwrap();
+    let mut peers = Vec::new();
+    let mut buf = [0u8; 16];
+    while let Ok((_, from)) = server.recv_from(&mut buf) {
+        peers.push(from);
+    }
+    peers.sort();
+    peers.dedup();
+    assert_eq!(
+        peers.len(),
+        MAX_CLIENTS,
+        "one server-facing socket per admitted client"
+    );
+    assert_eq!(relay.clients(), MAX_CLIENTS);
+    let undeliverable = relay
+        .up
+        .undeliverable
+        .load(std::sync::atomic::Ordering::Relaxed);
+    assert_eq!(undeliverable, 1, "the 65th client's datagram");
+    // The last client is still refused; the first is still served.
+    clients[MAX_CLIENTS]
+        .send_to(b"again", relay.listen_addr())
+        .unwrap();
+    clients[0].send_to(b"first", relay.listen_addr()).unwrap();
+    let (n, _) = server.recv_from(&mut buf).unwrap();
+    assert_eq!(&buf[..n], b"first");
+    std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(
+        relay
+            .up
+            .undeliverable
+            .load(std::sync::atomic::Ordering::Relaxed),
+        2
+    );
+    relay.stop().unwrap();
+}
+
+#[test]
+fn a_relay_needs_a_route() {
+    let link = config("rate = \"10Mbit\"\nrtt = \"10ms\"\nbuffer = \"1bdp\"");
+    let error = Relay::start_routes(&[], &link).err().expect("no routes");
+    assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput);
+}
+
+#[test]
+fn a_new_clients_first_reply_arrives_without_delay() {
+    // With no propagation delay the server answers a new client before
+    // the downlink may have polled the client's new socket; the reply
+    // must still arrive, and promptly.
+    let (server, echo) = echo_server();
+    let routes = [Route {
+        listen: loopback(),
+        forward: server,
+        rtt: Duration::ZERO,
+    }];
+    let link = config("rate = \"100Mbit\"\nrtt = \"10ms\"\nbuffer = \"1bdp\"");
+    let relay = Relay::start_routes(&routes, &link).unwrap();
+    let mut samples = Vec::new();
+    for _ in 0..8 {
+        let client = UdpSocket::bind(loopback()).unwrap();
+        client
+            .set_read_timeout(Some(Duration::from_secs(1)))
+            .unwrap();
+        let sent = Instant::now();
+        client.send_to(b"first", relay.listen_addr()).unwrap();
+        let mut buf = [0u8; 16];
+        let n = client.recv(&mut buf).unwrap();
+        assert_eq!(&buf[..n], b"first");
+        samples.push(sent.elapsed());
+    }
+    samples.sort();
+    let median = samples[samples.len() / 2];
+    assert!(
+        median < Duration::from_millis(5),
+        "first replies took {samples:?}"
+    );
+    relay.stop().unwrap();
+    assert_eq!(echo.join().unwrap().len(), 8);
 }
