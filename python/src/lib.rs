@@ -107,7 +107,13 @@ fn run(
             std::fs::create_dir_all(out).map_err(|e| {
                 anyhow::anyhow!("cannot create output directory {}: {e}", out.display())
             })?;
-            lab::output::write_all(out, &scenario, &result, series.then_some(format))?;
+            lab::output::write_all(
+                out,
+                &scenario,
+                &result,
+                lab::output::Mode::Simulated,
+                series.then_some(format),
+            )?;
             lab::provenance::write(out, &clock.finish(0))?;
         }
         let summary = serde_json::to_string(&lab::output::summary(&scenario, &result))?;

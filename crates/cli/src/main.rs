@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 mod emu;
 mod list;
 mod progress;
+mod quic;
 mod run;
 mod sweep;
 
@@ -39,6 +40,15 @@ enum Command {
     /// buffer, loss and delay of the simulator's model) to the client.
     /// The link comes from a scenario file's [link] or from the options.
     Emu(emu::EmuArgs),
+    /// Serve sized and bulk transfers and live streams over QUIC (s2n-quic),
+    /// every connection driven by a bbrlab controller.
+    ///
+    /// Without --cert/--key a self-signed certificate for localhost is
+    /// generated and written to --cert-out for clients to trust.
+    Serve(quic::ServeArgs),
+    /// Fetch from a `bbrlab serve`: a sized transfer or a live stream, and
+    /// print what arrived (bytes, goodput, frame delays) as JSON.
+    Get(quic::GetArgs),
     /// Run every point of a scenario's [sweep] table in parallel.
     ///
     /// Results go to a store in the output directory (runs/<id>.json per
@@ -155,6 +165,15 @@ struct RunArgs {
     /// Print only the summary JSON path (for scripts).
     #[arg(long, short)]
     quiet: bool,
+    /// Run in real time instead: a real s2n-quic server and client per
+    /// flow on loopback, through the link emulator; same outputs, with
+    /// "mode": "emulated" in summary.json (see docs/EMULATION.md).
+    #[arg(long)]
+    emulate: bool,
+    /// Write a qlog trace per connection (sender side) into this directory,
+    /// for qvis.
+    #[arg(long, value_name = "DIR")]
+    qlog: Option<PathBuf>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -324,6 +343,8 @@ fn main() -> ExitCode {
         }
         Command::Claims { dirs, markdown } => claims(&dirs, markdown.as_deref()),
         Command::Emu(args) => emu::emu(args),
+        Command::Serve(args) => quic::serve(args),
+        Command::Get(args) => quic::get(args),
         Command::List { what } => {
             list::list(what);
             Ok(())

@@ -32,18 +32,34 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         .unwrap_or_else(|| PathBuf::from("out").join(sanitize(&scenario.name)));
     std::fs::create_dir_all(&out)
         .with_context(|| format!("cannot create output directory {}", out.display()))?;
-    let result = lab::run::simulate_with(&scenario, !args.no_series)?;
+    let (result, mode) = if args.emulate {
+        if let Some(dir) = &args.qlog {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create the qlog directory {}", dir.display()))?;
+        }
+        let options = quic::emulate::EmulateOptions {
+            series: !args.no_series,
+            qlog_dir: args.qlog.clone(),
+        };
+        let result = quic::emulate::run(&scenario.config, &options)
+            .map_err(|e| anyhow::anyhow!("{}: cannot emulate: {e}", args.scenario.display()))?;
+        (result, output::Mode::Emulated)
+    } else {
+        let result = lab::run::simulate_traced(&scenario, !args.no_series, args.qlog.as_deref())?;
+        (result, output::Mode::Simulated)
+    };
     output::write_all(
         &out,
         &scenario,
         &result,
+        mode,
         (!args.no_series).then_some(args.series_format),
     )?;
     lab::provenance::write(&out, &clock.finish(0))?;
     if args.quiet {
         println!("{}", out.join("summary.json").display());
     } else {
-        print!("{}", output::table(&scenario, &result));
+        print!("{}", output::table(&scenario, &result, mode));
         println!("results in {}", out.display());
     }
     Ok(())

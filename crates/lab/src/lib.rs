@@ -24,7 +24,7 @@
 //! let scenario = scenario::load(std::path::Path::new("scenarios/examples/bbr-shallow.toml"), &[])?;
 //! let result = lab::run::simulate(&scenario)?;
 //! let series = Some(lab::table::Format::Parquet);
-//! lab::output::write_all(std::path::Path::new("out/bbr-shallow"), &scenario, &result, series)?;
+//! lab::output::write_all(std::path::Path::new("out/bbr-shallow"), &scenario, &result, lab::output::Mode::Simulated, series)?;
 //! # Ok::<(), anyhow::Error>(())
 //! ```
 

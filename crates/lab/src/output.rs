@@ -32,16 +32,38 @@ pub fn summary<'a>(scenario: &scenario::Scenario, result: &'a RunResult) -> impl
     }
 }
 
-/// Writes summary.json, flows.csv, scenario.toml and, in `series` format
-/// if given, the time series.
+/// How a run's results came about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// The packet-level simulator.
+    Simulated,
+    /// Real QUIC connections through the real-time link emulator.
+    Emulated,
+}
+
+/// A run's summary.json: the summary and its mode.
+#[derive(Serialize)]
+struct RunSummary<S: Serialize> {
+    mode: Mode,
+    #[serde(flatten)]
+    summary: S,
+}
+
+/// Writes summary.json (with `"mode"`), flows.csv, scenario.toml and, in
+/// `series` format if given, the time series.
 pub fn write_all(
     dir: &Path,
     scenario: &scenario::Scenario,
     result: &RunResult,
+    mode: Mode,
     series: Option<Format>,
 ) -> anyhow::Result<()> {
-    let json =
-        serde_json::to_string_pretty(&summary(scenario, result)).context("serialising summary")?;
+    let json = serde_json::to_string_pretty(&RunSummary {
+        mode,
+        summary: summary(scenario, result),
+    })
+    .context("serialising summary")?;
     write(dir, "summary.json", json + "\n")?;
     write(dir, "scenario.toml", scenario.document.clone())?;
     table::write(
@@ -165,18 +187,29 @@ impl<'a> From<&'a sim::FlowSummary> for FlowRow<'a> {
 }
 
 /// The human-readable table printed after a run.
-pub fn table(scenario: &scenario::Scenario, r: &RunResult) -> String {
+pub fn table(scenario: &scenario::Scenario, r: &RunResult, mode: Mode) -> String {
     let mut s = String::new();
     let speed = if r.wall_time_s > 0.0 {
         r.sim_time_s / r.wall_time_s
     } else {
         f64::INFINITY
     };
-    let _ = writeln!(
-        s,
-        "{} (seed {}): {:.1} s simulated in {:.2} s ({:.0}x real time), {} events",
-        scenario.name, r.seed, r.sim_time_s, r.wall_time_s, speed, r.events
-    );
+    match mode {
+        Mode::Simulated => {
+            let _ = writeln!(
+                s,
+                "{} (seed {}): {:.1} s simulated in {:.2} s ({:.0}x real time), {} events",
+                scenario.name, r.seed, r.sim_time_s, r.wall_time_s, speed, r.events
+            );
+        }
+        Mode::Emulated => {
+            let _ = writeln!(
+                s,
+                "{} (seed {}): {:.1} s emulated in real time (s2n-quic through the link emulator)",
+                scenario.name, r.seed, r.sim_time_s
+            );
+        }
+    }
     let _ = writeln!(
         s,
         "link: capacity {:.2} Mbit/s, utilization {:.1}%, queueing delay p50 {:.1} ms p95 {:.1} ms, Jain {:.3}",

@@ -13,9 +13,31 @@ pub fn simulate(scenario: &scenario::Scenario) -> anyhow::Result<RunResult> {
 /// Like [`simulate`], keeping the time series only when `series` is set;
 /// without them memory stays flat however long the run.
 pub fn simulate_with(scenario: &scenario::Scenario, series: bool) -> anyhow::Result<RunResult> {
+    simulate_traced(scenario, series, None)
+}
+
+/// Like [`simulate_with`], writing a qlog trace per flow into `qlog_dir`
+/// (created if missing) when given; a trace that could not be written is
+/// an error naming its file, after the run.
+pub fn simulate_traced(
+    scenario: &scenario::Scenario,
+    series: bool,
+    qlog_dir: Option<&std::path::Path>,
+) -> anyhow::Result<RunResult> {
     let mut config = scenario.config.clone();
     config.record_series = series;
-    std::panic::catch_unwind(|| sim::Simulation::new(config).run())
+    if let Some(dir) = qlog_dir {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| anyhow::anyhow!("cannot create the qlog directory {}: {e}", dir.display()))?;
+    }
+    std::panic::catch_unwind(|| {
+        let simulation = sim::Simulation::new(config);
+        match qlog_dir {
+            Some(dir) => simulation.with_qlog(dir.to_path_buf()),
+            None => simulation,
+        }
+        .run()
+    })
         .map_err(|panic| {
             let what = panic
                 .downcast_ref::<String>()
@@ -33,6 +55,12 @@ pub fn simulate_with(scenario: &scenario::Scenario, series: bool) -> anyhow::Res
                 scenario.name,
                 result.seed,
                 broken.join("\n  ")
+            );
+            anyhow::ensure!(
+                result.trace_errors.is_empty(),
+                "{}: qlog traces not written:\n  {}",
+                scenario.name,
+                result.trace_errors.join("\n  ")
             );
             Ok(result)
         })

@@ -12,10 +12,12 @@
 pub mod adapter;
 pub mod client;
 pub mod copilot;
+pub mod emulate;
 pub mod protocol;
 pub mod server;
 pub mod telemetry;
 pub mod tls;
+pub mod xval;
 
 pub use adapter::{Controller, ControllerEndpoint, SentInfo};
 pub use telemetry::{PathRegistry, PathShared, TelemetryOptions};

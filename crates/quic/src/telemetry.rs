@@ -39,6 +39,8 @@ pub struct TelemetryOptions {
     pub qlog_dir: Option<PathBuf>,
     /// Samples kept per path at most (oldest dropped first); 0 = no bound.
     pub max_samples: usize,
+    /// Which end the traces describe (names the qlog files too).
+    pub vantage: Vantage,
 }
 
 /// The paths an endpoint's controllers serve, by peer address.
@@ -81,7 +83,7 @@ impl PathRegistry {
                 Ok(file) => Some(QlogWriter::new(
                     BufWriter::new(file),
                     &format!("{spec} to {peer}"),
-                    Vantage::Server,
+                    self.options.vantage,
                 )),
                 Err(e) => {
                     eprintln!("qlog: cannot create {}: {e}", dir.join(&name).display());
@@ -165,6 +167,23 @@ pub struct PathCounters {
     pub congestion_events: u64,
     /// Times persistent congestion was declared.
     pub persistent_congestions: u64,
+}
+
+impl PathCounters {
+    /// What was counted since `base` (an earlier reading).
+    pub fn since(&self, base: &PathCounters) -> PathCounters {
+        PathCounters {
+            packets_sent: self.packets_sent.saturating_sub(base.packets_sent),
+            bytes_sent: self.bytes_sent.saturating_sub(base.bytes_sent),
+            bytes_acked: self.bytes_acked.saturating_sub(base.bytes_acked),
+            packets_lost: self.packets_lost.saturating_sub(base.packets_lost),
+            bytes_lost: self.bytes_lost.saturating_sub(base.bytes_lost),
+            congestion_events: self.congestion_events.saturating_sub(base.congestion_events),
+            persistent_congestions: self
+                .persistent_congestions
+                .saturating_sub(base.persistent_congestions),
+        }
+    }
 }
 
 /// What one path recorded.

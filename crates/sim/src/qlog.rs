@@ -18,16 +18,18 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 /// Which end of the connection a trace describes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Vantage {
     /// The data sender (a server sending a download).
+    #[default]
     Server,
     /// The data receiver.
     Client,
 }
 
 impl Vantage {
-    fn name(self) -> &'static str {
+    /// The qlog name of the vantage point.
+    pub fn name(self) -> &'static str {
         match self {
             Vantage::Server => "server",
             Vantage::Client => "client",
@@ -50,6 +52,39 @@ pub struct Metrics {
     pub latest_rtt: Duration,
     /// Pacing rate, bits per second (`None`: unpaced).
     pub pacing_rate_bps: Option<f64>,
+}
+
+/// Where a simulated flow's trace goes: any writer (a file, a buffer).
+pub struct QlogSink(pub Box<dyn Write + Send>);
+
+impl Write for QlogSink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+}
+
+impl std::fmt::Debug for QlogSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("QlogSink")
+    }
+}
+
+/// Inclusive ranges of the sorted, de-duplicated `numbers`.
+pub fn ranges(numbers: &[u64]) -> Vec<(u64, u64)> {
+    let mut sorted = numbers.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    for n in sorted {
+        match out.last_mut() {
+            Some((_, end)) if *end + 1 == n => *end = n,
+            _ => out.push((n, n)),
+        }
+    }
+    out
 }
 
 /// Writes one connection's qlog. Write errors are kept and returned by

@@ -231,6 +231,10 @@ pub struct RunResult {
     /// see [`RunResult::invariant_violations`].
     #[serde(skip)]
     pub run_violations: Vec<String>,
+    /// qlog traces that could not be written (file and error), when the
+    /// run was traced ([`crate::Simulation::with_qlog`]).
+    #[serde(skip)]
+    pub trace_errors: Vec<String>,
 }
 
 impl RunResult {

@@ -15,6 +15,7 @@ use crate::app::live::{FrameClock, LiveSource};
 use crate::app::Application;
 use crate::config::{FlowConfig, SimConfig};
 use crate::event::EventQueue;
+use crate::qlog::{QlogSink, QlogWriter, Vantage};
 use crate::link::{Bottleneck, BufferLimit, DropReason, LinkConfig, LinkPacket, LossModel};
 use crate::recorder::{self, FlowRecorder};
 use crate::results::{jain_index, FlowSummary, LinkSummary, RunResult, Series};
@@ -123,9 +124,20 @@ pub struct Simulation {
     events: u64,
     /// The highest capacity seen at a sampling instant.
     capacity_peak: f64,
+    /// Where each flow's qlog trace goes, if traced.
+    qlog_dir: Option<std::path::PathBuf>,
+    /// Traces that could not be written, by file.
+    qlog_errors: Vec<String>,
 }
 
 impl Simulation {
+    /// Writes a qlog trace of each flow's sender to `dir/flow-<id>.qlog`
+    /// (the directory must exist). Tracing changes no result.
+    pub fn with_qlog(mut self, dir: std::path::PathBuf) -> Self {
+        self.qlog_dir = Some(dir);
+        self
+    }
+
     /// Prepares a run (nothing is simulated until [`Simulation::run`]).
     pub fn new(config: SimConfig) -> Self {
         let link = Bottleneck::new(&config.link, derive_seed(config.seed, 0x4c49_4e4b));
@@ -192,6 +204,8 @@ impl Simulation {
             dropped: 0,
             events: 0,
             capacity_peak: 0.0,
+            qlog_dir: None,
+            qlog_errors: Vec::new(),
             config,
         }
     }
@@ -319,6 +333,20 @@ impl Simulation {
         let flow = &mut self.flows[id];
         let cc = flow.config.cc.build(&cc_config);
         let mut sender = Sender::new(id, now, transport, cc, flow.config.size);
+        if let Some(dir) = &self.qlog_dir {
+            let path = dir.join(format!("flow-{id}.qlog"));
+            match std::fs::File::create(&path) {
+                Ok(file) => {
+                    let title = format!("{} flow {id} ({})", self.config.name, flow.config.cc);
+                    sender = sender.with_qlog(QlogWriter::new(
+                        QlogSink(Box::new(std::io::BufWriter::new(file))),
+                        &title,
+                        Vantage::Server,
+                    ));
+                }
+                Err(e) => self.qlog_errors.push(format!("{}: {e}", path.display())),
+            }
+        }
         if let Some(copilot) = flow.config.copilot {
             sender = sender.with_copilot(copilot);
         }
@@ -692,6 +720,12 @@ impl Simulation {
             .collect();
         let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
         let run_violations = self.whole_run_violations();
+        let mut trace_errors = std::mem::take(&mut self.qlog_errors);
+        for (id, flow) in self.flows.iter_mut().enumerate() {
+            if let Some(Err(e)) = flow.sender.as_mut().map(Sender::finish_qlog) {
+                trace_errors.push(format!("qlog of flow {id}: {e}"));
+            }
+        }
         RunResult {
             scenario: self.config.name.clone(),
             seed: self.config.seed,
@@ -709,6 +743,7 @@ impl Simulation {
             flows,
             series: std::mem::take(&mut self.series),
             run_violations,
+            trace_errors,
         }
     }
 

@@ -15,6 +15,7 @@ use super::rtt::RttEstimator;
 use super::stream::{Chunk, SendStream};
 use crate::config::{CopilotConfig, TransportConfig};
 use crate::link::LinkPacket;
+use crate::qlog::{Metrics, QlogSink, QlogWriter};
 
 /// RFC 9002 kPacketThreshold.
 const PACKET_THRESHOLD: u64 = 3;
@@ -130,6 +131,11 @@ pub struct Sender {
     stats: SenderStats,
     last_sample: RateSample,
     copilot: Option<CopilotConfig>,
+    qlog: Option<QlogWriter<QlogSink>>,
+}
+
+fn elapsed(now: Instant) -> Duration {
+    Duration::from_nanos(now.as_nanos())
 }
 
 impl Sender {
@@ -165,6 +171,21 @@ impl Sender {
             stats: SenderStats::default(),
             last_sample: RateSample::default(),
             copilot: None,
+            qlog: None,
+        }
+    }
+
+    /// Traces the connection to `qlog` (it changes nothing the sender does).
+    pub fn with_qlog(mut self, qlog: QlogWriter<QlogSink>) -> Self {
+        self.qlog = Some(qlog);
+        self
+    }
+
+    /// Ends the trace, returning its first write error if any.
+    pub fn finish_qlog(&mut self) -> std::io::Result<()> {
+        match self.qlog.take() {
+            Some(q) => q.finish().map(drop),
+            None => Ok(()),
         }
     }
 
@@ -316,6 +337,9 @@ impl Sender {
             app_limited,
             is_retransmission: is_resend,
         });
+        if let Some(q) = self.qlog.as_mut() {
+            q.packet_sent(elapsed(now), pn, size.get());
+        }
         DataPacket {
             flow: self.flow,
             pn,
@@ -395,6 +419,23 @@ impl Sender {
             in_recovery: self.in_recovery,
             recovery_exited: was_in_recovery && !self.in_recovery,
         });
+        if let Some(q) = self.qlog.as_mut() {
+            let t = elapsed(now);
+            q.ack_received(t, &crate::qlog::ranges(&frame.newly_received));
+            let pacing = self.cc.pacing_rate();
+            q.metrics_updated(
+                t,
+                &Metrics {
+                    congestion_window: self.cc.cwnd().get(),
+                    bytes_in_flight: self.bytes_in_flight.get(),
+                    min_rtt: self.rtt.min(),
+                    smoothed_rtt: self.rtt.smoothed(),
+                    latest_rtt: self.rtt.latest(),
+                    pacing_rate_bps: (pacing != Bandwidth::MAX).then(|| pacing.as_bps_f64()),
+                },
+            );
+            q.mode(t, self.cc.snapshot().mode);
+        }
         self.pto_count = 0;
         self.trim_front();
         true
@@ -441,7 +482,10 @@ impl Sender {
     fn on_packets_lost(&mut self, now: Instant, lost: &[(u64, SentPacket)]) -> Bytes {
         let mut total = Bytes::ZERO;
         let persistent = self.is_persistent_congestion(lost);
-        for (i, (_, packet)) in lost.iter().enumerate() {
+        for (i, (pn, packet)) in lost.iter().enumerate() {
+            if let Some(q) = self.qlog.as_mut() {
+                q.packet_lost(elapsed(now), *pn);
+            }
             let size = packet.state.size;
             total += size;
             self.bytes_in_flight -= size;
