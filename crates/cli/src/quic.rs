@@ -29,7 +29,12 @@ pub struct ServeArgs {
     #[arg(long, value_name = "FILE", requires = "cert")]
     key: Option<PathBuf>,
     /// Where to write the generated certificate (for `get --trust`).
-    #[arg(long, value_name = "FILE", default_value = "bbrlab-serve.pem", conflicts_with = "cert")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        default_value = "bbrlab-serve.pem",
+        conflicts_with = "cert"
+    )]
     cert_out: PathBuf,
     /// BBR-Copilot padding (DATAGRAM frames) while the pacing gain is above 1.
     #[arg(long)]
@@ -55,7 +60,12 @@ pub struct GetArgs {
     #[arg(value_name = "URL-or-ADDR")]
     server: String,
     /// Fetch this many bytes, e.g. 100MB.
-    #[arg(long, value_name = "SIZE", conflicts_with = "live", required_unless_present = "live")]
+    #[arg(
+        long,
+        value_name = "SIZE",
+        conflicts_with = "live",
+        required_unless_present = "live"
+    )]
     size: Option<String>,
     /// Watch a live stream of this bitrate, e.g. 5Mbit (40 ms frames, 2 s GOP).
     #[arg(long, value_name = "RATE")]
@@ -121,7 +131,7 @@ pub fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let runtime = runtime()?;
     runtime.block_on(async {
         let server = quic::server::start(config).map_err(|e| anyhow!(e))?;
-        eprintln!(
+        println!(
             "serving on {} with {} (ALPN bbrlab/1){}",
             server.local_addr(),
             args.cc,
@@ -183,7 +193,10 @@ pub fn get(args: GetArgs) -> anyhow::Result<()> {
             let duration = scenario::units::parse_duration(&args.watch_for)
                 .map_err(|e| anyhow!("--for: {e}"))?;
             if duration.is_zero() || duration > quic::protocol::MAX_DURATION {
-                anyhow::bail!("--for: expected more than 0 and at most 1h, got {}", args.watch_for);
+                anyhow::bail!(
+                    "--for: expected more than 0 and at most 1h, got {}",
+                    args.watch_for
+                );
             }
             Request::Live { config, duration }
         }

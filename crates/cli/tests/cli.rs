@@ -1401,3 +1401,258 @@ fn emu_rejects_bad_input_with_clear_errors() {
         stderr(&o)
     );
 }
+
+fn scenario_file(dir: &Path, name: &str, text: &str) -> String {
+    std::fs::create_dir_all(dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+const EMULATED_LINK: &str = "name = \"emulated\"\nseed = 3\nduration = \"3s\"\nwarmup = \"1s\"\n\
+    [link]\nrate = \"20Mbit\"\nrtt = \"40ms\"\nbuffer = \"1bdp\"\n[[flow]]\ncc = \"bbr\"\n";
+
+#[test]
+fn run_emulate_writes_the_simulators_outputs_with_mode_emulated() {
+    let dir = tempdir("emulate");
+    let file = scenario_file(&dir, "link.toml", EMULATED_LINK);
+    let out = dir.join("out");
+    let qlog = dir.join("qlog");
+    let o = bbrlab(&[
+        "run",
+        &file,
+        "--emulate",
+        "--out",
+        out.to_str().unwrap(),
+        "--qlog",
+        qlog.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = summary(&out);
+    assert_eq!(s["mode"], "emulated");
+    let goodput = s["flows"][0]["goodput_bps"].as_f64().unwrap();
+    assert!(goodput > 15e6 && goodput < 20e6, "goodput {goodput}");
+    for file in [
+        "flows.csv",
+        "series_flows.parquet",
+        "series_link.parquet",
+        "scenario.toml",
+    ] {
+        assert!(out.join(file).exists(), "{file} missing");
+    }
+    let traces: Vec<_> = std::fs::read_dir(&qlog).unwrap().collect();
+    assert_eq!(traces.len(), 1, "one qlog per connection");
+    // The simulated run of the same file says so.
+    let sim_out = dir.join("sim");
+    let o = bbrlab(&["run", &file, "--out", sim_out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(summary(&sim_out)["mode"], "simulated");
+}
+
+#[test]
+fn run_emulate_refuses_what_cannot_run_in_real_time() {
+    let dir = tempdir("emulate-refused");
+    for (name, text, expected) in [
+        (
+            "many.toml",
+            EMULATED_LINK.replace("cc = \"bbr\"\n", "cc = \"bbr\"\ncount = 40\n"),
+            "40 flows: an emulated run carries at most 16",
+        ),
+        (
+            "fast.toml",
+            EMULATED_LINK.replace("20Mbit", "10Gbit"),
+            "link.rate peaks at 10000 Mbit/s",
+        ),
+        (
+            "long.toml",
+            EMULATED_LINK.replace("\"3s\"", "\"2h\""),
+            "takes its duration in real time",
+        ),
+    ] {
+        let file = scenario_file(&dir, name, &text);
+        let o = bbrlab(&[
+            "run",
+            &file,
+            "--emulate",
+            "--out",
+            dir.join("o").to_str().unwrap(),
+        ]);
+        assert!(!o.status.success(), "{name} ran");
+        let err = stderr(&o);
+        assert!(
+            err.contains(expected) && err.contains(name),
+            "{name}: {err}"
+        );
+    }
+}
+
+#[test]
+fn a_simulated_run_writes_a_qlog_trace_per_flow_that_qvis_reads() {
+    let dir = tempdir("qlog");
+    let qlog = dir.join("traces");
+    let o = bbrlab(&[
+        "run",
+        &example("bbr-shallow.toml"),
+        "--set",
+        "duration=2s",
+        "--set",
+        "warmup=0s",
+        "--no-series",
+        "--out",
+        dir.join("out").to_str().unwrap(),
+        "--qlog",
+        qlog.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(qlog.join("flow-0.qlog")).unwrap();
+    let mut records = text.split_inclusive('\n');
+    let header: serde_json::Value =
+        serde_json::from_str(records.next().unwrap().trim_start_matches('\x1e')).unwrap();
+    assert_eq!(header["qlog_version"], "0.3");
+    let names: std::collections::BTreeSet<String> = records
+        .map(|r| {
+            assert!(
+                r.starts_with('\x1e') && r.ends_with('\n'),
+                "unframed record {r:?}"
+            );
+            let v: serde_json::Value = serde_json::from_str(r.trim_start_matches('\x1e')).unwrap();
+            v["name"].as_str().unwrap().to_string()
+        })
+        .collect();
+    for name in [
+        "transport:packet_sent",
+        "transport:packet_received",
+        "recovery:metrics_updated",
+        "recovery:congestion_state_updated",
+    ] {
+        assert!(names.contains(name), "no {name} in {names:?}");
+    }
+    // An unwritable qlog directory is named.
+    let blocker = dir.join("file");
+    std::fs::write(&blocker, "").unwrap();
+    let o = bbrlab(&[
+        "run",
+        &example("bbr-shallow.toml"),
+        "--set",
+        "duration=1s",
+        "--set",
+        "warmup=0s",
+        "--out",
+        dir.join("out2").to_str().unwrap(),
+        "--qlog",
+        blocker.join("sub").to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("qlog directory"), "{}", stderr(&o));
+}
+
+#[test]
+fn serve_and_get_transfer_over_quic_and_name_bad_input() {
+    use std::io::BufRead;
+    use std::process::Stdio;
+    let dir = tempdir("serve");
+    std::fs::create_dir_all(&dir).unwrap();
+    let cert = dir.join("cert.pem");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bbrlab"))
+        .args([
+            "serve",
+            "--cc",
+            "obbr",
+            "--listen",
+            "127.0.0.1:0",
+            "--cert-out",
+            cert.to_str().unwrap(),
+            "--duration",
+            "20s",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    let addr = first
+        .strip_prefix("serving on ")
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("first line {first:?}"))
+        .to_string();
+    let o = bbrlab(&[
+        "get",
+        &addr,
+        "--size",
+        "2MB",
+        "--trust",
+        cert.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(report["bytes"], 2_000_000);
+    assert_eq!(report["complete"], true);
+    let o = bbrlab(&[
+        "get",
+        &format!("quic://{addr}/"),
+        "--live",
+        "2Mbit",
+        "--for",
+        "2s",
+        "--trust",
+        cert.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(report["live"]["frames"].as_u64().unwrap() >= 50, "{report}");
+    let _ = child.kill();
+    let _ = child.wait();
+
+    for (args, expected) in [
+        (
+            vec![
+                "get",
+                &addr,
+                "--size",
+                "lots",
+                "--trust",
+                cert.to_str().unwrap(),
+            ],
+            "--size",
+        ),
+        (
+            vec![
+                "get",
+                &addr,
+                "--live",
+                "fast",
+                "--trust",
+                cert.to_str().unwrap(),
+            ],
+            "--live",
+        ),
+        (
+            vec![
+                "get",
+                &addr,
+                "--size",
+                "1MB",
+                "--trust",
+                "/nonexistent/cert.pem",
+            ],
+            "--trust",
+        ),
+        (
+            vec!["get", "not an address", "--size", "1MB"],
+            "expected HOST:PORT",
+        ),
+        (
+            vec!["serve", "--cc", "nonsense", "--duration", "1s"],
+            "--cc",
+        ),
+        (
+            vec!["serve", "--cc", "bbr", "--duration", "soon"],
+            "--duration",
+        ),
+        (vec!["serve", "--cc", "bbr", "--cert", "x.pem"], "--key"),
+    ] {
+        let o = bbrlab(&args);
+        assert!(!o.status.success(), "{args:?} succeeded");
+        assert!(stderr(&o).contains(expected), "{args:?}: {}", stderr(&o));
+    }
+}

@@ -27,8 +27,9 @@ pub fn simulate_traced(
     let mut config = scenario.config.clone();
     config.record_series = series;
     if let Some(dir) = qlog_dir {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| anyhow::anyhow!("cannot create the qlog directory {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|e| {
+            anyhow::anyhow!("cannot create the qlog directory {}: {e}", dir.display())
+        })?;
     }
     std::panic::catch_unwind(|| {
         let simulation = sim::Simulation::new(config);
@@ -38,30 +39,30 @@ pub fn simulate_traced(
         }
         .run()
     })
-        .map_err(|panic| {
-            let what = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "unknown panic".to_string());
-            anyhow::anyhow!("{}: simulation panicked: {what}", scenario.name)
-        })
-        .and_then(|result| {
-            let broken = result.invariant_violations();
-            anyhow::ensure!(
-                broken.is_empty(),
-                "{} (seed {}): the result breaks physics, which is a simulator bug \
+    .map_err(|panic| {
+        let what = panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "unknown panic".to_string());
+        anyhow::anyhow!("{}: simulation panicked: {what}", scenario.name)
+    })
+    .and_then(|result| {
+        let broken = result.invariant_violations();
+        anyhow::ensure!(
+            broken.is_empty(),
+            "{} (seed {}): the result breaks physics, which is a simulator bug \
              (please report it with the scenario file):\n  {}",
-                scenario.name,
-                result.seed,
-                broken.join("\n  ")
-            );
-            anyhow::ensure!(
-                result.trace_errors.is_empty(),
-                "{}: qlog traces not written:\n  {}",
-                scenario.name,
-                result.trace_errors.join("\n  ")
-            );
-            Ok(result)
-        })
+            scenario.name,
+            result.seed,
+            broken.join("\n  ")
+        );
+        anyhow::ensure!(
+            result.trace_errors.is_empty(),
+            "{}: qlog traces not written:\n  {}",
+            scenario.name,
+            result.trace_errors.join("\n  ")
+        );
+        Ok(result)
+    })
 }

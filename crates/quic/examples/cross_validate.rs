@@ -9,7 +9,11 @@ use std::path::PathBuf;
 
 fn main() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/xval");
-    let files: Vec<PathBuf> = match std::env::args().skip(1).map(PathBuf::from).collect::<Vec<_>>() {
+    let files: Vec<PathBuf> = match std::env::args()
+        .skip(1)
+        .map(PathBuf::from)
+        .collect::<Vec<_>>()
+    {
         given if !given.is_empty() => given,
         _ => [
             "c20-1bdp",

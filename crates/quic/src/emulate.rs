@@ -31,7 +31,9 @@ use cc::{AlgorithmSpec, Instant};
 use sim::app::Application;
 use sim::link::{Capacity, RateModel};
 use sim::results::jain_index;
-use sim::{FlowConfig, FlowSample, FlowSummary, LinkSample, LinkSummary, Percentiles, RunResult, Series};
+use sim::{
+    FlowConfig, FlowSample, FlowSummary, LinkSample, LinkSummary, Percentiles, RunResult, Series,
+};
 
 use crate::client::{get, ClientConfig, GetReport};
 use crate::protocol::Request;
@@ -230,9 +232,15 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
             let bases: Vec<PathCounters> = registries
                 .iter()
                 .map(|paths| {
-                    paths.path_list().first().map_or_else(PathCounters::default, |p| {
-                        p.log.lock().unwrap_or_else(std::sync::PoisonError::into_inner).counters
-                    })
+                    paths
+                        .path_list()
+                        .first()
+                        .map_or_else(PathCounters::default, |p| {
+                            p.log
+                                .lock()
+                                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                                .counters
+                        })
                 })
                 .collect();
             (down.sent_bytes.load(Ordering::Relaxed), bases)
@@ -252,7 +260,8 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
         .unwrap_or_else(|_| (0, vec![PathCounters::default(); flows.len()]));
     let link_series = link_samples.await.unwrap_or_default();
     let forwarded = relay.down.sent_bytes.load(Ordering::Relaxed);
-    let dropped = relay.down.lost.load(Ordering::Relaxed) + relay.down.overflowed.load(Ordering::Relaxed);
+    let dropped =
+        relay.down.lost.load(Ordering::Relaxed) + relay.down.overflowed.load(Ordering::Relaxed);
     let _ = relay.stop();
     let result = assemble(
         config,
@@ -354,9 +363,11 @@ fn assemble(
         let window_start = warmup_s.max(flow.config.start.as_secs_f64());
         let window = (end_s - window_start).max(1e-9);
         let progress = &outcome.report.progress;
-        let delivered_window =
-            delivered_at(progress, request_s, end_s) - delivered_at(progress, request_s, window_start);
-        let summary_of_path = path.as_deref().map(|p| path_summary(p, run_start, window_start));
+        let delivered_window = delivered_at(progress, request_s, end_s)
+            - delivered_at(progress, request_s, window_start);
+        let summary_of_path = path
+            .as_deref()
+            .map(|p| path_summary(p, run_start, window_start));
         let total = summary_of_path
             .as_ref()
             .map(|s| s.counters)
@@ -470,13 +481,21 @@ struct PathSummary {
     samples: Vec<FlowSample>,
 }
 
-fn path_summary(path: &PathShared, run_start: std::time::Instant, window_start_s: f64) -> PathSummary {
-    let log = path.log.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+fn path_summary(
+    path: &PathShared,
+    run_start: std::time::Instant,
+    window_start_s: f64,
+) -> PathSummary {
+    let log = path
+        .log
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     // Path time zero (its first packet) in run time.
-    let offset = log
-        .epoch
-        .map_or(0.0, |e| e.saturating_duration_since(run_start).as_secs_f64());
-    let in_window = |t: Instant| offset + Duration::from_nanos(t.as_nanos()).as_secs_f64() >= window_start_s;
+    let offset = log.epoch.map_or(0.0, |e| {
+        e.saturating_duration_since(run_start).as_secs_f64()
+    });
+    let in_window =
+        |t: Instant| offset + Duration::from_nanos(t.as_nanos()).as_secs_f64() >= window_start_s;
     let mut rtts: Vec<f64> = log
         .rtt_samples
         .iter()
@@ -492,7 +511,8 @@ fn path_summary(path: &PathShared, run_start: std::time::Instant, window_start_s
             ..s.clone()
         })
         .collect();
-    let window_samples: Vec<&FlowSample> = samples.iter().filter(|s| s.t_s >= window_start_s).collect();
+    let window_samples: Vec<&FlowSample> =
+        samples.iter().filter(|s| s.t_s >= window_start_s).collect();
     let mean_cwnd = if window_samples.is_empty() {
         0.0
     } else {
@@ -515,7 +535,8 @@ fn percentiles(sorted: &[f64]) -> Percentiles {
     if sorted.is_empty() {
         return Percentiles::default();
     }
-    let at = |q: f64| sorted[((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len()) - 1];
+    let at =
+        |q: f64| sorted[((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len()) - 1];
     Percentiles {
         p50: at(0.50),
         p95: at(0.95),

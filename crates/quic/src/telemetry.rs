@@ -178,7 +178,9 @@ impl PathCounters {
             bytes_acked: self.bytes_acked.saturating_sub(base.bytes_acked),
             packets_lost: self.packets_lost.saturating_sub(base.packets_lost),
             bytes_lost: self.bytes_lost.saturating_sub(base.bytes_lost),
-            congestion_events: self.congestion_events.saturating_sub(base.congestion_events),
+            congestion_events: self
+                .congestion_events
+                .saturating_sub(base.congestion_events),
             persistent_congestions: self
                 .persistent_congestions
                 .saturating_sub(base.persistent_congestions),

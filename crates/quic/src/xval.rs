@@ -130,8 +130,16 @@ pub fn failures(pairs: &[Pair], shallow_buffer: bool) -> Vec<String> {
     if shallow_buffer {
         let find = |cc: &str| pairs.iter().find(|p| p.cc == cc);
         for (more, less, effect) in [
-            ("bbr", "cubic", "BBRv1 retransmits more than CUBIC on a shallow buffer"),
-            ("bbr", "obbr", "oBBR retransmits less than BBRv1 on a shallow buffer"),
+            (
+                "bbr",
+                "cubic",
+                "BBRv1 retransmits more than CUBIC on a shallow buffer",
+            ),
+            (
+                "bbr",
+                "obbr",
+                "oBBR retransmits less than BBRv1 on a shallow buffer",
+            ),
         ] {
             let (Some(m), Some(l)) = (find(more), find(less)) else {
                 continue;

@@ -151,7 +151,11 @@ async fn the_server_keeps_serving_through_garbage_bad_requests_and_a_connection_
         "{} connections accepted, limit {MAX_CONNECTIONS}",
         held.len()
     );
-    assert!(held.len() >= MAX_CONNECTIONS / 2, "only {} connections accepted", held.len());
+    assert!(
+        held.len() >= MAX_CONNECTIONS / 2,
+        "only {} connections accepted",
+        held.len()
+    );
     for connection in held.drain(..) {
         connection.close(0u32.into());
     }
