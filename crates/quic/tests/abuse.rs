@@ -3,12 +3,15 @@
 //! connection flood. Every loop is bounded; afterwards a well-behaved
 //! client is still served and memory has stayed bounded.
 
+mod support;
+use support::client_config;
+
 use std::net::{SocketAddr, UdpSocket};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use cc::AlgorithmSpec;
-use quic::client::{get, ClientConfig};
+use quic::client::get;
 use quic::protocol::Request;
 use quic::server::{self, ServerConfig};
 use quic::tls::Identity;
@@ -27,18 +30,6 @@ fn resident_bytes() -> u64 {
         .and_then(|p| p.parse().ok())
         .unwrap_or(0);
     pages * 4096
-}
-
-fn client_config(to: SocketAddr, identity: &Identity, request: Request) -> ClientConfig {
-    ClientConfig {
-        server: to,
-        server_name: "localhost".into(),
-        trust_pem: identity.cert_pem.clone(),
-        request,
-        spec: AlgorithmSpec::parse("cubic").unwrap(),
-        progress_interval: Duration::from_millis(100),
-        telemetry: TelemetryOptions::default(),
-    }
 }
 
 fn raw_client(identity: &Identity) -> s2n_quic::Client {

@@ -1,10 +1,13 @@
 //! Real s2n-quic connections on loopback, driven by bbrlab controllers.
 
+mod support;
+use support::client_config;
+
 use std::net::SocketAddr;
 use std::time::Duration;
 
 use cc::AlgorithmSpec;
-use quic::client::{get, ClientConfig, GetReport};
+use quic::client::{get, GetReport};
 use quic::protocol::Request;
 use quic::server::{self, ServerConfig};
 use quic::tls::Identity;
@@ -26,18 +29,6 @@ fn server_config(spec: &str, identity: &Identity) -> ServerConfig {
             sample_interval: Some(Duration::from_millis(100)),
             ..TelemetryOptions::default()
         },
-    }
-}
-
-fn client_config(to: SocketAddr, identity: &Identity, request: Request) -> ClientConfig {
-    ClientConfig {
-        server: to,
-        server_name: "localhost".into(),
-        trust_pem: identity.cert_pem.clone(),
-        request,
-        spec: AlgorithmSpec::parse("cubic").unwrap(),
-        progress_interval: Duration::from_millis(100),
-        telemetry: TelemetryOptions::default(),
     }
 }
 
@@ -104,24 +95,19 @@ async fn through_the_emulator_bbr_fills_the_link() {
         },
     )
     .await;
-    eprintln!("{report:?}");
     let path = running.paths.path_list().into_iter().next().unwrap();
     let log = path.log.lock().unwrap();
-    eprintln!("{:?}", log.counters);
-    for s in log.samples.iter() {
-        eprintln!(
-            "{:.2} {} cwnd {} bw {:.1} pacing {:.1} srtt {:.1}",
-            s.t_s,
-            s.mode,
-            s.cwnd,
-            s.bw_estimate_bps / 1e6,
-            s.pacing_rate_bps / 1e6,
-            s.srtt_ms
-        );
-    }
     let goodput = report.goodput_bps / 1e6;
     assert!(
         goodput > 17.0,
         "{goodput:.2} Mbit/s through a 20 Mbit/s link"
     );
+    // The controller inside s2n-quic found the link's rate and left Startup.
+    let last = log.samples.back().expect("samples");
+    let estimate = last.bw_estimate_bps / 1e6;
+    assert!(
+        (18.0..=21.0).contains(&estimate),
+        "BBR's estimate {estimate:.2} Mbit/s"
+    );
+    assert_eq!(last.mode, "probe_bw");
 }
