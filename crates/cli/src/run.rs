@@ -33,10 +33,6 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     std::fs::create_dir_all(&out)
         .with_context(|| format!("cannot create output directory {}", out.display()))?;
     let (result, mode) = if args.emulate {
-        if let Some(dir) = &args.qlog {
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("cannot create the qlog directory {}", dir.display()))?;
-        }
         let options = quic::emulate::EmulateOptions {
             series: !args.no_series,
             qlog_dir: args.qlog.clone(),

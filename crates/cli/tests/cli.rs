@@ -1233,34 +1233,47 @@ fn report_and_compare_pages_for_runs_and_sweeps() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// `bbrlab emu` relays a UDP exchange on loopback with the configured
-/// delay, and stops after --duration.
-#[test]
-fn emu_relays_on_loopback_with_the_configured_delay() {
+/// Starts `bbrlab args` in the background and returns it with its first
+/// line of output (where `emu` and `serve` say where they listen) and the
+/// rest of its output.
+fn spawn_announcing(
+    args: &[&str],
+) -> (
+    std::process::Child,
+    String,
+    std::io::Lines<std::io::BufReader<std::process::ChildStdout>>,
+) {
     use std::io::BufRead;
-    use std::net::UdpSocket;
-    use std::process::Stdio;
-    use std::time::{Duration, Instant};
-    let server = UdpSocket::bind("127.0.0.1:0").unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_bbrlab"))
-        .args([
-            "emu",
-            "--listen",
-            "127.0.0.1:0",
-            "--forward",
-            &server.local_addr().unwrap().to_string(),
-            "--rate",
-            "20Mbit",
-            "--rtt",
-            "50ms",
-            "--duration",
-            "2s",
-        ])
-        .stdout(Stdio::piped())
+        .args(args)
+        .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
     let first = lines.next().unwrap().unwrap();
+    (child, first, lines)
+}
+
+/// `bbrlab emu` relays a UDP exchange on loopback with the configured
+/// delay, and stops after --duration.
+#[test]
+fn emu_relays_on_loopback_with_the_configured_delay() {
+    use std::net::UdpSocket;
+    use std::time::{Duration, Instant};
+    let server = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let (mut child, first, mut lines) = spawn_announcing(&[
+        "emu",
+        "--listen",
+        "127.0.0.1:0",
+        "--forward",
+        &server.local_addr().unwrap().to_string(),
+        "--rate",
+        "20Mbit",
+        "--rtt",
+        "50ms",
+        "--duration",
+        "2s",
+    ]);
     // "relaying 127.0.0.1:PORT -> ..."
     let listen = first.split_whitespace().nth(1).unwrap().to_string();
     let client = UdpSocket::bind("127.0.0.1:0").unwrap();
@@ -1295,28 +1308,20 @@ fn emu_relays_on_loopback_with_the_configured_delay() {
 /// own server-facing port, like a NAT.
 #[test]
 fn emu_serves_several_clients_each_its_own_replies() {
-    use std::io::BufRead;
     use std::net::UdpSocket;
-    use std::process::Stdio;
     use std::time::Duration;
     let server = UdpSocket::bind("127.0.0.1:0").unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bbrlab"))
-        .args([
-            "emu",
-            "--listen",
-            "127.0.0.1:0",
-            "--forward",
-            &server.local_addr().unwrap().to_string(),
-            "--rtt",
-            "10ms",
-            "--duration",
-            "2s",
-        ])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
-    let first = lines.next().unwrap().unwrap();
+    let (mut child, first, mut lines) = spawn_announcing(&[
+        "emu",
+        "--listen",
+        "127.0.0.1:0",
+        "--forward",
+        &server.local_addr().unwrap().to_string(),
+        "--rtt",
+        "10ms",
+        "--duration",
+        "2s",
+    ]);
     assert!(first.contains("up to 64 clients"), "{first}");
     let listen = first.split_whitespace().nth(1).unwrap().to_string();
     server
@@ -1548,28 +1553,20 @@ fn a_simulated_run_writes_a_qlog_trace_per_flow_that_qvis_reads() {
 
 #[test]
 fn serve_and_get_transfer_over_quic_and_name_bad_input() {
-    use std::io::BufRead;
-    use std::process::Stdio;
     let dir = tempdir("serve");
     std::fs::create_dir_all(&dir).unwrap();
     let cert = dir.join("cert.pem");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bbrlab"))
-        .args([
-            "serve",
-            "--cc",
-            "obbr",
-            "--listen",
-            "127.0.0.1:0",
-            "--cert-out",
-            cert.to_str().unwrap(),
-            "--duration",
-            "20s",
-        ])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
-    let first = lines.next().unwrap().unwrap();
+    let (mut child, first, _) = spawn_announcing(&[
+        "serve",
+        "--cc",
+        "obbr",
+        "--listen",
+        "127.0.0.1:0",
+        "--cert-out",
+        cert.to_str().unwrap(),
+        "--duration",
+        "20s",
+    ]);
     let addr = first
         .strip_prefix("serving on ")
         .and_then(|rest| rest.split_whitespace().next())

@@ -54,7 +54,7 @@ pub const MAX_DURATION: Duration = Duration::from_secs(600);
 pub struct EmulateOptions {
     /// Keep the time series.
     pub series: bool,
-    /// Write one qlog per connection here.
+    /// Write one qlog per connection here (created if missing).
     pub qlog_dir: Option<PathBuf>,
 }
 
@@ -129,6 +129,10 @@ struct Outcome {
 /// An infeasible scenario, or sockets, TLS or a connection that failed.
 pub fn run(config: &sim::SimConfig, options: &EmulateOptions) -> Result<RunResult, String> {
     check_feasible(config)?;
+    if let Some(dir) = &options.qlog_dir {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create the qlog directory {}: {e}", dir.display()))?;
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -392,15 +396,12 @@ fn assemble(
             bytes_lost: counters.bytes_lost,
             bytes_dropped: counters.bytes_lost,
             bytes_dropped_random: 0,
-            rtt_ms: summary_of_path
-                .as_ref()
-                .map(|s| s.rtt.clone())
-                .unwrap_or_default(),
+            rtt_ms: summary_of_path.as_ref().map(|s| s.rtt).unwrap_or_default(),
             mean_cwnd_bytes: summary_of_path.as_ref().map_or(0.0, |s| s.mean_cwnd),
             congestion_events: counters.congestion_events,
             ptos: 0,
             completion_time_s: (sized && outcome.report.complete)
-                .then(|| outcome.report.handshake_s + outcome.report.elapsed_s),
+                .then_some(outcome.report.handshake_s + outcome.report.elapsed_s),
             startup_exit_s: summary_of_path
                 .as_ref()
                 .and_then(|s| s.startup_exit_s)
@@ -496,13 +497,12 @@ fn path_summary(
     });
     let in_window =
         |t: Instant| offset + Duration::from_nanos(t.as_nanos()).as_secs_f64() >= window_start_s;
-    let mut rtts: Vec<f64> = log
-        .rtt_samples
-        .iter()
-        .filter(|(t, _)| in_window(*t))
-        .map(|(_, rtt)| rtt.as_secs_f64() * 1e3)
-        .collect();
-    rtts.sort_by(f64::total_cmp);
+    let rtt = Percentiles::of_durations(
+        log.rtt_samples
+            .iter()
+            .filter(|(t, _)| in_window(*t))
+            .map(|&(_, rtt)| rtt),
+    );
     let samples: Vec<FlowSample> = log
         .samples
         .iter()
@@ -520,29 +520,12 @@ fn path_summary(
     };
     PathSummary {
         counters: log.counters,
-        rtt: percentiles(&rtts),
+        rtt,
         mean_cwnd,
         startup_exit_s: log
             .startup_exit
             .map(|t| offset + Duration::from_nanos(t.as_nanos()).as_secs_f64()),
         startup_peak: log.startup_peak_pacing_bps,
         samples,
-    }
-}
-
-/// Percentiles of sorted milliseconds (nearest rank).
-fn percentiles(sorted: &[f64]) -> Percentiles {
-    if sorted.is_empty() {
-        return Percentiles::default();
-    }
-    let at =
-        |q: f64| sorted[((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len()) - 1];
-    Percentiles {
-        p50: at(0.50),
-        p95: at(0.95),
-        p99: at(0.99),
-        mean: sorted.iter().sum::<f64>() / sorted.len() as f64,
-        min: sorted[0],
-        max: sorted[sorted.len() - 1],
     }
 }

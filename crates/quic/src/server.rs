@@ -42,6 +42,8 @@ const HANDSHAKE_LIMIT: usize = 64;
 const STREAMS_PER_CONNECTION: u64 = 4;
 /// The chunk a transfer is written in.
 const CHUNK: usize = 64 * 1024;
+/// What every response carries: zeros, shared by all streams.
+static ZEROS: [u8; CHUNK] = [0; CHUNK];
 
 /// What a server runs with.
 #[derive(Clone, Debug)]
@@ -284,7 +286,7 @@ async fn write_bytes(
     limit: Option<Duration>,
     stats: &ServerStats,
 ) -> Result<(), ()> {
-    let chunk = Bytes::from(vec![0u8; CHUNK]);
+    let chunk = Bytes::from_static(&ZEROS);
     let deadline = limit.map(|d| tokio::time::Instant::now() + d);
     while left > 0 {
         if deadline.is_some_and(|d| tokio::time::Instant::now() >= d) {
@@ -306,12 +308,8 @@ async fn write_live(
 ) -> Result<(), ()> {
     let start = tokio::time::Instant::now();
     let mut source = LiveSource::new(config, cc::Instant::ZERO);
-    let write = |bytes: u64| {
-        stats.bytes_written.fetch_add(bytes, Ordering::Relaxed);
-        Bytes::from(vec![0u8; bytes as usize])
-    };
     for frame in source.backlog(cc::Instant::ZERO) {
-        send.send(write(frame.bytes)).await.map_err(|_| ())?;
+        write_bytes(send, frame.bytes, None, stats).await?;
     }
     loop {
         let due = Duration::from_nanos(source.next_frame_at().as_nanos());
@@ -320,6 +318,6 @@ async fn write_live(
         }
         tokio::time::sleep_until(start + due).await;
         let frame = source.next_frame();
-        send.send(write(frame.bytes)).await.map_err(|_| ())?;
+        write_bytes(send, frame.bytes, None, stats).await?;
     }
 }

@@ -37,8 +37,6 @@ pub struct TelemetryOptions {
     pub sample_interval: Option<Duration>,
     /// Write one qlog file per path into this directory.
     pub qlog_dir: Option<PathBuf>,
-    /// Samples kept per path at most (oldest dropped first); 0 = no bound.
-    pub max_samples: usize,
     /// Which end the traces describe (names the qlog files too).
     pub vantage: Vantage,
 }
@@ -95,7 +93,6 @@ impl PathRegistry {
             spec,
             peer,
             sample_interval: self.options.sample_interval,
-            max_samples: self.options.max_samples,
             log: Mutex::new(PathLog {
                 qlog,
                 ..PathLog::default()
@@ -195,7 +192,7 @@ pub struct PathLog {
     pub counters: PathCounters,
     /// Periodic samples (`delivered` and `padding` filled by the caller's
     /// application counters where it has them).
-    pub samples: VecDeque<FlowSample>,
+    pub samples: Vec<FlowSample>,
     /// RTT samples, in order, with their time (path time).
     pub rtt_samples: Vec<(Instant, Duration)>,
     /// When the controller first left Startup (path time).
@@ -216,7 +213,6 @@ pub struct PathShared {
     /// The peer's address.
     pub peer: SocketAddr,
     sample_interval: Option<Duration>,
-    max_samples: usize,
     /// The record.
     pub log: Mutex<PathLog>,
     pacing_gain_bits: AtomicU64,
@@ -331,7 +327,7 @@ impl PathShared {
         }
         log.next_sample = event.now + interval;
         let snap = cc.snapshot();
-        log.samples.push_back(FlowSample {
+        log.samples.push(FlowSample {
             t_s: since(event.now).as_secs_f64(),
             flow: 0,
             cwnd: cc.cwnd().get(),
@@ -351,9 +347,6 @@ impl PathShared {
             padding: self.padding_bytes.load(Ordering::Relaxed),
             controller: snap.extra,
         });
-        if self.max_samples > 0 && log.samples.len() > self.max_samples {
-            log.samples.pop_front();
-        }
     }
 
     /// Flushes and closes the qlog trace, if any (later events are not traced).

@@ -103,7 +103,7 @@ async fn through_the_emulator_bbr_fills_the_link() {
         "{goodput:.2} Mbit/s through a 20 Mbit/s link"
     );
     // The controller inside s2n-quic found the link's rate and left Startup.
-    let last = log.samples.back().expect("samples");
+    let last = log.samples.last().expect("samples");
     let estimate = last.bw_estimate_bps / 1e6;
     assert!(
         (18.0..=21.0).contains(&estimate),

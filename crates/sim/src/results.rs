@@ -367,6 +367,18 @@ impl RunResult {
 }
 
 impl Percentiles {
+    /// The percentiles of `samples`, computed as the simulator computes its
+    /// RTT and queueing-delay percentiles (a histogram keeping three
+    /// significant digits), so other sources of samples (an emulated run)
+    /// report on the same terms.
+    pub fn of_durations(samples: impl IntoIterator<Item = std::time::Duration>) -> Percentiles {
+        let mut histogram = crate::recorder::new_histogram();
+        for d in samples {
+            crate::recorder::record(&mut histogram, d);
+        }
+        crate::recorder::percentiles(&histogram)
+    }
+
     /// The fields with their names, for checks and tables.
     pub fn named(&self) -> [(&'static str, f64); 6] {
         [
