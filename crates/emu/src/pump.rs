@@ -88,6 +88,11 @@ impl Clock {
         }
     }
 
+    /// The wall-clock instant of model time zero.
+    pub fn epoch(&self) -> std::time::Instant {
+        self.epoch
+    }
+
     /// Model time now.
     pub fn now(&self) -> Instant {
         Instant::from_nanos(self.epoch.elapsed().as_nanos().min(u64::MAX as u128) as u64)

@@ -221,6 +221,7 @@ pub struct Relay {
     nat: Arc<Nat>,
     stop: Arc<AtomicBool>,
     threads: Vec<JoinHandle<io::Result<()>>>,
+    clock: Clock,
     /// Server to client, all routes and clients together.
     pub down: Arc<DirectionStats>,
     /// Client to server, all routes and clients together.
@@ -325,6 +326,7 @@ impl Relay {
             nat,
             stop,
             threads: Vec::new(),
+            clock,
             down,
             up,
         };
@@ -343,6 +345,13 @@ impl Relay {
                 .spawn(move || pump(&mut down_ports, downlink, clock, &stop, &stats))?,
         );
         Ok(relay)
+    }
+
+    /// The wall-clock instant of model time zero: the link's schedule or
+    /// trace starts here, so a datagram that arrives at a client at `t`
+    /// left the link at model time `t - epoch - ` its route's one-way delay.
+    pub fn epoch(&self) -> std::time::Instant {
+        self.clock.epoch()
     }
 
     /// The address clients send to: the first route's.
