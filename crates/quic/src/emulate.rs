@@ -73,19 +73,19 @@ pub fn check_feasible(config: &sim::SimConfig) -> Result<(), String> {
              server and client on this machine); simulate it instead"
         ));
     }
-    let peak = peak_rate_bps(&config.link.rate);
+    if config.duration > MAX_DURATION {
+        return Err(format!(
+            "duration {:?}: an emulated run takes its duration in real time; at most {:?}",
+            config.duration, MAX_DURATION
+        ));
+    }
+    let peak = peak_rate_bps(&config.link.rate, config.duration);
     if peak > MAX_RATE_BPS {
         return Err(format!(
             "link.rate peaks at {:.0} Mbit/s: the emulator keeps its rate within 1% up to \
              {:.0} Mbit/s on this machine (docs/BENCHMARKS.md); simulate it instead",
             peak / 1e6,
             MAX_RATE_BPS / 1e6
-        ));
-    }
-    if config.duration > MAX_DURATION {
-        return Err(format!(
-            "duration {:?}: an emulated run takes its duration in real time; at most {:?}",
-            config.duration, MAX_DURATION
         ));
     }
     for (i, flow) in config.flows.iter().enumerate() {
@@ -99,16 +99,15 @@ pub fn check_feasible(config: &sim::SimConfig) -> Result<(), String> {
     Ok(())
 }
 
-fn peak_rate_bps(rate: &RateModel) -> f64 {
+/// The highest rate the link has while the run lasts, looked at every
+/// 100 ms (a mahimahi trace's rate is its 100 ms average anyway).
+fn peak_rate_bps(rate: &RateModel, duration: Duration) -> f64 {
     let capacity = Capacity::new(rate);
     let step = Duration::from_millis(100);
-    let mut peak = capacity.rate_at(Instant::ZERO).as_bps_f64();
-    // Schedules and traces: look at every 100 ms of the first ten minutes.
-    for i in 1..6000u64 {
-        let t = Instant::ZERO + step * i as u32;
-        peak = peak.max(capacity.rate_at(t).as_bps_f64());
-    }
-    peak
+    let steps = (duration.as_nanos() / step.as_nanos()) as u32;
+    (0..=steps)
+        .map(|i| capacity.rate_at(Instant::ZERO + step * i).as_bps_f64())
+        .fold(0.0, f64::max)
 }
 
 /// One flow of the run, expanded from the scenario's `count`.
@@ -233,17 +232,19 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
         let at = start + config.warmup;
         tokio::spawn(async move {
             tokio::time::sleep_until(at).await;
-            let bases: Vec<PathCounters> = registries
+            let bases: Vec<AtWarmup> = registries
                 .iter()
                 .map(|paths| {
                     paths
                         .path_list()
                         .first()
-                        .map_or_else(PathCounters::default, |p| {
-                            p.log
+                        .map_or_else(AtWarmup::default, |p| AtWarmup {
+                            counters: p
+                                .log
                                 .lock()
                                 .unwrap_or_else(std::sync::PoisonError::into_inner)
-                                .counters
+                                .counters,
+                            padding_bytes: p.padding_bytes.load(Ordering::Relaxed),
                         })
                 })
                 .collect();
@@ -261,7 +262,7 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
     tokio::time::sleep_until(end).await;
     let (forwarded_at_warmup, bases) = at_warmup
         .await
-        .unwrap_or_else(|_| (0, vec![PathCounters::default(); flows.len()]));
+        .unwrap_or_else(|_| (0, vec![AtWarmup::default(); flows.len()]));
     let link_series = link_samples.await.unwrap_or_default();
     let forwarded = relay.down.sent_bytes.load(Ordering::Relaxed);
     let dropped =
@@ -286,6 +287,13 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
         }
     }
     Ok(result)
+}
+
+/// A sender's counters when the measurement window opens.
+#[derive(Clone, Copy, Debug, Default)]
+struct AtWarmup {
+    counters: PathCounters,
+    padding_bytes: u64,
 }
 
 /// The relay's downlink counters over the measurement window.
@@ -349,7 +357,7 @@ fn assemble(
     config: &sim::SimConfig,
     flows: &[Flow],
     outcomes: &[Outcome],
-    bases: &[PathCounters],
+    bases: &[AtWarmup],
     wall_start: std::time::Instant,
     run_start: std::time::Instant,
     link: LinkCounts,
@@ -377,10 +385,12 @@ fn assemble(
             .map(|s| s.counters)
             .unwrap_or_default();
         packets_sent += total.packets_sent;
-        let counters = total.since(base);
-        let padding = path
-            .as_ref()
-            .map_or(0, |p| p.padding_bytes.load(Ordering::Relaxed));
+        let counters = total.since(&base.counters);
+        let padding = path.as_ref().map_or(0, |p| {
+            p.padding_bytes
+                .load(Ordering::Relaxed)
+                .saturating_sub(base.padding_bytes)
+        });
         let sized = flow.config.size.is_some();
         summaries.push(FlowSummary {
             id: flow.id,
@@ -408,8 +418,7 @@ fn assemble(
                 .map(|t| t - flow.config.start.as_secs_f64()),
             startup_peak_pacing_bps: summary_of_path.as_ref().and_then(|s| s.startup_peak),
             padding_bytes: padding,
-            // Padding is counted over the whole run (no reading at the warmup).
-            padding_ratio: ratio(padding, total.bytes_sent),
+            padding_ratio: ratio(padding, counters.bytes_sent),
             bw_sample_rmse_bps: None,
             bw_estimate_rmse_bps: None,
             live: outcome.report.live.clone(),
@@ -527,5 +536,37 @@ fn path_summary(
             .map(|t| offset + Duration::from_nanos(t.as_nanos()).as_secs_f64()),
         startup_peak: log.startup_peak_pacing_bps,
         samples,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(link: &str, duration: &str) -> sim::SimConfig {
+        let text = format!(
+            "name = \"feasible\"\nseed = 1\nduration = \"{duration}\"\n[link]\n{link}\n\
+             rtt = \"40ms\"\nbuffer = \"1bdp\"\n[[flow]]\ncc = \"bbr\"\n"
+        );
+        scenario::from_str(&text, std::path::Path::new("feasible.toml"), &[])
+            .expect("a valid scenario")
+            .config
+    }
+
+    #[test]
+    fn a_rate_above_the_limit_is_refused_only_while_the_run_lasts() {
+        let rises = "schedule = [[\"0s\", \"100Mbit\"], [\"20s\", \"2Gbit\"]]";
+        assert_eq!(check_feasible(&config(rises, "10s")), Ok(()));
+        let refused = check_feasible(&config(rises, "30s")).unwrap_err();
+        assert!(
+            refused.contains("link.rate peaks at 2000 Mbit/s"),
+            "{refused}"
+        );
+    }
+
+    #[test]
+    fn a_long_run_is_refused_for_its_duration_first() {
+        let refused = check_feasible(&config("rate = \"5Gbit\"", "11min")).unwrap_err();
+        assert!(refused.starts_with("duration"), "{refused}");
     }
 }
