@@ -17,6 +17,13 @@
 //!   CUBIC (the problem all five papers start from) and oBBR retransmits
 //!   less than BBRv1 (oBBR's claim): where the simulator shows an effect,
 //!   the emulation must show it in the same direction.
+//!
+//! Every check compares one simulated run with one emulated run, both at
+//! the scenario's seed. Where a controller draws at random (BBRv1 picks its
+//! ProbeBW phase), one run is one sample: on a variable link the seed alone
+//! can move goodput by more than the stack does. [`Repeats`] adds the
+//! spread over more seeds and more emulated runs beside the checked pair,
+//! so a difference can be read against it; the checks do not use it.
 
 use std::path::Path;
 
@@ -30,6 +37,73 @@ pub const GOODPUT_TOLERANCE: f64 = 0.10;
 /// Smallest simulated retransmission-ratio difference (as a fraction)
 /// that orders two controllers.
 pub const RETX_ORDER_MARGIN: f64 = 0.005;
+
+/// How many runs besides the checked pair measure the spread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Repeats {
+    /// Simulated runs, at the scenario's seed and then seeds derived from
+    /// it (a simulated run is deterministic: one per seed).
+    pub sim_seeds: usize,
+    /// Emulated runs, at the same seeds in the same order (real time: each
+    /// costs the scenario's duration).
+    pub emu_runs: usize,
+}
+
+impl Repeats {
+    /// The checked pair alone.
+    pub const NONE: Repeats = Repeats {
+        sim_seeds: 1,
+        emu_runs: 1,
+    };
+
+    /// The seed of run `k` of a scenario seeded `seed` (run 0 is the
+    /// scenario's own).
+    pub fn seed(seed: u64, k: usize) -> u64 {
+        if k == 0 {
+            seed
+        } else {
+            sim::derive_seed(seed, k as u64)
+        }
+    }
+}
+
+/// Goodput of one controller over several runs.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Spread {
+    /// Runs measured.
+    pub runs: usize,
+    /// Lowest goodput, bits per second.
+    pub min_bps: f64,
+    /// Mean goodput, bits per second.
+    pub mean_bps: f64,
+    /// Highest goodput, bits per second.
+    pub max_bps: f64,
+}
+
+impl Spread {
+    /// The spread of `goodputs` (bits per second); None if empty.
+    pub fn of(goodputs: &[f64]) -> Option<Spread> {
+        if goodputs.is_empty() {
+            return None;
+        }
+        Some(Spread {
+            runs: goodputs.len(),
+            min_bps: goodputs.iter().copied().fold(f64::INFINITY, f64::min),
+            mean_bps: goodputs.iter().sum::<f64>() / goodputs.len() as f64,
+            max_bps: goodputs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        })
+    }
+
+    fn cell(&self) -> String {
+        format!(
+            "{:.2}-{:.2} (mean {:.2}, {})",
+            self.min_bps / 1e6,
+            self.max_bps / 1e6,
+            self.mean_bps / 1e6,
+            self.runs
+        )
+    }
+}
 
 /// One controller on one scenario, both ways.
 #[derive(Clone, Debug, Serialize)]
@@ -50,6 +124,12 @@ pub struct Pair {
     pub sim_rtt_p50_ms: f64,
     /// Emulated median RTT, ms.
     pub emu_rtt_p50_ms: f64,
+    /// Simulated goodput over [`Repeats::sim_seeds`] seeds, the checked
+    /// run's first.
+    pub sim_spread: Spread,
+    /// Emulated goodput over [`Repeats::emu_runs`] runs, the checked run's
+    /// first.
+    pub emu_spread: Spread,
 }
 
 impl Pair {
@@ -60,26 +140,41 @@ impl Pair {
 }
 
 /// Runs `file` with each of `controllers` as its first flow's controller,
-/// simulated and emulated.
+/// simulated and emulated, at the scenario's seed; `repeats` adds the
+/// spread over more seeds and runs (at least the checked run each way).
 ///
 /// # Errors
-/// The scenario does not load, or the emulation failed.
-pub fn compare(file: &Path, controllers: &[&str]) -> Result<Vec<Pair>, String> {
+/// The scenario does not load, or an emulation failed.
+pub fn compare(file: &Path, controllers: &[&str], repeats: Repeats) -> Result<Vec<Pair>, String> {
     let mut pairs = Vec::new();
     for cc in controllers {
         let overrides = [scenario::Override::new("flow.0.cc", *cc)];
         let scenario = scenario::load(file, &overrides).map_err(|e| e.to_string())?;
         let mut config = scenario.config.clone();
         config.record_series = false;
-        let simulated = sim::Simulation::new(config.clone()).run();
-        let emulated = emulate::run(&config, &EmulateOptions::default())?;
+        let seeded = |k: usize| {
+            let mut c = config.clone();
+            c.seed = Repeats::seed(config.seed, k);
+            c
+        };
+        let simulated: Vec<RunResult> = (0..repeats.sim_seeds.max(1))
+            .map(|k| sim::Simulation::new(seeded(k)).run())
+            .collect();
+        let emulated = (0..repeats.emu_runs.max(1))
+            .map(|k| emulate::run(&seeded(k), &EmulateOptions::default()))
+            .collect::<Result<Vec<RunResult>, String>>()?;
         pairs.push(pair(&scenario.name, cc, &simulated, &emulated));
     }
     Ok(pairs)
 }
 
-fn pair(scenario: &str, cc: &str, simulated: &RunResult, emulated: &RunResult) -> Pair {
-    let (s, e) = (&simulated.flows[0], &emulated.flows[0]);
+/// The pair of the first runs, with the spread of all.
+fn pair(scenario: &str, cc: &str, simulated: &[RunResult], emulated: &[RunResult]) -> Pair {
+    let goodputs = |runs: &[RunResult]| {
+        let all: Vec<f64> = runs.iter().map(|r| r.flows[0].goodput_bps).collect();
+        Spread::of(&all).expect("at least one run each way")
+    };
+    let (s, e) = (&simulated[0].flows[0], &emulated[0].flows[0]);
     Pair {
         scenario: scenario.to_string(),
         cc: cc.to_string(),
@@ -89,6 +184,8 @@ fn pair(scenario: &str, cc: &str, simulated: &RunResult, emulated: &RunResult) -
         emu_retx: e.retransmission_ratio,
         sim_rtt_p50_ms: s.rtt_ms.p50,
         emu_rtt_p50_ms: e.rtt_ms.p50,
+        sim_spread: goodputs(simulated),
+        emu_spread: goodputs(emulated),
     }
 }
 
@@ -159,6 +256,27 @@ pub fn failures(pairs: &[Pair], shallow_buffer: bool) -> Vec<String> {
         }
     }
     failed
+}
+
+/// The spread columns as a markdown table (goodput in Mbit/s: lowest to
+/// highest, mean, runs), for pairs measured with [`Repeats`].
+pub fn spread_markdown(pairs: &[Pair]) -> String {
+    let mut out = String::from(
+        "| scenario | cc | goodput sim (seeds) | goodput emu (runs) | diff of means |\n\
+         |---|---|---:|---:|---:|\n",
+    );
+    for p in pairs {
+        let diff = (p.emu_spread.mean_bps - p.sim_spread.mean_bps) / p.sim_spread.mean_bps.max(1.0);
+        out += &format!(
+            "| {} | {} | {} | {} | {:+.1}% |\n",
+            p.scenario,
+            p.cc,
+            p.sim_spread.cell(),
+            p.emu_spread.cell(),
+            diff * 100.0
+        );
+    }
+    out
 }
 
 /// The pairs as a markdown table.

@@ -14,7 +14,12 @@ fn scenario(name: &str) -> PathBuf {
 fn emulated_runs_agree_with_simulated_ones_on_a_20_mbit_link() {
     let mut failed = Vec::new();
     for (name, shallow) in [("c20-1bdp", false), ("c20-quarter-bdp", true)] {
-        let pairs = quic::xval::compare(&scenario(name), &["bbr", "cubic", "obbr"]).unwrap();
+        let pairs = quic::xval::compare(
+            &scenario(name),
+            &["bbr", "cubic", "obbr"],
+            quic::xval::Repeats::NONE,
+        )
+        .unwrap();
         eprint!("{}", quic::xval::markdown(&pairs));
         failed.extend(quic::xval::failures(&pairs, shallow));
     }
