@@ -9,11 +9,12 @@ use std::net::{SocketAddr, UdpSocket};
 use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixDatagram;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use cc::{Bytes, Instant};
 use sim::link::{Bottleneck, DropReason, LinkPacket};
+use sim::{DelayHistogram, Percentiles};
 
 /// IPv4 and UDP headers: what a datagram adds on the wire to its payload.
 pub const HEADER_BYTES: u64 = 28;
@@ -38,6 +39,8 @@ pub struct Datagram {
     /// Its propagation delay after the link (its route's, so flows of
     /// different RTTs can share one link).
     pub delay: Duration,
+    /// Model time it reached the link.
+    pub arrived: Instant,
 }
 
 impl LinkPacket for Datagram {
@@ -58,6 +61,8 @@ pub struct DirectionStats {
     pub lost: AtomicU64,
     /// Datagrams the full buffer dropped.
     pub overflowed: AtomicU64,
+    /// Wire bytes of the datagrams lost or dropped by the link.
+    pub dropped_bytes: AtomicU64,
     /// Datagrams dropped because there was nowhere to send them (a stranger
     /// wrote to a server-facing socket, the client table is full) or the
     /// send failed.
@@ -66,11 +71,35 @@ pub struct DirectionStats {
     pub sent: AtomicU64,
     /// Their bytes on the wire.
     pub sent_bytes: AtomicU64,
+    /// Bytes in the link's buffer, as of the pump's last wake-up.
+    pub queue_bytes: AtomicU64,
+    /// Each datagram's time from reaching the link to leaving it (queueing
+    /// and service, the simulator's queueing delay) since the last
+    /// [`DirectionStats::reset_queue_delay`]. The pump locks it once per
+    /// wake-up that sent something; readers are rare.
+    queue_delay: Mutex<DelayHistogram>,
 }
 
 impl DirectionStats {
     fn add(counter: &AtomicU64, n: u64) {
         counter.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// Percentiles of the queueing delays since the last reset (ms, as the
+    /// simulator's `link.queue_delay_ms`); zero if nothing left the link.
+    pub fn queue_delay(&self) -> Percentiles {
+        self.queue_delay
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .percentiles()
+    }
+
+    /// Forgets the queueing delays so far: a measurement window opens.
+    pub fn reset_queue_delay(&self) {
+        self.queue_delay
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .reset();
     }
 }
 
@@ -208,10 +237,23 @@ pub fn pump(
         }
         let now = clock.now();
         if let Some(link) = path.link.as_mut() {
+            let mut delays = None;
             while let Some(departure) = link.next_departure().filter(|&d| d <= now) {
                 let Some(datagram) = link.dequeue(now) else {
                     break;
                 };
+                delays
+                    .get_or_insert_with(|| {
+                        stats
+                            .queue_delay
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner)
+                    })
+                    .record(Duration::from_nanos(
+                        departure
+                            .as_nanos()
+                            .saturating_sub(datagram.arrived.as_nanos()),
+                    ));
                 propagating.push(Propagating {
                     release: departure + datagram.delay,
                     seq,
@@ -219,6 +261,10 @@ pub fn pump(
                 });
                 seq += 1;
             }
+            drop(delays);
+            stats
+                .queue_bytes
+                .store(link.queue_bytes().get(), Ordering::Relaxed);
         }
         while propagating.peek().is_some_and(|p| p.release <= now) {
             let Some(Propagating { datagram, .. }) = propagating.pop() else {
@@ -311,6 +357,7 @@ pub fn pump(
                 to: hop.to,
                 via: hop.via,
                 delay: hop.delay,
+                arrived,
             };
             DirectionStats::add(&stats.received, 1);
             DirectionStats::add(&stats.received_bytes, datagram.size().get());
@@ -323,13 +370,15 @@ pub fn pump(
                     });
                     seq += 1;
                 }
-                Some(link) => match link.enqueue(arrived, datagram) {
-                    Ok(()) => {}
-                    Err((_, DropReason::RandomLoss)) => DirectionStats::add(&stats.lost, 1),
-                    Err((_, DropReason::BufferOverflow)) => {
-                        DirectionStats::add(&stats.overflowed, 1)
+                Some(link) => {
+                    if let Err((datagram, reason)) = link.enqueue(arrived, datagram) {
+                        DirectionStats::add(&stats.dropped_bytes, datagram.size().get());
+                        match reason {
+                            DropReason::RandomLoss => DirectionStats::add(&stats.lost, 1),
+                            DropReason::BufferOverflow => DirectionStats::add(&stats.overflowed, 1),
+                        }
                     }
-                },
+                }
             }
         }
     }

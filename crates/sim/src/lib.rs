@@ -25,6 +25,7 @@ pub mod transport;
 pub use builder::Dumbbell;
 pub use config::{AckPolicy, CopilotConfig, FlowConfig, SimConfig, TransportConfig};
 pub use results::{
-    FlowSample, FlowSummary, LinkSample, LinkSummary, Percentiles, RunResult, Series,
+    DelayHistogram, FlowSample, FlowSummary, LinkSample, LinkSummary, Percentiles, RunResult,
+    Series,
 };
 pub use simulation::{derive_seed, Simulation};
