@@ -111,10 +111,17 @@ pub fn emu(args: EmuArgs) -> anyhow::Result<()> {
         let sent = relay.down.sent_bytes.load(Ordering::Relaxed);
         let now = Instant::now();
         let rate = (sent - last.0) as f64 * 8.0 / (now - last.1).as_secs_f64() / 1e6;
+        // The queueing delay of the last second's departures.
+        let delay = relay.down.queue_delay();
+        relay.down.reset_queue_delay();
         println!(
-            "{:>6.1} s  down {:>8.2} Mbit/s  lost {}  overflowed {}  up {} datagrams  clients {}",
+            "{:>6.1} s  down {:>8.2} Mbit/s  queue {:>7} B  delay p50 {:>6.1} ms p99 {:>6.1} ms  \
+             lost {}  overflowed {}  up {} datagrams  clients {}",
             (now - started).as_secs_f64(),
             rate,
+            relay.down.queue_bytes.load(Ordering::Relaxed),
+            delay.p50,
+            delay.p99,
             relay.down.lost.load(Ordering::Relaxed),
             relay.down.overflowed.load(Ordering::Relaxed),
             relay.up.sent.load(Ordering::Relaxed),

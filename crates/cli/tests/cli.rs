@@ -1437,6 +1437,14 @@ fn run_emulate_writes_the_simulators_outputs_with_mode_emulated() {
     assert_eq!(s["mode"], "emulated");
     let goodput = s["flows"][0]["goodput_bps"].as_f64().unwrap();
     assert!(goodput > 15e6 && goodput < 20e6, "goodput {goodput}");
+    // The relay's queueing delay: at least one packet's service (0.6 ms at
+    // 20 Mbit/s), at most the 1-BDP buffer's 40 ms and that service.
+    let delay = &s["link"]["queue_delay_ms"];
+    let (p50, max) = (
+        delay["p50"].as_f64().unwrap(),
+        delay["max"].as_f64().unwrap(),
+    );
+    assert!(p50 >= 0.5 && max <= 41.0, "queueing delay {delay}");
     for file in [
         "flows.csv",
         "series_flows.parquet",

@@ -248,7 +248,12 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
                         })
                 })
                 .collect();
-            (down.sent_bytes.load(Ordering::Relaxed), bases)
+            down.reset_queue_delay();
+            let link = LinkAtWarmup {
+                forwarded: down.sent_bytes.load(Ordering::Relaxed),
+                dropped: down.dropped_bytes.load(Ordering::Relaxed),
+            };
+            (link, bases)
         })
     };
     let mut outcomes = Vec::new();
@@ -260,13 +265,16 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
         outcomes.push(Outcome { report });
     }
     tokio::time::sleep_until(end).await;
-    let (forwarded_at_warmup, bases) = at_warmup
-        .await
-        .unwrap_or_else(|_| (0, vec![AtWarmup::default(); flows.len()]));
+    let (link_at_warmup, bases) = at_warmup.await.unwrap_or_else(|_| {
+        (
+            LinkAtWarmup::default(),
+            vec![AtWarmup::default(); flows.len()],
+        )
+    });
     let link_series = link_samples.await.unwrap_or_default();
     let forwarded = relay.down.sent_bytes.load(Ordering::Relaxed);
-    let dropped =
-        relay.down.lost.load(Ordering::Relaxed) + relay.down.overflowed.load(Ordering::Relaxed);
+    let dropped = relay.down.dropped_bytes.load(Ordering::Relaxed);
+    let queue_delay = relay.down.queue_delay();
     let _ = relay.stop();
     let result = assemble(
         config,
@@ -276,8 +284,9 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
         wall_start,
         start.into_std(),
         LinkCounts {
-            forwarded: forwarded - forwarded_at_warmup.min(forwarded),
-            dropped,
+            forwarded: forwarded.saturating_sub(link_at_warmup.forwarded),
+            dropped: dropped.saturating_sub(link_at_warmup.dropped),
+            queue_delay,
         },
         link_series,
     );
@@ -296,10 +305,21 @@ struct AtWarmup {
     padding_bytes: u64,
 }
 
-/// The relay's downlink counters over the measurement window.
-struct LinkCounts {
+/// The relay's downlink counters when the measurement window opens.
+#[derive(Clone, Copy, Debug, Default)]
+struct LinkAtWarmup {
     forwarded: u64,
     dropped: u64,
+}
+
+/// The relay's downlink counters over the measurement window.
+struct LinkCounts {
+    /// Wire bytes.
+    forwarded: u64,
+    /// Wire bytes lost or dropped.
+    dropped: u64,
+    /// Queueing delays of the datagrams that left the link in the window.
+    queue_delay: Percentiles,
 }
 
 async fn sample_link(
@@ -321,8 +341,7 @@ async fn sample_link(
         let t = at - start;
         samples.push(LinkSample {
             t_s: t.as_secs_f64(),
-            // The relay's queue is inside its pump thread, not observable here.
-            queue_bytes: 0,
+            queue_bytes: down.queue_bytes.load(Ordering::Relaxed),
             capacity_bps: capacity
                 .rate_at(Instant::from_nanos(t.as_nanos() as u64))
                 .as_bps_f64(),
@@ -456,7 +475,7 @@ fn assemble(
             bytes_offered: offered,
             bytes_forwarded: link.forwarded.min(offered),
             bytes_dropped: link.dropped,
-            queue_delay_ms: Percentiles::default(),
+            queue_delay_ms: link.queue_delay,
             capacity_peak_bps: link_series
                 .iter()
                 .map(|s| s.capacity_bps)
