@@ -13,8 +13,12 @@
 //!   drops are counted for the whole link, not per flow;
 //! - RTTs are the sender's samples (s2n-quic's RTT estimator, ACK delay
 //!   included as the peer reports it);
-//! - the link's queueing delay, PTO counts and the bandwidth-sample errors
-//!   are not observable from outside the stack and are left at zero/none;
+//! - the link's queueing delay is the relay's (enqueue to departure, over
+//!   the window, in the simulator's histogram) and the link series' queue
+//!   is the relay's buffer; drops are the relay's, in wire bytes;
+//! - Copilot's padding is counted over the window, as in the simulator;
+//! - PTO counts and the bandwidth-sample errors are not observable from
+//!   outside the stack and are left at zero/none;
 //! - a live stream's frame delays are timed from the request (see
 //!   [`crate::client`]).
 //!
