@@ -2,13 +2,26 @@
 //! delay the configured RTT, its loss the configured ratio; several
 //! clients and routes share its link, each client behind its own
 //! server-facing socket. Real sockets, real time: each test runs a few
-//! seconds, the two rate tests ten.
+//! seconds, the two rate tests ten, one test at a time
+//! ([`one_at_a_time`]).
 
 use std::net::{SocketAddr, UdpSocket};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use emu::{EmuConfig, Relay, Route, MAX_CLIENTS};
+
+/// Held by every test while it runs: these tests measure rates and delays
+/// on the wall clock, and two of them blasting at once on a 2-core machine
+/// starve each other's relay and sender threads, which measures the
+/// machine rather than the relay.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static REAL_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    // A failed test poisons the lock; the next one may still run alone.
+    REAL_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
 
 fn config(link: &str) -> EmuConfig {
     let text = format!("name = \"emu-test\"\nseed = 7\nduration = \"60s\"\n[link]\n{link}\n[[flow]]\ncc = \"bbr\"\n");
@@ -74,6 +87,7 @@ fn delivered_rate(got: &[(Instant, usize)]) -> (f64, Duration) {
 
 #[test]
 fn over_ten_seconds_the_delivered_rate_is_the_configured_rate() {
+    let _alone = one_at_a_time();
     // 40 Mbit/s, offered 80 for 10 s: the buffer stays full and the link busy.
     let (relay, server, client, to) =
         setup("rate = \"40Mbit\"\nrtt = \"20ms\"\nbuffer = \"200pkt\"");
@@ -113,6 +127,7 @@ fn over_ten_seconds_the_delivered_rate_is_the_configured_rate() {
 
 #[test]
 fn over_ten_seconds_a_mahimahi_trace_delivers_what_it_offers() {
+    let _alone = one_at_a_time();
     // The T-Mobile LTE trace (26 Mbit/s on average, 40 at most over any
     // 400 ms), offered 80 Mbit/s of 1500-byte packets, one per delivery
     // opportunity, for 10 s. The 1000-packet buffer holds about half a
@@ -154,6 +169,7 @@ fn over_ten_seconds_a_mahimahi_trace_delivers_what_it_offers() {
 
 #[test]
 fn the_round_trip_time_is_the_configured_one() {
+    let _alone = one_at_a_time();
     let (relay, server, client, to) =
         setup("rate = \"100Mbit\"\nrtt = \"30ms\"\nbuffer = \"1bdp\"");
     client
@@ -182,6 +198,7 @@ fn the_round_trip_time_is_the_configured_one() {
 
 #[test]
 fn random_loss_takes_its_share() {
+    let _alone = one_at_a_time();
     let (relay, server, client, to) =
         setup("rate = \"100Mbit\"\nrtt = \"10ms\"\nbuffer = \"1000pkt\"\nloss = \"10%\"");
     let receiver = std::thread::spawn(move || drain(&client, Duration::from_millis(300)));
@@ -203,6 +220,7 @@ fn random_loss_takes_its_share() {
 
 #[test]
 fn datagrams_from_strangers_do_not_reach_the_client() {
+    let _alone = one_at_a_time();
     let (relay, _server, client, relay_server_side) =
         setup("rate = \"10Mbit\"\nrtt = \"10ms\"\nbuffer = \"1bdp\"");
     // Someone other than the server writes to the relay's server-facing
@@ -249,6 +267,7 @@ fn echo_server() -> (SocketAddr, std::thread::JoinHandle<Vec<SocketAddr>>) {
 
 #[test]
 fn each_client_of_a_route_gets_its_own_replies() {
+    let _alone = one_at_a_time();
     let (server, echo) = echo_server();
     let link = config("rate = \"10Mbit\"\nrtt = \"10ms\"\nbuffer = \"1bdp\"");
     let relay = Relay::start(loopback(), server, &link).unwrap();
@@ -295,6 +314,7 @@ fn each_client_of_a_route_gets_its_own_replies() {
 
 #[test]
 fn each_route_has_its_own_round_trip_time() {
+    let _alone = one_at_a_time();
     let (first, first_echo) = echo_server();
     let (second, second_echo) = echo_server();
     let rtts = [Duration::from_millis(20), Duration::from_millis(60)];
@@ -354,6 +374,7 @@ fn each_route_has_its_own_round_trip_time() {
 
 #[test]
 fn routes_share_one_bottleneck() {
+    let _alone = one_at_a_time();
     // Two routes, each offered the whole 20 Mbit/s: together they get 20,
     // not 40 (one link, not two).
     let servers: Vec<UdpSocket> = (0..2)
@@ -411,6 +432,7 @@ fn routes_share_one_bottleneck() {
 
 #[test]
 fn clients_beyond_the_limit_are_dropped() {
+    let _alone = one_at_a_time();
     let server = UdpSocket::bind(loopback()).unwrap();
     let link = config("rate = \"100Mbit\"\nrtt = \"2ms\"\nbuffer = \"1000pkt\"");
     let relay = Relay::start(loopback(), server.local_addr().unwrap(), &link).unwrap();
@@ -463,6 +485,7 @@ fn clients_beyond_the_limit_are_dropped() {
 
 #[test]
 fn a_relay_needs_a_route() {
+    let _alone = one_at_a_time();
     let link = config("rate = \"10Mbit\"\nrtt = \"10ms\"\nbuffer = \"1bdp\"");
     let error = Relay::start_routes(&[], &link).err().expect("no routes");
     assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput);
@@ -470,6 +493,7 @@ fn a_relay_needs_a_route() {
 
 #[test]
 fn a_new_clients_first_reply_arrives_without_delay() {
+    let _alone = one_at_a_time();
     // With no propagation delay the server answers a new client before
     // the downlink may have polled the client's new socket; the reply
     // must still arrive, and promptly.
