@@ -504,7 +504,6 @@ fn clients_beyond_the_limit_are_dropped() {
 
 #[test]
 fn a_relay_needs_a_route() {
-    let _alone = one_at_a_time();
     let link = config("rate = \"10Mbit\"\nrtt = \"10ms\"\nbuffer = \"1bdp\"");
     let error = Relay::start_routes(&[], &link).err().expect("no routes");
     assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput);

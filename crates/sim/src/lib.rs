@@ -24,8 +24,8 @@ pub mod transport;
 
 pub use builder::Dumbbell;
 pub use config::{AckPolicy, CopilotConfig, FlowConfig, SimConfig, TransportConfig};
+pub use recorder::DelayHistogram;
 pub use results::{
-    DelayHistogram, FlowSample, FlowSummary, LinkSample, LinkSummary, Percentiles, RunResult,
-    Series,
+    FlowSample, FlowSummary, LinkSample, LinkSummary, Percentiles, RunResult, Series,
 };
 pub use simulation::{derive_seed, Simulation};

@@ -372,7 +372,7 @@ impl Percentiles {
     /// significant digits), so other sources of samples (an emulated run)
     /// report on the same terms.
     pub fn of_durations(samples: impl IntoIterator<Item = std::time::Duration>) -> Percentiles {
-        let mut histogram = DelayHistogram::new();
+        let mut histogram = crate::recorder::DelayHistogram::new();
         for d in samples {
             histogram.record(d);
         }
@@ -411,40 +411,5 @@ mod tests {
         assert_eq!(jain_index(&[5.0, 5.0, 5.0]), 1.0);
         assert!((jain_index(&[1.0, 0.0]) - 0.5).abs() < 1e-12);
         assert!((jain_index(&[3.0, 1.0]) - 0.8).abs() < 1e-12);
-    }
-}
-
-/// Delays kept as the simulator keeps its RTT and queueing delays (a
-/// microsecond histogram at three significant digits, fixed size), for
-/// other sources of delay samples: the real-time emulator's link records
-/// its queueing delays in one, so both modes report on the same terms.
-#[derive(Clone, Debug)]
-pub struct DelayHistogram(hdrhistogram::Histogram<u64>);
-
-impl DelayHistogram {
-    /// An empty histogram.
-    pub fn new() -> DelayHistogram {
-        DelayHistogram(crate::recorder::new_histogram())
-    }
-
-    /// Records `delay` (clamped to 1 us .. 1 hour).
-    pub fn record(&mut self, delay: std::time::Duration) {
-        crate::recorder::record(&mut self.0, delay);
-    }
-
-    /// Forgets every delay recorded (a measurement window opens).
-    pub fn reset(&mut self) {
-        self.0.reset();
-    }
-
-    /// The percentiles in milliseconds; all zero if nothing was recorded.
-    pub fn percentiles(&self) -> Percentiles {
-        crate::recorder::percentiles(&self.0)
-    }
-}
-
-impl Default for DelayHistogram {
-    fn default() -> DelayHistogram {
-        DelayHistogram::new()
     }
 }

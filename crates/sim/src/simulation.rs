@@ -7,8 +7,8 @@
 
 use std::time::Duration;
 
+use crate::recorder::DelayHistogram;
 use cc::{Bytes, ControllerConfig, Instant};
-use hdrhistogram::Histogram;
 
 use crate::app::dash::Player;
 use crate::app::live::{FrameClock, LiveSource};
@@ -115,7 +115,7 @@ pub struct Simulation {
     uplink_departure_at: Option<Instant>,
     flows: Vec<Flow>,
     series: Series,
-    queue_delay: Histogram<u64>,
+    queue_delay: DelayHistogram,
     forwarded: u64,
     forwarded_base: u64,
     /// Link capacity committed before the window opened to bytes leaving in it.
@@ -197,7 +197,7 @@ impl Simulation {
             uplink_departure_at: None,
             flows,
             series: Series::default(),
-            queue_delay: recorder::new_histogram(),
+            queue_delay: DelayHistogram::new(),
             forwarded: 0,
             forwarded_base: 0,
             carried_in: 0,
@@ -256,7 +256,7 @@ impl Simulation {
                     if now >= self.warmup {
                         if let Some(rtt) = sender.rtt().has_sample().then(|| sender.rtt().latest())
                         {
-                            recorder::record(&mut flow.recorder.rtt, rtt);
+                            flow.recorder.rtt.record(rtt);
                         }
                     }
                     let state = sender.controller().probe_state();
@@ -505,7 +505,7 @@ impl Simulation {
             self.forwarded += packet.size.get();
             self.flows[packet.flow].propagating += packet.chunk.len as u64;
             if self.now >= self.warmup {
-                recorder::record(&mut self.queue_delay, self.now - packet.sent_time);
+                self.queue_delay.record(self.now - packet.sent_time);
             }
             let at = self.now + self.flows[packet.flow].forward_delay;
             self.queue.push(at, Event::Deliver(packet));
@@ -698,7 +698,7 @@ impl Simulation {
             bytes_offered: offered,
             bytes_forwarded: forwarded,
             bytes_dropped: self.dropped,
-            queue_delay_ms: recorder::percentiles(&self.queue_delay),
+            queue_delay_ms: self.queue_delay.percentiles(),
             capacity_peak_bps: self.capacity_peak,
         };
         let end = self.now;
@@ -838,7 +838,7 @@ fn summarize(id: usize, flow: &mut Flow, end: Instant, arriving: Vec<Chunk>) -> 
         bytes_lost: stats.bytes_lost - base.bytes_lost,
         bytes_dropped: dropped,
         bytes_dropped_random: dropped_random,
-        rtt_ms: recorder::percentiles(&rec.rtt),
+        rtt_ms: rec.rtt.percentiles(),
         mean_cwnd_bytes: if rec.cwnd_samples > 0 {
             rec.cwnd_sum / rec.cwnd_samples as f64
         } else {

@@ -199,7 +199,7 @@ pub struct FrameClock {
     /// Frames not yet complete: (stream offset of their end, written at).
     pending: VecDeque<(u64, Instant)>,
     written: u64,
-    delays: hdrhistogram::Histogram<u64>,
+    delays: crate::recorder::DelayHistogram,
     late: u64,
     measure_from: Instant,
 }
@@ -224,7 +224,7 @@ impl FrameClock {
             deadline,
             pending: VecDeque::new(),
             written: 0,
-            delays: crate::recorder::new_histogram(),
+            delays: crate::recorder::DelayHistogram::new(),
             late: 0,
             measure_from,
         }
@@ -245,7 +245,7 @@ impl FrameClock {
             self.pending.pop_front();
             if written_at >= self.measure_from {
                 let delay = now - written_at;
-                crate::recorder::record(&mut self.delays, delay);
+                self.delays.record(delay);
                 if delay > self.deadline {
                     self.late += 1;
                 }
@@ -265,7 +265,7 @@ impl FrameClock {
         let judged = complete + overdue;
         LiveSummary {
             frames: complete,
-            frame_delay_ms: crate::recorder::percentiles(&self.delays),
+            frame_delay_ms: self.delays.percentiles(),
             late_frame_ratio: if judged == 0 {
                 0.0
             } else {
