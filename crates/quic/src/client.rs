@@ -13,6 +13,7 @@ use tokio::io::AsyncWriteExt;
 use crate::adapter::ControllerEndpoint;
 use crate::copilot::PaddingEndpoint;
 use crate::protocol::{Request, ALPN};
+use crate::pto::PtoCounter;
 use crate::server::{fixed_mtu, IDLE_TIMEOUT};
 use crate::telemetry::{PathRegistry, TelemetryOptions};
 
@@ -65,7 +66,7 @@ pub async fn get(
     stop: impl std::future::Future<Output = ()>,
 ) -> Result<GetReport, String> {
     let paths = PathRegistry::new(config.telemetry.clone());
-    let controllers = ControllerEndpoint::new(config.spec.clone(), 0, paths);
+    let controllers = ControllerEndpoint::new(config.spec.clone(), 0, paths.clone());
     let tls = s2n_quic::provider::tls::default::Client::builder()
         .with_certificate(config.trust_pem.as_str())
         .and_then(|b| b.with_application_protocols([ALPN].iter()))
@@ -92,6 +93,8 @@ pub async fn get(
         .map_err(|e| format!("MTU: {e}"))?
         .with_datagram(PaddingEndpoint { enabled: false })
         .map_err(|e| format!("datagrams: {e}"))?
+        .with_event(PtoCounter::new(paths))
+        .map_err(|e| format!("events: {e}"))?
         .start()
         .map_err(|e| format!("cannot start the client: {e}"))?;
     let started = std::time::Instant::now();

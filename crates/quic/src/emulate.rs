@@ -17,8 +17,10 @@
 //!   the window, in the simulator's histogram) and the link series' queue
 //!   is the relay's buffer; drops are the relay's, in wire bytes;
 //! - Copilot's padding is counted over the window, as in the simulator;
-//! - PTO counts and the bandwidth-sample errors are not observable from
-//!   outside the stack and are left at zero/none;
+//! - PTOs are s2n-quic's, counted from its recovery events
+//!   ([`crate::pto`]); the bandwidth samples and estimates are judged
+//!   against the link model's capacity at the relay's clock, over the
+//!   window, as the simulator judges them;
 //! - a live stream's frame delays are timed from the request (see
 //!   [`crate::client`]).
 //!
@@ -192,6 +194,14 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
     let entries = relay.listen_addrs();
     let start = tokio::time::Instant::now();
     let end = start + config.duration;
+    let truth = crate::telemetry::BandwidthTruth {
+        capacity: Capacity::new(&config.link.rate),
+        epoch: relay.epoch(),
+        window_start: (start + config.warmup).into_std(),
+    };
+    for flow in &flows {
+        flow.server.paths.judge_bandwidth(truth.clone());
+    }
     let mut clients = Vec::new();
     for flow in &flows {
         let remaining = config.duration.saturating_sub(flow.config.start);
@@ -432,7 +442,7 @@ fn assemble(
             rtt_ms: summary_of_path.as_ref().map(|s| s.rtt).unwrap_or_default(),
             mean_cwnd_bytes: summary_of_path.as_ref().map_or(0.0, |s| s.mean_cwnd),
             congestion_events: counters.congestion_events,
-            ptos: 0,
+            ptos: counters.ptos,
             completion_time_s: (sized && outcome.report.complete)
                 .then_some(outcome.report.handshake_s + outcome.report.elapsed_s),
             startup_exit_s: summary_of_path
@@ -442,8 +452,8 @@ fn assemble(
             startup_peak_pacing_bps: summary_of_path.as_ref().and_then(|s| s.startup_peak),
             padding_bytes: padding,
             padding_ratio: ratio(padding, counters.bytes_sent),
-            bw_sample_rmse_bps: None,
-            bw_estimate_rmse_bps: None,
+            bw_sample_rmse_bps: summary_of_path.as_ref().and_then(|s| s.bw_sample_rmse),
+            bw_estimate_rmse_bps: summary_of_path.as_ref().and_then(|s| s.bw_estimate_rmse),
             live: outcome.report.live.clone(),
             dash: None,
         });
@@ -511,6 +521,8 @@ struct PathSummary {
     mean_cwnd: f64,
     startup_exit_s: Option<f64>,
     startup_peak: Option<f64>,
+    bw_sample_rmse: Option<f64>,
+    bw_estimate_rmse: Option<f64>,
     samples: Vec<FlowSample>,
 }
 
@@ -558,6 +570,8 @@ fn path_summary(
             .startup_exit
             .map(|t| offset + Duration::from_nanos(t.as_nanos()).as_secs_f64()),
         startup_peak: log.startup_peak_pacing_bps,
+        bw_sample_rmse: log.bw_sample_error.rms(),
+        bw_estimate_rmse: log.bw_estimate_error.rms(),
         samples,
     }
 }

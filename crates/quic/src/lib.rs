@@ -4,7 +4,8 @@
 //! [`adapter`] turns a `cc::CongestionControl` into s2n-quic's
 //! `CongestionController` (delivery-rate estimation, bytes in flight, the
 //! recovery period and the pacer kept as the simulator's sender keeps
-//! them); [`telemetry`] records what each connection's controller did;
+//! them); [`telemetry`] records what each connection's controller did,
+//! and [`pto`] the probe timeouts s2n-quic keeps from it;
 //! [`copilot`] pads a live stream's probes with DATAGRAM frames;
 //! [`server`] and [`client`] speak [`protocol`] (sized and bulk transfers,
 //! live streams) with [`tls`] identities.
@@ -14,10 +15,11 @@ pub mod client;
 pub mod copilot;
 pub mod emulate;
 pub mod protocol;
+pub mod pto;
 pub mod server;
 pub mod telemetry;
 pub mod tls;
 pub mod xval;
 
 pub use adapter::{Controller, ControllerEndpoint, SentInfo};
-pub use telemetry::{PathRegistry, PathShared, TelemetryOptions};
+pub use telemetry::{BandwidthTruth, PathRegistry, PathShared, TelemetryOptions};

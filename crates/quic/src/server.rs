@@ -29,6 +29,7 @@ use tokio::io::AsyncReadExt;
 use crate::adapter::ControllerEndpoint;
 use crate::copilot::{PaddingEndpoint, PaddingSender};
 use crate::protocol::{Request, ALPN, MAX_REQUEST_LINE};
+use crate::pto::PtoCounter;
 use crate::telemetry::{PathRegistry, TelemetryOptions};
 use crate::tls::Identity;
 
@@ -178,6 +179,8 @@ pub fn start(config: ServerConfig) -> Result<RunningServer, String> {
             enabled: config.copilot,
         })
         .map_err(|e| format!("datagrams: {e}"))?
+        .with_event(PtoCounter::new(paths.clone()))
+        .map_err(|e| format!("events: {e}"))?
         .start()
         .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
     let addr = server

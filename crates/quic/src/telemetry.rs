@@ -18,8 +18,9 @@ use std::task::Waker;
 use std::time::Duration;
 
 use cc::{AckEvent, Bytes, CongestionControl, Instant, LossEvent};
+use sim::link::Capacity;
 use sim::qlog::{Metrics, QlogWriter, Vantage};
-use sim::FlowSample;
+use sim::{FlowSample, RootMeanSquare};
 
 /// Paths a registry remembers at most: the oldest is forgotten beyond
 /// this, so a server under a flood of handshakes keeps bounded memory.
@@ -41,6 +42,21 @@ pub struct TelemetryOptions {
     pub vantage: Vantage,
 }
 
+/// The link's true capacity on the wall clock, against which a path's
+/// bandwidth samples and estimate are judged as the simulator judges them
+/// (`FlowSummary::bw_sample_rmse_bps`): known when the path runs through
+/// an emulated link.
+#[derive(Clone, Debug)]
+pub struct BandwidthTruth {
+    /// The link's capacity, in the link model's time.
+    pub capacity: Capacity,
+    /// The wall-clock instant of the link model's time zero.
+    pub epoch: std::time::Instant,
+    /// Samples taken before this instant are not judged (the measurement
+    /// window opens here).
+    pub window_start: std::time::Instant,
+}
+
 /// The paths an endpoint's controllers serve, by peer address.
 #[derive(Clone, Debug, Default)]
 pub struct PathRegistry {
@@ -53,6 +69,7 @@ struct RegistryInner {
     by_peer: HashMap<SocketAddr, Arc<PathShared>>,
     order: VecDeque<SocketAddr>,
     opened: u64,
+    truth: Option<Arc<BandwidthTruth>>,
 }
 
 impl PathRegistry {
@@ -62,6 +79,13 @@ impl PathRegistry {
             inner: Arc::default(),
             options: Arc::new(options),
         }
+    }
+
+    /// Judges the bandwidth samples and estimates of every path opened
+    /// from now on against `truth`.
+    pub fn judge_bandwidth(&self, truth: BandwidthTruth) {
+        let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        inner.truth = Some(Arc::new(truth));
     }
 
     /// A new path to `peer`: its shared state and its order among the
@@ -100,6 +124,7 @@ impl PathRegistry {
             pacing_gain_bits: AtomicU64::new(1.0f64.to_bits()),
             padding_bytes: AtomicU64::new(0),
             padding_waker: Mutex::new(None),
+            truth: inner.truth.clone(),
         });
         if inner.by_peer.insert(peer, shared.clone()).is_none() {
             inner.order.push_back(peer);
@@ -164,6 +189,8 @@ pub struct PathCounters {
     pub congestion_events: u64,
     /// Times persistent congestion was declared.
     pub persistent_congestions: u64,
+    /// Probe timeouts (counted by [`crate::pto::PtoCounter`]).
+    pub ptos: u64,
 }
 
 impl PathCounters {
@@ -181,6 +208,7 @@ impl PathCounters {
             persistent_congestions: self
                 .persistent_congestions
                 .saturating_sub(base.persistent_congestions),
+            ptos: self.ptos.saturating_sub(base.ptos),
         }
     }
 }
@@ -201,6 +229,13 @@ pub struct PathLog {
     pub startup_peak_pacing_bps: Option<f64>,
     /// Wall-clock time of the path's first packet (its time zero).
     pub epoch: Option<std::time::Instant>,
+    /// Delivery-rate samples against the link's capacity, in the window
+    /// (kept only with a [`BandwidthTruth`]).
+    pub bw_sample_error: RootMeanSquare,
+    /// The controller's bandwidth estimate against the link's capacity,
+    /// after every ACK, in the window (kept only with a [`BandwidthTruth`]
+    /// and for controllers with an estimate).
+    pub bw_estimate_error: RootMeanSquare,
     next_sample: Instant,
     qlog: Option<QlogWriter<BufWriter<File>>>,
 }
@@ -219,6 +254,7 @@ pub struct PathShared {
     /// Wire bytes of BBR-Copilot padding the connection sent.
     pub padding_bytes: AtomicU64,
     padding_waker: Mutex<Option<Waker>>,
+    truth: Option<Arc<BandwidthTruth>>,
 }
 
 fn since(t: Instant) -> Duration {
@@ -267,6 +303,11 @@ impl PathShared {
         }
     }
 
+    pub(crate) fn on_ptos(&self, count: u64) {
+        let mut log = self.log.lock().unwrap_or_else(PoisonError::into_inner);
+        log.counters.ptos += count;
+    }
+
     pub(crate) fn on_lost(&self, event: &LossEvent, size: Bytes, number: u64) {
         let mut log = self.log.lock().unwrap_or_else(PoisonError::into_inner);
         log.counters.packets_lost += 1;
@@ -290,6 +331,25 @@ impl PathShared {
         log.counters.bytes_acked += event.newly_acked.get();
         if let Some(latest) = event.rtt.latest {
             log.rtt_samples.push((event.now, latest));
+        }
+        if let (Some(truth), Some(epoch)) = (&self.truth, log.epoch) {
+            // s2n-quic calls the controller only for ACKs that acknowledge
+            // something new, so each one brings a sample, as the
+            // simulator's fresh ACKs do.
+            let at = epoch + since(event.now);
+            if at >= truth.window_start {
+                let link_time = at.saturating_duration_since(truth.epoch);
+                let capacity = truth
+                    .capacity
+                    .rate_at(Instant::from_nanos(link_time.as_nanos() as u64))
+                    .as_bps_f64();
+                if let Some(rate) = event.rate.delivery_rate {
+                    log.bw_sample_error.add(rate.as_bps_f64() - capacity);
+                }
+                if let Some(estimate) = probe.bandwidth_estimate {
+                    log.bw_estimate_error.add(estimate.as_bps_f64() - capacity);
+                }
+            }
         }
         let pacing = cc.pacing_rate();
         let pacing_bps = (pacing != cc::Bandwidth::MAX).then(|| pacing.as_bps_f64());

@@ -24,7 +24,7 @@ pub mod transport;
 
 pub use builder::Dumbbell;
 pub use config::{AckPolicy, CopilotConfig, FlowConfig, SimConfig, TransportConfig};
-pub use recorder::DelayHistogram;
+pub use recorder::{DelayHistogram, RootMeanSquare};
 pub use results::{
     FlowSample, FlowSummary, LinkSample, LinkSummary, Percentiles, RunResult, Series,
 };

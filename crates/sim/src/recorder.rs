@@ -100,14 +100,17 @@ pub(crate) struct FlowRecorder {
     pub bw_estimate_error: RootMeanSquare,
 }
 
-/// Running root mean square of errors.
+/// Running root mean square of errors: how far the bandwidth samples and
+/// estimates of a flow are from the link's true capacity, kept the same
+/// way by the simulator's recorders and the real stack's telemetry.
 #[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct RootMeanSquare {
+pub struct RootMeanSquare {
     sum_sq: f64,
     count: u64,
 }
 
 impl RootMeanSquare {
+    /// Counts one error.
     pub fn add(&mut self, error: f64) {
         self.sum_sq += error * error;
         self.count += 1;
