@@ -82,6 +82,10 @@ pub struct GetArgs {
     /// Write a qlog trace of the client's connection into this directory.
     #[arg(long, value_name = "DIR")]
     qlog: Option<PathBuf>,
+    /// The flow-control window the client gives the server, e.g. 3MB (at
+    /// most 4GB); s2n-quic's default, 3.75 MB, if not given.
+    #[arg(long, value_name = "SIZE")]
+    receive_window: Option<String>,
 }
 
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
@@ -207,6 +211,21 @@ pub fn get(args: GetArgs) -> anyhow::Result<()> {
             anyhow::bail!("--size: at most 1TB, got {bytes} bytes");
         }
     }
+    let receive_window = match &args.receive_window {
+        None => None,
+        Some(text) => {
+            let bytes = scenario::units::parse_size(text)
+                .map_err(|e| anyhow!("--receive-window: {e}"))?
+                .get();
+            if !(3000..=quic::client::MAX_RECEIVE_WINDOW).contains(&bytes) {
+                anyhow::bail!(
+                    "--receive-window: expected 3000 bytes (two datagrams) to {} bytes, got {text}",
+                    quic::client::MAX_RECEIVE_WINDOW
+                );
+            }
+            Some(bytes)
+        }
+    };
     let trust_pem = std::fs::read_to_string(&args.trust).with_context(|| {
         format!(
             "--trust: cannot read {} (the certificate `bbrlab serve` wrote)",
@@ -228,6 +247,7 @@ pub fn get(args: GetArgs) -> anyhow::Result<()> {
             vantage: sim::qlog::Vantage::Client,
             ..TelemetryOptions::default()
         },
+        receive_window,
     };
     let report = runtime()?
         .block_on(quic::client::get(config, async {

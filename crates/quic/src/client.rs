@@ -34,7 +34,16 @@ pub struct ClientConfig {
     pub progress_interval: Duration,
     /// Telemetry of the client's path.
     pub telemetry: TelemetryOptions,
+    /// The flow-control window the client gives the server, for the
+    /// connection and for its stream, bytes (at most [`MAX_RECEIVE_WINDOW`]);
+    /// `None` keeps s2n-quic's default (3.75 MB: 150 Mbit/s x 100 ms x 2).
+    pub receive_window: Option<u64>,
 }
+
+/// The largest flow-control window s2n-quic takes (its transport
+/// parameters are 32-bit there): what an emulated run gives a flow whose
+/// scenario sets none, to stand for the simulator's unlimited receiver.
+pub const MAX_RECEIVE_WINDOW: u64 = u32::MAX as u64;
 
 /// What the client saw.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -77,9 +86,15 @@ pub async fn get(
     } else {
         "[::]:0".parse().expect("literal")
     };
-    let limits = s2n_quic::provider::limits::Limits::new()
+    let mut limits = s2n_quic::provider::limits::Limits::new()
         .with_max_idle_timeout(IDLE_TIMEOUT)
         .map_err(|e| format!("limits: {e}"))?;
+    if let Some(window) = config.receive_window {
+        limits = limits
+            .with_data_window(window)
+            .and_then(|l| l.with_bidirectional_local_data_window(window))
+            .map_err(|e| format!("receive window of {window} bytes: {e}"))?;
+    }
     let client = s2n_quic::Client::builder()
         .with_tls(tls)
         .map_err(|e| format!("TLS: {e}"))?

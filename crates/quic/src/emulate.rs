@@ -41,7 +41,7 @@ use sim::{
     FlowConfig, FlowSample, FlowSummary, LinkSample, LinkSummary, Percentiles, RunResult, Series,
 };
 
-use crate::client::{get, ClientConfig, GetReport};
+use crate::client::{get, ClientConfig, GetReport, MAX_RECEIVE_WINDOW};
 use crate::protocol::Request;
 use crate::server::{self, RunningServer, ServerConfig};
 use crate::telemetry::{PathCounters, PathShared, TelemetryOptions};
@@ -223,6 +223,13 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
             spec: AlgorithmSpec::parse("cubic").expect("a known spec"),
             progress_interval: config.sample_interval.min(Duration::from_millis(100)),
             telemetry: TelemetryOptions::default(),
+            // The simulator's receiver: the scenario's window, or unlimited.
+            receive_window: Some(
+                config
+                    .transport
+                    .receive_window
+                    .map_or(MAX_RECEIVE_WINDOW, |w| w.get().min(MAX_RECEIVE_WINDOW)),
+            ),
         };
         let begin = start + flow.config.start;
         clients.push(tokio::spawn(async move {

@@ -368,6 +368,23 @@ fn transport(
             None => return Err(ctx.expected(&key, "true or false", v)),
         };
     }
+    if let Some(v) = &t.receive_window {
+        let key = tk.key("receive_window");
+        let window = ctx.size(&key, v)?;
+        // Below two datagrams' payload the sender would trickle one
+        // packet per round trip: no receiver advertises so little.
+        let least = 2 * cfg.max_payload.get();
+        if window.get() < least {
+            return Err(ctx.err(
+                &key,
+                format!(
+                    "expected a receive window of at least two datagrams' payload ({least}B), like \"3MB\" (Linux's default tcp_rmem maximum of 6 MB, halved), got {}",
+                    show(v)
+                ),
+            ));
+        }
+        cfg.receive_window = Some(window);
+    }
     Ok(cfg)
 }
 

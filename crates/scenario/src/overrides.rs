@@ -201,6 +201,7 @@ const TRANSPORT: &[(&str, Schema)] = &[
     ("initial_window", Leaf),
     ("pacing_timer", Leaf),
     ("pacer_ack_credit", Leaf),
+    ("receive_window", Leaf),
 ];
 static ROOT: Schema = Schema::Table(&[
     ("name", Leaf),

@@ -52,6 +52,7 @@ pub(crate) struct RawTransport {
     pub initial_window: Option<Value>,
     pub pacing_timer: Option<Value>,
     pub pacer_ack_credit: Option<Value>,
+    pub receive_window: Option<Value>,
 }
 
 /// One `[[flow]]`.

@@ -699,6 +699,15 @@ fn other_bad_values() {
     );
     let e = err_of(&format!("{BASE}[transport]\npacing_timer = \"soon\"\n"));
     check(&e, Some("transport.pacing_timer"), Some(10), &["duration"]);
+    let e = err_of(&format!("{BASE}[transport]\nreceive_window = \"1KB\"\n"));
+    check(
+        &e,
+        Some("transport.receive_window"),
+        Some(10),
+        &["at least two datagrams' payload (2896B)", "\"1KB\""],
+    );
+    let e = err_of(&format!("{BASE}[transport]\nreceive_window = \"lots\"\n"));
+    check(&e, Some("transport.receive_window"), Some(10), &["size"]);
     let e = err_of(&format!("{BASE}[transport]\npacer_ack_credit = \"yes\"\n"));
     check(
         &e,

@@ -122,6 +122,13 @@ pub struct TransportConfig {
     /// last refused on every output run, and output runs once per ACK):
     /// the sender then outruns its pacing rate by a datagram per ACK.
     pub pacer_ack_credit: bool,
+    /// The receiver's flow-control window, stream bytes: the sender never
+    /// sends new data more than this beyond the receiver's in-order point
+    /// as its latest ACK told it (QUIC's MAX_STREAM_DATA; a TCP receiver's
+    /// advertised window, which Linux caps at half of `tcp_rmem`'s maximum).
+    /// `None`, the default, is an unlimited receiver: then only cwnd
+    /// bounds what is in flight.
+    pub receive_window: Option<Bytes>,
 }
 
 impl Default for TransportConfig {
@@ -136,6 +143,7 @@ impl Default for TransportConfig {
             max_ack_delay: Duration::from_millis(25),
             pacing_timer: Duration::ZERO,
             pacer_ack_credit: false,
+            receive_window: None,
         }
     }
 }

@@ -167,6 +167,7 @@ impl Simulation {
                     receiver: Receiver::new(
                         config.transport.ack_policy,
                         config.transport.max_ack_delay,
+                        config.transport.receive_window.map(Bytes::get),
                     ),
                     wake_at: None,
                     loss_event_at: None,

@@ -19,5 +19,6 @@ pub fn client_config(to: SocketAddr, identity: &Identity, request: Request) -> C
         spec: AlgorithmSpec::parse("cubic").unwrap(),
         progress_interval: Duration::from_millis(100),
         telemetry: TelemetryOptions::default(),
+        receive_window: None,
     }
 }

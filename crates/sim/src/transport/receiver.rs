@@ -19,6 +19,9 @@ pub struct AckFrame {
     pub ack_delay: Duration,
     /// Packet numbers received since the previous frame.
     pub newly_received: Vec<u64>,
+    /// The stream offset up to which the sender may send (the in-order
+    /// point plus the receive window; `u64::MAX` for an unlimited receiver).
+    pub max_stream_data: u64,
 }
 
 /// What the receiver wants after a packet arrived.
@@ -35,6 +38,7 @@ pub enum AckDecision {
 pub struct Receiver {
     policy: AckPolicy,
     max_ack_delay: Duration,
+    receive_window: Option<u64>,
     /// Out-of-order stream data: start -> end.
     ranges: BTreeMap<u64, u64>,
     in_order: u64,
@@ -45,11 +49,13 @@ pub struct Receiver {
 }
 
 impl Receiver {
-    /// A receiver with the given ACK policy.
-    pub fn new(policy: AckPolicy, max_ack_delay: Duration) -> Self {
+    /// A receiver with the given ACK policy and flow-control window
+    /// (stream bytes; `None` for unlimited).
+    pub fn new(policy: AckPolicy, max_ack_delay: Duration, receive_window: Option<u64>) -> Self {
         Receiver {
             policy,
             max_ack_delay,
+            receive_window,
             ranges: BTreeMap::new(),
             in_order: 0,
             pending: Vec::new(),
@@ -127,7 +133,14 @@ impl Receiver {
             largest: self.largest.unwrap_or(0),
             ack_delay: now - self.largest_time,
             newly_received: std::mem::take(&mut self.pending),
+            max_stream_data: self.max_stream_data(),
         }
+    }
+
+    /// The flow-control limit the receiver advertises now.
+    pub fn max_stream_data(&self) -> u64 {
+        self.receive_window
+            .map_or(u64::MAX, |w| self.in_order.saturating_add(w))
     }
 
     fn add_chunk(&mut self, chunk: Chunk) {
@@ -163,7 +176,7 @@ mod tests {
 
     #[test]
     fn reassembles_out_of_order_data() {
-        let mut r = Receiver::new(AckPolicy::EveryPacket, Duration::from_millis(25));
+        let mut r = Receiver::new(AckPolicy::EveryPacket, Duration::from_millis(25), None);
         let t = Instant::ZERO;
         r.on_packet(t, 0, c(0, 100));
         r.on_packet(t, 2, c(200, 100));
@@ -178,8 +191,28 @@ mod tests {
     }
 
     #[test]
+    fn advertises_its_window_beyond_the_in_order_point_only() {
+        let mut r = Receiver::new(
+            AckPolicy::EveryPacket,
+            Duration::from_millis(25),
+            Some(1000),
+        );
+        let t = Instant::ZERO;
+        let frame = |d: AckDecision| match d {
+            AckDecision::Send(f) => f,
+            AckDecision::Delay(_) => panic!("every packet is acknowledged"),
+        };
+        assert_eq!(frame(r.on_packet(t, 0, c(0, 100))).max_stream_data, 1100);
+        // Data past a hole is held, not consumed: the limit stays.
+        assert_eq!(frame(r.on_packet(t, 2, c(200, 100))).max_stream_data, 1100);
+        assert_eq!(frame(r.on_packet(t, 1, c(100, 100))).max_stream_data, 1300);
+        let unlimited = Receiver::new(AckPolicy::EveryPacket, Duration::from_millis(25), None);
+        assert_eq!(unlimited.max_stream_data(), u64::MAX);
+    }
+
+    #[test]
     fn counts_held_bytes_and_the_in_order_point_after_arrivals() {
-        let mut r = Receiver::new(AckPolicy::EveryPacket, Duration::from_millis(25));
+        let mut r = Receiver::new(AckPolicy::EveryPacket, Duration::from_millis(25), None);
         let t = Instant::ZERO;
         r.on_packet(t, 0, c(0, 100));
         r.on_packet(t, 2, c(200, 100));
@@ -207,7 +240,7 @@ mod tests {
 
     #[test]
     fn acks_every_second_packet_or_after_the_delay() {
-        let mut r = Receiver::new(AckPolicy::EverySecond, Duration::from_millis(25));
+        let mut r = Receiver::new(AckPolicy::EverySecond, Duration::from_millis(25), None);
         let t0 = Instant::ZERO;
         assert_eq!(
             r.on_packet(t0, 0, c(0, 10)),
@@ -233,7 +266,7 @@ mod tests {
 
     #[test]
     fn a_gap_is_acknowledged_at_once() {
-        let mut r = Receiver::new(AckPolicy::EverySecond, Duration::from_millis(25));
+        let mut r = Receiver::new(AckPolicy::EverySecond, Duration::from_millis(25), None);
         r.on_packet(Instant::ZERO, 0, c(0, 10));
         r.on_packet(Instant::ZERO, 1, c(10, 10));
         assert!(matches!(

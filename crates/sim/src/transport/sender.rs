@@ -131,6 +131,9 @@ pub struct Sender {
     stats: SenderStats,
     last_sample: RateSample,
     copilot: Option<CopilotConfig>,
+    /// The receiver's flow-control limit as its latest ACK gave it: new
+    /// data may not pass this stream offset.
+    max_stream_data: u64,
     qlog: Option<QlogWriter<QlogSink>>,
 }
 
@@ -148,6 +151,7 @@ impl Sender {
         size: Option<Bytes>,
     ) -> Self {
         let quantum = cc.send_quantum();
+        let max_stream_data = config.receive_window.map_or(u64::MAX, Bytes::get);
         Sender {
             flow,
             config,
@@ -172,6 +176,7 @@ impl Sender {
             last_sample: RateSample::default(),
             copilot: None,
             qlog: None,
+            max_stream_data,
         }
     }
 
@@ -246,6 +251,12 @@ impl Sender {
         let overhead = self.config.max_datagram_size - self.config.max_payload;
         let full = self.config.max_datagram_size;
         if !probing {
+            // Held back by the receiver's window, the sender is neither
+            // app-limited nor cwnd-limited: it waits for an ACK to move
+            // the limit (Linux does not mark rwnd-limited time app-limited).
+            if self.stream.blocked_by_flow_control(self.max_stream_data) {
+                return SendOutcome::Blocked;
+            }
             let has_data = self.stream.has_data();
             let pads =
                 !has_data && self.copilot.is_some() && self.cc.probe_state().pacing_gain > 1.0;
@@ -275,7 +286,7 @@ impl Sender {
                 return SendOutcome::Sent(self.send_packet(now, PADDING, full, Kind::Padding));
             }
         }
-        let (chunk, is_resend) = match self.stream.next_chunk(payload_room) {
+        let (chunk, is_resend) = match self.stream.next_chunk(payload_room, self.max_stream_data) {
             Some(c) => c,
             // A probe with nothing new to say repeats the oldest data in flight.
             None => match self.sent.iter().flatten().find(|p| !p.padding) {
@@ -369,6 +380,8 @@ impl Sender {
             // An ACK for a packet never sent: a peer bug; ignore the frame.
             return false;
         }
+        // ACKs are never reordered in the model, but a limit only grows.
+        self.max_stream_data = self.max_stream_data.max(frame.max_stream_data);
         if self.config.pacer_ack_credit {
             self.pacer.grant(self.config.max_datagram_size);
         }
@@ -614,6 +627,7 @@ mod tests {
             largest: *pns.iter().max().unwrap(),
             ack_delay: Duration::ZERO,
             newly_received: pns.to_vec(),
+            max_stream_data: u64::MAX,
         }
     }
 
@@ -726,6 +740,7 @@ mod tests {
                 largest: 99,
                 ack_delay: Duration::ZERO,
                 newly_received: vec![0, 99],
+                max_stream_data: u64::MAX,
             },
         );
         assert_eq!(s.bytes_in_flight(), Bytes(3000));
@@ -749,5 +764,40 @@ mod tests {
         s.on_ack(ms(100), &ack(&[0, 1]));
         assert!(s.last_rate_sample().is_app_limited || s.is_done());
         assert!(s.is_done());
+    }
+
+    #[test]
+    fn the_receive_window_holds_new_data_until_an_ack_moves_it() {
+        let cc = AlgorithmSpec::parse("reno")
+            .unwrap()
+            .build(&ControllerConfig::new(1, Instant::ZERO));
+        let window = 4 * 1448 + 100;
+        let config = TransportConfig {
+            receive_window: Some(Bytes(window)),
+            ..TransportConfig::default()
+        };
+        let mut s = Sender::new(0, Instant::ZERO, config, cc, None);
+        // cwnd allows ten packets; the window four and a 100-byte piece.
+        let sent = send(&mut s, ms(0), 5);
+        assert_eq!(s.poll_send(ms(0)), SendOutcome::Blocked);
+        assert_eq!(
+            s.bytes_in_flight(),
+            Bytes(4 * 1500 + 100 + 52),
+            "the fifth packet carries only what the window leaves"
+        );
+        assert!(
+            !s.estimator.is_app_limited(),
+            "held back by the receiver, not by the application"
+        );
+        // The receiver took the first two packets in order: two more fit.
+        s.on_ack(
+            ms(40),
+            &AckFrame {
+                max_stream_data: 2 * 1448 + window,
+                ..ack(&sent[..2])
+            },
+        );
+        assert_eq!(send(&mut s, ms(40), 2).len(), 2);
+        assert_eq!(s.poll_send(ms(40)), SendOutcome::Blocked);
     }
 }

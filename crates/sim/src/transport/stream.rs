@@ -65,13 +65,22 @@ impl SendStream {
         !self.resend.is_empty() || self.limit().is_none_or(|l| self.next_offset < l)
     }
 
+    /// Whether something waits but none of it may leave below the
+    /// receiver's flow-control limit `max_stream_data`: no resend is
+    /// queued and new data starts at or beyond it.
+    pub fn blocked_by_flow_control(&self, max_stream_data: u64) -> bool {
+        self.resend.is_empty() && self.has_data() && self.next_offset >= max_stream_data
+    }
+
     /// Whether all new data has been handed out at least once.
     pub fn all_sent_once(&self) -> bool {
         self.total.is_some_and(|t| self.next_offset >= t)
     }
 
-    /// The next chunk of at most `max_len` bytes, and whether it is a resend.
-    pub fn next_chunk(&mut self, max_len: u32) -> Option<(Chunk, bool)> {
+    /// The next chunk of at most `max_len` bytes, and whether it is a
+    /// resend. New data ends at `max_stream_data` at the latest (the
+    /// receiver's flow-control limit); resends are below it already.
+    pub fn next_chunk(&mut self, max_len: u32, max_stream_data: u64) -> Option<(Chunk, bool)> {
         if let Some(front) = self.resend.front_mut() {
             if front.len <= max_len {
                 let c = *front;
@@ -86,10 +95,8 @@ impl SendStream {
             front.len -= max_len;
             return Some((c, true));
         }
-        let remaining = match self.limit() {
-            Some(l) => l.saturating_sub(self.next_offset),
-            None => u64::MAX,
-        };
+        let end = self.limit().unwrap_or(u64::MAX).min(max_stream_data);
+        let remaining = end.saturating_sub(self.next_offset);
         if remaining == 0 {
             return None;
         }
@@ -118,10 +125,10 @@ mod tests {
     fn an_application_stream_sends_only_what_was_written() {
         let mut s = SendStream::written_by_application();
         assert!(!s.has_data());
-        assert_eq!(s.next_chunk(1000), None);
+        assert_eq!(s.next_chunk(1000, u64::MAX), None);
         s.write(1500);
         assert_eq!(
-            s.next_chunk(1000),
+            s.next_chunk(1000, u64::MAX),
             Some((
                 Chunk {
                     offset: 0,
@@ -131,7 +138,7 @@ mod tests {
             ))
         );
         assert_eq!(
-            s.next_chunk(1000),
+            s.next_chunk(1000, u64::MAX),
             Some((
                 Chunk {
                     offset: 1000,
@@ -150,7 +157,7 @@ mod tests {
         let mut bulk = SendStream::new(Some(10));
         bulk.write(5);
         assert_eq!(
-            bulk.next_chunk(100),
+            bulk.next_chunk(100, u64::MAX),
             Some((Chunk { offset: 0, len: 10 }, false))
         );
     }
@@ -159,7 +166,7 @@ mod tests {
     fn resends_go_first_and_split() {
         let mut s = SendStream::new(Some(3000));
         assert_eq!(
-            s.next_chunk(1448),
+            s.next_chunk(1448, u64::MAX),
             Some((
                 Chunk {
                     offset: 0,
@@ -173,7 +180,7 @@ mod tests {
             len: 1448,
         });
         assert_eq!(
-            s.next_chunk(1000),
+            s.next_chunk(1000, u64::MAX),
             Some((
                 Chunk {
                     offset: 0,
@@ -183,7 +190,7 @@ mod tests {
             ))
         );
         assert_eq!(
-            s.next_chunk(1448),
+            s.next_chunk(1448, u64::MAX),
             Some((
                 Chunk {
                     offset: 1000,
@@ -193,7 +200,7 @@ mod tests {
             ))
         );
         assert_eq!(
-            s.next_chunk(1448),
+            s.next_chunk(1448, u64::MAX),
             Some((
                 Chunk {
                     offset: 1448,
@@ -203,7 +210,7 @@ mod tests {
             ))
         );
         assert_eq!(
-            s.next_chunk(1448),
+            s.next_chunk(1448, u64::MAX),
             Some((
                 Chunk {
                     offset: 2896,
@@ -213,6 +220,6 @@ mod tests {
             ))
         );
         assert!(!s.has_data());
-        assert_eq!(s.next_chunk(1448), None);
+        assert_eq!(s.next_chunk(1448, u64::MAX), None);
     }
 }

@@ -22,6 +22,7 @@ use super::{Experiment, Runs};
 /// The experiments, in report order.
 pub static EXPERIMENTS: &[Experiment] = &[
     decision_tree::DECISION_TREE,
+    decision_tree::LINUX_RECEIVE_WINDOW,
     loss::GOODPUT_UNDER_LOSS,
     harm::HARM,
     changing::CHANGING_BANDWIDTH,
