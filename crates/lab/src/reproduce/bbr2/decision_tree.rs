@@ -11,7 +11,7 @@
 //! documented in scenarios/bbr2/fig1-decision-tree.toml. The same tree
 //! over any sweep is `bbrlab.decision_tree` in the Python package.
 
-use report::{Cell, Figure, Section, Table, TreeNode};
+use report::{BarGroup, Cell, Figure, Section, Table, TreeNode};
 
 use super::{cc_label, loss_label};
 use crate::reproduce::claims::{claim, Measured, Origin, Paper, Test};
@@ -431,8 +431,33 @@ fn linux_receive_window(runs: &Runs) -> Analysis {
             "",
         );
     }
+    let mean_mbps = |c: &Condition, of: fn(&(f64, f64)) -> f64| {
+        c.pairs.iter().map(of).sum::<f64>() / c.pairs.len() as f64 / 1e6
+    };
+    let groups = vec![
+        BarGroup::new(
+            cc_label(CLASSES[0]),
+            conditions.iter().map(|c| mean_mbps(c, |p| p.0)).collect(),
+        ),
+        BarGroup::new(
+            cc_label(CLASSES[1]),
+            conditions.iter().map(|c| mean_mbps(c, |p| p.1)).collect(),
+        ),
+    ];
+    let figure = Figure::bars(
+        format!(
+            "Goodput at 10 Mbit/s without loss, 3 MB receive window (mean over {} seeds)",
+            runs.axis("seed").len().max(1)
+        ),
+        "RTT, buffer",
+        "goodput (Mbit/s)",
+        conditions
+            .iter()
+            .map(|c| format!("{}, {}", c.axes[2], c.axes[3])),
+        groups,
+    );
     Analysis::judged(
-        section.table(grid_table(&conditions)),
+        section.figure(figure).table(grid_table(&conditions)),
         vec![FIG1_LINUX_WINDOW.judge(fig1_checks(&conditions))],
         "With the receiver's window the two are alike without loss, as in the paper.",
     )
