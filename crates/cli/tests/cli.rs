@@ -1643,6 +1643,32 @@ fn serve_and_get_transfer_over_quic_and_name_bad_input() {
             "--trust",
         ),
         (
+            vec![
+                "get",
+                &addr,
+                "--size",
+                "1MB",
+                "--receive-window",
+                "1KB",
+                "--trust",
+                cert.to_str().unwrap(),
+            ],
+            "--receive-window: expected 3000 bytes",
+        ),
+        (
+            vec![
+                "get",
+                &addr,
+                "--size",
+                "1MB",
+                "--receive-window",
+                "plenty",
+                "--trust",
+                cert.to_str().unwrap(),
+            ],
+            "--receive-window",
+        ),
+        (
             vec!["get", "not an address", "--size", "1MB"],
             "expected HOST:PORT",
         ),
