@@ -248,6 +248,9 @@ pub fn get(args: GetArgs) -> anyhow::Result<()> {
             ..TelemetryOptions::default()
         },
         receive_window,
+        // Unknown on a real path: frame delays include the request's trip.
+        request_trip: Duration::ZERO,
+        live_measure_from: None,
     };
     let report = runtime()?
         .block_on(quic::client::get(config, async {

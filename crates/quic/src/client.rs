@@ -38,6 +38,16 @@ pub struct ClientConfig {
     /// connection and for its stream, bytes (at most [`MAX_RECEIVE_WINDOW`]);
     /// `None` keeps s2n-quic's default (3.75 MB: 150 Mbit/s x 100 ms x 2).
     pub receive_window: Option<u64>,
+    /// How long the request takes to reach the server, when it is known
+    /// (an emulated route's uplink delay): a live stream's frame delays
+    /// then count from each frame's creation at the server, as the
+    /// simulator's do. Zero counts them from when the request left, so
+    /// they include its one-way trip.
+    pub request_trip: Duration,
+    /// A live stream's frames created before this instant are not counted
+    /// (a measurement window's start, as the simulator's warmup); `None`
+    /// counts every frame.
+    pub live_measure_from: Option<std::time::Instant>,
 }
 
 /// The largest flow-control window s2n-quic takes (its transport
@@ -58,7 +68,8 @@ pub struct GetReport {
     pub goodput_bps: f64,
     /// Whether the stream ended as the server meant it to (not stopped or reset).
     pub complete: bool,
-    /// Frames of a live stream, timed from the request (see the crate docs).
+    /// Frames of a live stream, timed from their creation at the server
+    /// when [`ClientConfig::request_trip`] is known, else from the request.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub live: Option<LiveSummary>,
     /// (seconds since the request, bytes received so far), every progress interval.
@@ -134,7 +145,13 @@ pub async fn get(
         ..GetReport::default()
     };
     let mut frames = match config.request {
-        Request::Live { config: live, .. } => Some(LiveFrames::new(live)),
+        Request::Live { config: live, .. } => {
+            // Frame time zero is the request's arrival at the server.
+            let created_from = config.live_measure_from.map_or(Duration::ZERO, |at| {
+                at.saturating_duration_since(asked + config.request_trip)
+            });
+            Some(LiveFrames::new(live, created_from))
+        }
         _ => None,
     };
     let mut next_progress = Duration::ZERO;
@@ -149,7 +166,7 @@ pub async fn get(
                 report.bytes += bytes.len() as u64;
                 let since = asked.elapsed();
                 if let Some(frames) = frames.as_mut() {
-                    frames.on_delivered(since, report.bytes);
+                    frames.on_delivered(since.saturating_sub(config.request_trip), report.bytes);
                 }
                 if since >= next_progress {
                     report.progress.push((since.as_secs_f64(), report.bytes));
@@ -171,15 +188,15 @@ pub async fn get(
     } else {
         0.0
     };
-    report.live = frames.map(|f| f.summary(elapsed));
+    report.live = frames.map(|f| f.summary(elapsed.saturating_sub(config.request_trip)));
     connection.close(0u32.into());
     Ok(report)
 }
 
 /// The viewer's frame clock for a live stream: the frames the server
 /// writes are known from the request (the simulator's `LiveSource`), timed
-/// from when the request left (so a frame's delay includes the request's
-/// one-way trip, which the simulator's has not).
+/// from when the request reached the server ([`ClientConfig::request_trip`]
+/// after it left).
 struct LiveFrames {
     source: LiveSource,
     clock: FrameClock,
@@ -188,13 +205,14 @@ struct LiveFrames {
 }
 
 impl LiveFrames {
-    fn new(config: sim::app::live::LiveConfig) -> LiveFrames {
+    /// Frames created `measure_from` or later (frame time) are counted.
+    fn new(config: sim::app::live::LiveConfig, measure_from: Duration) -> LiveFrames {
         let mut source = LiveSource::new(config, Instant::ZERO);
         let mut backlog = source.backlog(Instant::ZERO);
         backlog.reverse();
         LiveFrames {
             source,
-            clock: FrameClock::new(config.deadline, Instant::ZERO),
+            clock: FrameClock::new(config.deadline, Self::at(measure_from)),
             backlog,
             registered: 0,
         }

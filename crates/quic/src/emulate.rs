@@ -21,8 +21,10 @@
 //!   ([`crate::pto`]); the bandwidth samples and estimates are judged
 //!   against the link model's capacity at the relay's clock, over the
 //!   window, as the simulator judges them;
-//! - a live stream's frame delays are timed from the request (see
-//!   [`crate::client`]).
+//! - a live stream's frame delays count from each frame's creation at
+//!   the server, the request's trip through the relay taken off (see
+//!   [`crate::client::ClientConfig::request_trip`]), for the frames
+//!   created in the window, as the simulator's.
 //!
 //! Runs that cannot keep real time on a small machine are refused up
 //! front ([`check_feasible`]).
@@ -224,6 +226,13 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
             progress_interval: config.sample_interval.min(Duration::from_millis(100)),
             telemetry: TelemetryOptions::default(),
             // The simulator's receiver: the scenario's window, or unlimited.
+            // The relay gives the uplink the larger half of the route's
+            // round trip: frames are created that long after the request.
+            request_trip: {
+                let route_rtt = flow.config.rtt + flow.config.ack_delay;
+                route_rtt - route_rtt / 2
+            },
+            live_measure_from: Some((start + config.warmup).into_std()),
             receive_window: Some(
                 config
                     .transport

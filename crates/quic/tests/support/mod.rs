@@ -20,5 +20,7 @@ pub fn client_config(to: SocketAddr, identity: &Identity, request: Request) -> C
         progress_interval: Duration::from_millis(100),
         telemetry: TelemetryOptions::default(),
         receive_window: None,
+        request_trip: Duration::ZERO,
+        live_measure_from: None,
     }
 }
