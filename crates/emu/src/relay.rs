@@ -76,6 +76,18 @@ pub struct Route {
     pub rtt: Duration,
 }
 
+impl Route {
+    /// The server-to-client propagation delay: half the RTT.
+    pub fn downlink_delay(&self) -> Duration {
+        self.rtt / 2
+    }
+
+    /// The client-to-server propagation delay: the rest of the RTT.
+    pub fn uplink_delay(&self) -> Duration {
+        self.rtt - self.downlink_delay()
+    }
+}
+
 /// A client the relay has heard from, with its own server-facing socket.
 struct Client {
     /// Its route's index.
@@ -283,9 +295,8 @@ impl Relay {
             Arc::new(DirectionStats::default()),
         );
         let clock = Clock::start();
-        // Half the RTT down, the rest up, as before per route.
-        let down_delays: Vec<Duration> = routes.iter().map(|r| r.rtt / 2).collect();
-        let up_delays: Vec<Duration> = routes.iter().map(|r| r.rtt - r.rtt / 2).collect();
+        let down_delays: Vec<Duration> = routes.iter().map(Route::downlink_delay).collect();
+        let up_delays: Vec<Duration> = routes.iter().map(Route::uplink_delay).collect();
         let shortest = |delays: &[Duration]| delays.iter().copied().min().unwrap_or_default();
         let downlink = Path {
             link: Some(Bottleneck::new(&config.link, config.seed)),

@@ -196,10 +196,11 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
     let entries = relay.listen_addrs();
     let start = tokio::time::Instant::now();
     let end = start + config.duration;
+    let window_start = (start + config.warmup).into_std();
     let truth = crate::telemetry::BandwidthTruth {
         capacity: Capacity::new(&config.link.rate),
         epoch: relay.epoch(),
-        window_start: (start + config.warmup).into_std(),
+        window_start,
     };
     for flow in &flows {
         flow.server.paths.judge_bandwidth(truth.clone());
@@ -225,14 +226,10 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
             spec: AlgorithmSpec::parse("cubic").expect("a known spec"),
             progress_interval: config.sample_interval.min(Duration::from_millis(100)),
             telemetry: TelemetryOptions::default(),
+            // Frames are created when the request has crossed the relay.
+            request_trip: routes[flow.id].uplink_delay(),
+            live_measure_from: Some(window_start),
             // The simulator's receiver: the scenario's window, or unlimited.
-            // The relay gives the uplink the larger half of the route's
-            // round trip: frames are created that long after the request.
-            request_trip: {
-                let route_rtt = flow.config.rtt + flow.config.ack_delay;
-                route_rtt - route_rtt / 2
-            },
-            live_measure_from: Some((start + config.warmup).into_std()),
             receive_window: Some(
                 config
                     .transport

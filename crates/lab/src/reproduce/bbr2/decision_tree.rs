@@ -108,6 +108,16 @@ struct Condition {
 }
 
 impl Condition {
+    /// Mean goodputs over seeds, `(BBR, BBRv2)`, Mbit/s.
+    fn mean_mbps(&self) -> (f64, f64) {
+        let n = self.pairs.len() as f64;
+        let (bbr, bbr2) = self
+            .pairs
+            .iter()
+            .fold((0.0, 0.0), |(a, b), (x, y)| (a + x, b + y));
+        (bbr / n / 1e6, bbr2 / n / 1e6)
+    }
+
     /// Total BBR goodput / total BBRv2 goodput - 1: positive when BBR leads.
     fn lead(&self) -> f64 {
         lead(self.pairs.iter())
@@ -394,14 +404,14 @@ fn grid_table(conditions: &[Condition]) -> Table {
         ],
     );
     for c in conditions {
-        let n = c.pairs.len() as f64;
+        let (bbr, bbr2) = c.mean_mbps();
         grid = grid.row([
             Cell::text(loss_label(&c.axes[0])),
             Cell::text(&c.axes[1]),
             Cell::text(&c.axes[2]),
             Cell::text(&c.axes[3]),
-            Cell::fixed(c.pairs.iter().map(|p| p.0).sum::<f64>() / n / 1e6, 1),
-            Cell::fixed(c.pairs.iter().map(|p| p.1).sum::<f64>() / n / 1e6, 1),
+            Cell::fixed(bbr, 1),
+            Cell::fixed(bbr2, 1),
             Cell::text(lead_text(c.lead())),
         ]);
     }
@@ -431,18 +441,10 @@ fn linux_receive_window(runs: &Runs) -> Analysis {
             "",
         );
     }
-    let mean_mbps = |c: &Condition, of: fn(&(f64, f64)) -> f64| {
-        c.pairs.iter().map(of).sum::<f64>() / c.pairs.len() as f64 / 1e6
-    };
+    let (bbr, bbr2): (Vec<f64>, Vec<f64>) = conditions.iter().map(Condition::mean_mbps).unzip();
     let groups = vec![
-        BarGroup::new(
-            cc_label(CLASSES[0]),
-            conditions.iter().map(|c| mean_mbps(c, |p| p.0)).collect(),
-        ),
-        BarGroup::new(
-            cc_label(CLASSES[1]),
-            conditions.iter().map(|c| mean_mbps(c, |p| p.1)).collect(),
-        ),
+        BarGroup::new(cc_label(CLASSES[0]), bbr),
+        BarGroup::new(cc_label(CLASSES[1]), bbr2),
     ];
     let figure = Figure::bars(
         format!(
