@@ -23,11 +23,14 @@
 //! widened.test = Test::at_most(0.5);
 //! ```
 //!
-//! Verdicts: `Reproduced` when the number passes the test, `Partly` when
-//! it misses the test but passes the weaker band declared with it (a
-//! direction that holds in most conditions, a magnitude within a wider
-//! band), `Differs` otherwise, `NotRun` when the experiment produced no
-//! number. A section's verdict is computed from its claims' verdicts.
+//! Verdicts: the claim's kind ([`Test`]: a point number, a factor, a bound,
+//! a direction) sets its bands by one rule per kind, the same in every
+//! suite ([`rules`]). `Reproduced` inside the first band, `Partly` inside
+//! the second, `Differs` otherwise (and wherever a declared precondition
+//! fails), `NotRun` when the experiment produced no number. A section's
+//! verdict, and the one verdict of a claim judged in several experiments,
+//! follow [`combined_verdict`]. Rows of [`Origin::Analysis`] are the
+//! project's own analyses, counted apart from the papers' claims.
 
 use report::{Cell, Table, VerdictStatus};
 use serde::Serialize;
@@ -85,136 +88,258 @@ pub enum Origin {
     /// paper reports one run's ratio), labelled so in every table.
     #[serde(rename = "project target")]
     ProjectTarget,
+    /// The project's own analysis, not a reproduction: a paper's claim
+    /// judged somewhere else than where the paper makes it, on another
+    /// metric than the paper's, at the end of a bracket over a parameter
+    /// the paper does not give, or an experiment of the project's own.
+    /// Counted apart from the papers' claims.
+    #[serde(rename = "project analysis")]
+    Analysis,
 }
 
-/// How a measured number is judged.
+impl Origin {
+    /// The label a table puts after the tolerance ("" for the paper's own).
+    pub fn label(self) -> &'static str {
+        match self {
+            Origin::Paper => "",
+            Origin::ProjectTarget => " (project target)",
+            Origin::Analysis => " (project analysis)",
+        }
+    }
+}
+
+/// The rules claims are judged by: one per kind of claim, the same in
+/// every suite, so no bar is set where one run happens to land. A claim
+/// declares its kind ([`Test`]) and the paper's number or the project's
+/// bar; the bands follow from the kind alone. REPRODUCTION.md states them
+/// at its top.
+pub mod rules {
+    /// A point number ("BBR retransmits 17.42%", "about 7 s"): reproduced
+    /// within this relative distance of the paper's number. One testbed's
+    /// number, often read off a plot, is not known better than this.
+    pub const POINT_REL: f64 = 0.25;
+    /// A point number: partly reproduced within this relative distance
+    /// (the same regime, not the same number).
+    pub const POINT_PARTLY_REL: f64 = 0.5;
+    /// A factor ("up to 30x", "five-fold", "96% less"): reproduced when
+    /// ours reaches the paper's factor raised to this power, i.e. three
+    /// quarters of the paper's effect on a log scale (30x: 12.8x; 4x:
+    /// 2.83x). Factors multiply, so their distance is measured in orders
+    /// of magnitude; an "up to" is the largest of noisy small ratios.
+    pub const FACTOR_EXPONENT: f64 = 0.75;
+    /// A factor: partly reproduced at half the paper's effect on a log
+    /// scale (30x: 5.5x; 4x: 2x), always in the paper's direction.
+    pub const FACTOR_PARTLY_EXPONENT: f64 = 0.5;
+    /// A bound (the paper's ">= 0.9", the project's reading of "most" as
+    /// ">= 80%"): reproduced when it holds; partly when it misses by at
+    /// most this share of the bound, so a partly never reaches the
+    /// opposite of the claim.
+    pub const BOUND_PARTLY_REL: f64 = 0.1;
+    /// A direction over conditions: reproduced when it holds in every
+    /// condition; partly when it holds in at least this share of them (and
+    /// in at least one).
+    pub const DIRECTION_PARTLY_SHARE: f64 = 0.5;
+    /// A section, or a claim judged in several experiments: reproduced when
+    /// every judged claim is; differs when the reproduced claims (a partly
+    /// counting half) are fewer than this share of those judged; partly
+    /// otherwise.
+    pub const SECTION_PARTLY_SHARE: f64 = 0.5;
+}
+
+/// How a measured number is judged: the kind of claim. The bands of each
+/// kind are the [`rules`]'; a declaration gives only the paper's number
+/// (or the project's bar) and, for a direction, the noise margin its
+/// measure allows.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Test {
-    /// Within `rel` (a fraction) of `paper`: reproduced; within `partly_rel`: partly.
-    Near {
+    /// A point number of the paper.
+    Point {
         /// The paper's value.
         paper: f64,
-        /// Relative tolerance for "reproduced".
-        rel: f64,
-        /// Relative tolerance for "partly".
-        partly_rel: f64,
     },
-    /// At least `bound`: reproduced; at least `partly`: partly.
+    /// A factor ("up to N", "N-fold", "N% less", "+N%"), in the form the
+    /// analysis measures it.
+    Factor {
+        /// The paper's factor.
+        paper: f64,
+        /// How the analysis states it.
+        form: FactorForm,
+    },
+    /// At least `bound`.
     AtLeast {
         /// The bound.
         bound: f64,
-        /// The weaker bound for "partly" (`bound` when there is none).
-        partly: f64,
     },
-    /// At most `bound`: reproduced; at most `partly`: partly.
+    /// At most `bound`.
     AtMost {
         /// The bound.
         bound: f64,
-        /// The weaker bound for "partly" (`bound` when there is none).
-        partly: f64,
     },
-    /// A direction checked in several conditions: all hold: reproduced; at
-    /// least `partly_share` of them: partly.
+    /// A direction checked in several conditions.
     Holds {
-        /// The share of conditions for "partly".
-        partly_share: f64,
-        /// How far against the direction a condition may go and still hold,
-        /// in the claim's unit (0: strictly). The analysis reads it from
-        /// the claim ([`Claim::margin`]), so it is declared here too.
+        /// How far against the direction a condition may go and still
+        /// hold, in the claim's unit (0: strictly): the seed noise of the
+        /// measure, declared with the claim. The analysis reads it from
+        /// the claim ([`Claim::margin`]).
         margin: f64,
     },
 }
 
+/// How a factor claim's number is stated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FactorForm {
+    /// As the factor itself ("BBR / oBBR = 30x").
+    Factor,
+    /// As its inverse, a fraction ("oBBR / BBR = 0.2x" for five-fold).
+    Fraction,
+    /// As a cut ("96% less" is a factor of 25).
+    Cut,
+    /// As a gain ("+143%" is a factor of 2.43).
+    Gain,
+}
+
+impl FactorForm {
+    /// The factor a measured number in this form stands for.
+    fn to_factor(self, v: f64) -> f64 {
+        match self {
+            FactorForm::Factor => v,
+            FactorForm::Fraction => 1.0 / v,
+            FactorForm::Cut => 1.0 / (1.0 - v),
+            FactorForm::Gain => 1.0 + v,
+        }
+    }
+
+    /// A factor back in this form.
+    fn from_factor(self, f: f64) -> f64 {
+        match self {
+            FactorForm::Factor => f,
+            FactorForm::Fraction => 1.0 / f,
+            FactorForm::Cut => 1.0 - 1.0 / f,
+            FactorForm::Gain => f - 1.0,
+        }
+    }
+}
+
 impl Test {
-    /// Within `rel` of `paper`, partly within `partly_rel`.
-    pub const fn near(paper: f64, rel: f64, partly_rel: f64) -> Test {
-        Test::Near {
+    /// A point number of the paper.
+    pub const fn point(paper: f64) -> Test {
+        Test::Point { paper }
+    }
+
+    /// A factor, stated as the factor (`paper` >= 1).
+    pub const fn factor(paper: f64) -> Test {
+        Test::Factor {
             paper,
-            rel,
-            partly_rel,
+            form: FactorForm::Factor,
         }
     }
 
-    /// At least `bound`, with no partly band.
+    /// A factor `paper`, measured as its inverse (ours / theirs).
+    pub const fn fraction(paper: f64) -> Test {
+        Test::Factor {
+            paper,
+            form: FactorForm::Fraction,
+        }
+    }
+
+    /// A cut by `paper` (a fraction: 0.96 is "96% less"), measured as a cut.
+    pub const fn cut(paper: f64) -> Test {
+        Test::Factor {
+            paper,
+            form: FactorForm::Cut,
+        }
+    }
+
+    /// A gain by `paper` (a fraction: 1.43 is "+143%"), measured as a gain.
+    pub const fn gain(paper: f64) -> Test {
+        Test::Factor {
+            paper,
+            form: FactorForm::Gain,
+        }
+    }
+
+    /// At least `bound`.
     pub const fn at_least(bound: f64) -> Test {
-        Test::AtLeast {
-            bound,
-            partly: bound,
-        }
+        Test::AtLeast { bound }
     }
 
-    /// At most `bound`, with no partly band.
+    /// At most `bound`.
     pub const fn at_most(bound: f64) -> Test {
-        Test::AtMost {
-            bound,
-            partly: bound,
-        }
+        Test::AtMost { bound }
     }
 
-    /// A direction in every condition; partly when at least `partly_share` hold.
-    pub const fn holds(partly_share: f64) -> Test {
-        Test::Holds {
-            partly_share,
-            margin: 0.0,
-        }
+    /// A direction in every condition, strictly.
+    pub const fn direction() -> Test {
+        Test::Holds { margin: 0.0 }
     }
 
     /// A direction in every condition, each allowed to go `margin` (in the
-    /// claim's unit) against it; partly when at least `partly_share` hold.
-    pub const fn holds_within(margin: f64, partly_share: f64) -> Test {
-        Test::Holds {
-            partly_share,
-            margin,
+    /// claim's unit) against it: the measure's seed noise.
+    pub const fn direction_within(margin: f64) -> Test {
+        Test::Holds { margin }
+    }
+
+    /// The paper's factor of a factor claim, as a factor.
+    fn paper_factor(paper: f64, form: FactorForm) -> f64 {
+        match form {
+            FactorForm::Cut | FactorForm::Gain => form.to_factor(paper),
+            FactorForm::Factor | FactorForm::Fraction => paper,
         }
+    }
+
+    /// The reproduced and partly thresholds of a factor claim, in its form.
+    fn factor_bars(paper: f64, form: FactorForm) -> (f64, f64) {
+        let f = Test::paper_factor(paper, form);
+        (
+            form.from_factor(f.powf(rules::FACTOR_EXPONENT)),
+            form.from_factor(f.powf(rules::FACTOR_PARTLY_EXPONENT)),
+        )
     }
 
     /// The tolerance as a table cell reads it.
     fn describe(&self, unit: &str) -> String {
         match *self {
-            Test::Near {
-                paper,
-                rel,
-                partly_rel,
-            } => format!(
-                "within {:.0}% of {} (partly: {:.0}%)",
-                rel * 100.0,
+            Test::Point { paper } => format!(
+                "point: within {:.0}% of {} (partly: {:.0}%)",
+                rules::POINT_REL * 100.0,
                 format_value(paper, unit),
-                partly_rel * 100.0
+                rules::POINT_PARTLY_REL * 100.0
             ),
-            Test::AtLeast { bound, partly } if partly == bound => {
-                format!(">= {}", format_value(bound, unit))
+            Test::Factor { paper, form } => {
+                let (bar, partly) = Test::factor_bars(paper, form);
+                let sign = if form == FactorForm::Fraction {
+                    "<="
+                } else {
+                    ">="
+                };
+                format!(
+                    "factor: {sign} {} (partly: {sign} {})",
+                    format_value(bar, unit),
+                    format_value(partly, unit)
+                )
             }
-            Test::AtLeast { bound, partly } => format!(
-                ">= {} (partly: >= {})",
+            Test::AtLeast { bound } => format!(
+                "bound: >= {} (partly: >= {})",
                 format_value(bound, unit),
-                format_value(partly, unit)
+                format_value(bound - rules::BOUND_PARTLY_REL * bound.abs(), unit)
             ),
-            Test::AtMost { bound, partly } if partly == bound => {
-                format!("<= {}", format_value(bound, unit))
-            }
-            Test::AtMost { bound, partly } => format!(
-                "<= {} (partly: <= {})",
+            Test::AtMost { bound } => format!(
+                "bound: <= {} (partly: <= {})",
                 format_value(bound, unit),
-                format_value(partly, unit)
+                format_value(bound + rules::BOUND_PARTLY_REL * bound.abs(), unit)
             ),
-            Test::Holds {
-                partly_share,
-                margin,
-            } => {
+            Test::Holds { margin } => {
                 let within = if margin > 0.0 {
                     format!(", each within {}", format_value(margin, unit))
                 } else {
                     String::new()
                 };
-                if partly_share >= 1.0 {
-                    format!("in every condition{within}")
-                } else {
-                    format!(
-                        "in every condition{within} (partly: in {:.0}% of them)",
-                        partly_share * 100.0
-                    )
-                }
+                format!(
+                    "direction: in every condition{within} (partly: in {:.0}% of them)",
+                    rules::DIRECTION_PARTLY_SHARE * 100.0
+                )
             }
         }
     }
@@ -243,6 +368,7 @@ pub struct Claim {
     test: Test,
     tolerance_reason: &'static str,
     origin: Origin,
+    precondition: Option<&'static str>,
 }
 
 /// The parts of a claim's declaration, named, so a declaration reads as
@@ -289,7 +415,31 @@ impl Claim {
             test: d.test,
             tolerance_reason: d.tolerance_reason,
             origin: d.origin,
+            precondition: None,
         }
+    }
+
+    /// The same claim with a precondition: what must hold in the runs for
+    /// the claim to mean anything (the flows it compares deliver, the
+    /// samples it counts exist). The analysis checks it and says so with
+    /// [`Claim::judge_given`]; a claim judged where its precondition fails
+    /// differs from the paper, whatever its number: the paper's claim was
+    /// made where it held.
+    pub const fn requires(self, precondition: &'static str) -> Claim {
+        Claim {
+            precondition: Some(precondition),
+            ..self
+        }
+    }
+
+    /// The declared precondition, if any.
+    pub fn precondition(&self) -> Option<&'static str> {
+        self.precondition
+    }
+
+    /// Whose bar, or whether the row is the project's own analysis.
+    pub fn origin(&self) -> Origin {
+        self.origin
     }
 
     /// The claim's id.
@@ -308,13 +458,44 @@ impl Claim {
     /// their own, so the tolerance stays in the declaration.
     pub fn margin(&self) -> f64 {
         match self.test {
-            Test::Holds { margin, .. } => margin,
+            Test::Holds { margin } => margin,
             _ => 0.0,
         }
     }
 
-    /// Judges a measured number (or a count of conditions that hold).
+    /// Judges a measured number (or a count of conditions that hold) of a
+    /// claim that declares no precondition. A claim that declares one is
+    /// judged "not run" here: its analysis must check it
+    /// ([`Claim::judge_given`]).
     pub fn judge(&'static self, measured: Measured) -> Judged {
+        if let Some(pre) = self.precondition {
+            if !matches!(measured, Measured::NotRun(_)) {
+                return Judged {
+                    claim: self,
+                    ours: format!("precondition not checked by the analysis ({pre})"),
+                    verdict: VerdictStatus::NotRun,
+                };
+            }
+        }
+        self.judge_measured(measured)
+    }
+
+    /// Judges a claim whose precondition the analysis checked: `held`
+    /// says whether it holds, `detail` what was measured. Where it fails
+    /// the claim differs, and the row says why beside our number.
+    pub fn judge_given(&'static self, held: bool, detail: &str, measured: Measured) -> Judged {
+        let judged = self.judge_measured(measured);
+        if held || judged.verdict == VerdictStatus::NotRun {
+            return judged;
+        }
+        Judged {
+            ours: format!("{}; precondition unmet: {detail}", judged.ours),
+            verdict: VerdictStatus::Differs,
+            ..judged
+        }
+    }
+
+    fn judge_measured(&'static self, measured: Measured) -> Judged {
         let (verdict, ours) = match (&measured, self.test) {
             (Measured::NotRun(why), _) => (VerdictStatus::NotRun, format!("not run: {why}")),
             (Measured::Value(v), _) if !v.is_finite() => (
@@ -331,11 +512,13 @@ impl Claim {
                     total,
                     detail,
                 },
-                Test::Holds { partly_share, .. },
+                Test::Holds { .. },
             ) => {
                 let verdict = if held == total {
                     VerdictStatus::Reproduced
-                } else if (*held as f64) >= partly_share * (*total as f64) && *held > 0 {
+                } else if (*held as f64) >= rules::DIRECTION_PARTLY_SHARE * (*total as f64)
+                    && *held > 0
+                {
                     VerdictStatus::Partly
                 } else {
                     VerdictStatus::Differs
@@ -375,16 +558,32 @@ fn value_verdict(v: f64, test: Test) -> VerdictStatus {
         }
     };
     match test {
-        Test::Near {
-            paper,
-            rel,
-            partly_rel,
-        } => {
+        Test::Point { paper } => {
             let off = (v - paper).abs();
-            band(off <= rel * paper.abs(), off <= partly_rel * paper.abs())
+            band(
+                off <= rules::POINT_REL * paper.abs(),
+                off <= rules::POINT_PARTLY_REL * paper.abs(),
+            )
         }
-        Test::AtLeast { bound, partly } => band(v >= bound, v >= partly),
-        Test::AtMost { bound, partly } => band(v <= bound, v <= partly),
+        Test::Factor { paper, form } => {
+            let ours = form.to_factor(v);
+            let theirs = Test::paper_factor(paper, form);
+            // Compared as factors, so every form is judged alike; a factor
+            // below 1 (or a cut of 100%, an infinite factor) is compared as
+            // such.
+            band(
+                ours >= theirs.powf(rules::FACTOR_EXPONENT),
+                ours >= theirs.powf(rules::FACTOR_PARTLY_EXPONENT),
+            )
+        }
+        Test::AtLeast { bound } => band(
+            v >= bound,
+            v >= bound - rules::BOUND_PARTLY_REL * bound.abs(),
+        ),
+        Test::AtMost { bound } => band(
+            v <= bound,
+            v <= bound + rules::BOUND_PARTLY_REL * bound.abs(),
+        ),
         // A direction test handed a single number: positive means it holds.
         Test::Holds { .. } => band(v > 0.0, false),
     }
@@ -467,6 +666,7 @@ impl Judged {
             tolerance: c.test.describe(c.unit),
             tolerance_reason: c.tolerance_reason,
             origin: c.origin,
+            precondition: c.precondition,
             verdict: self.verdict.label(),
         }
     }
@@ -495,32 +695,61 @@ pub struct ClaimRecord {
     pub tolerance: String,
     /// Why the tolerance.
     pub tolerance_reason: &'static str,
-    /// Whose bar.
+    /// Whose bar, or the project's own analysis.
     pub origin: Origin,
+    /// What must hold in the runs for the claim to mean anything.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub precondition: Option<&'static str>,
     /// The verdict's label.
     pub verdict: &'static str,
 }
 
-/// A section's verdict from its claims: every claim reproduced:
-/// reproduced; none reproduced or partly: differs; none measured: not run;
-/// anything else: partly.
-pub fn section_verdict(judged: &[Judged]) -> VerdictStatus {
-    let measured: Vec<_> = judged
+/// The verdict of several judgements taken together (a section's claims,
+/// or one claim judged in several experiments), by the rule stated at the
+/// top of REPRODUCTION.md: every one reproduced: reproduced; none measured:
+/// not run; the reproduced ones (a partly counting half) at least
+/// [`rules::SECTION_PARTLY_SHARE`] of those measured: partly; otherwise
+/// differs. A claim not run keeps the whole from "reproduced".
+pub fn combined_verdict(verdicts: &[VerdictStatus]) -> VerdictStatus {
+    let measured: Vec<_> = verdicts
         .iter()
-        .filter(|j| j.verdict != VerdictStatus::NotRun)
+        .filter(|v| **v != VerdictStatus::NotRun)
         .collect();
     if measured.is_empty() {
-        VerdictStatus::NotRun
-    } else if measured.len() == judged.len()
-        && measured
-            .iter()
-            .all(|j| j.verdict == VerdictStatus::Reproduced)
-    {
+        return VerdictStatus::NotRun;
+    }
+    let reproduced = measured
+        .iter()
+        .filter(|v| ***v == VerdictStatus::Reproduced)
+        .count();
+    let partly = measured
+        .iter()
+        .filter(|v| ***v == VerdictStatus::Partly)
+        .count();
+    if reproduced == verdicts.len() {
         VerdictStatus::Reproduced
-    } else if measured.iter().all(|j| j.verdict == VerdictStatus::Differs) {
-        VerdictStatus::Differs
-    } else {
+    } else if reproduced as f64 + 0.5 * partly as f64
+        >= rules::SECTION_PARTLY_SHARE * measured.len() as f64
+    {
         VerdictStatus::Partly
+    } else {
+        VerdictStatus::Differs
+    }
+}
+
+/// A section's verdict from its claims: the papers' claims decide it
+/// ([`combined_verdict`]); the project's own analyses decide it only in a
+/// section that has nothing else.
+pub fn section_verdict(judged: &[Judged]) -> VerdictStatus {
+    let papers: Vec<VerdictStatus> = judged
+        .iter()
+        .filter(|j| j.claim.origin != Origin::Analysis)
+        .map(|j| j.verdict)
+        .collect();
+    if papers.is_empty() {
+        combined_verdict(&judged.iter().map(|j| j.verdict).collect::<Vec<_>>())
+    } else {
+        combined_verdict(&papers)
     }
 }
 
@@ -532,12 +761,13 @@ pub fn claims_table(judged: &[Judged]) -> Table {
     );
     for j in judged {
         let c = j.claim;
-        let origin = match c.origin {
-            Origin::Paper => "",
-            Origin::ProjectTarget => " (project target)",
+        let origin = c.origin.label();
+        let precondition = match c.precondition {
+            Some(pre) => format!(" (given: {pre})"),
+            None => String::new(),
         };
         table = table.row([
-            Cell::text(format!("{} [{}]", c.statement, c.place)),
+            Cell::text(format!("{}{precondition} [{}]", c.statement, c.place)),
             Cell::text(c.about),
             Cell::text(c.paper_says),
             Cell::text(j.ours.clone()),
@@ -552,12 +782,43 @@ pub fn claims_table(judged: &[Judged]) -> Table {
     table
 }
 
-/// The verdict's one line: `all_reproduced` when every claim holds, else
-/// how many do and how the others fared (the claims table has each).
+/// The verdict's one line: `all_reproduced` when every claim of the
+/// paper holds, else how many do and how the others fared (the claims
+/// table has each); the project's own analyses are counted apart.
 pub fn verdict_text(judged: &[Judged], all_reproduced: &str) -> String {
-    let count = |v: VerdictStatus| judged.iter().filter(|j| j.verdict == v).count();
-    let reproduced = count(VerdictStatus::Reproduced);
-    if reproduced == judged.len() {
+    let (papers, analyses): (Vec<&Judged>, Vec<&Judged>) = judged
+        .iter()
+        .partition(|j| j.claim.origin != Origin::Analysis);
+    let count = |of: &[&Judged], v: VerdictStatus| of.iter().filter(|j| j.verdict == v).count();
+    let tally = |of: &[&Judged]| -> String {
+        [
+            VerdictStatus::Reproduced,
+            VerdictStatus::Partly,
+            VerdictStatus::Differs,
+            VerdictStatus::NotRun,
+        ]
+        .into_iter()
+        .map(|v| (v, count(of, v)))
+        .filter(|(_, n)| *n > 0)
+        .map(|(v, n)| format!("{n} {}", v.label().to_lowercase()))
+        .collect::<Vec<_>>()
+        .join(", ")
+    };
+    let beside = if analyses.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; beside them {} project analys{} ({})",
+            analyses.len(),
+            if analyses.len() == 1 { "is" } else { "es" },
+            tally(&analyses)
+        )
+    };
+    if papers.is_empty() {
+        return format!("no claim of the paper here{beside}");
+    }
+    let reproduced = count(&papers, VerdictStatus::Reproduced);
+    if reproduced == papers.len() && analyses.is_empty() {
         return all_reproduced.to_string();
     }
     let others: Vec<String> = [
@@ -566,20 +827,40 @@ pub fn verdict_text(judged: &[Judged], all_reproduced: &str) -> String {
         VerdictStatus::NotRun,
     ]
     .into_iter()
-    .map(|v| (v, count(v)))
+    .map(|v| (v, count(&papers, v)))
     .filter(|(_, n)| *n > 0)
     .map(|(v, n)| format!("{n} {}", v.label().to_lowercase()))
     .collect();
+    let others = if others.is_empty() {
+        String::new()
+    } else {
+        format!("; {}", others.join(", "))
+    };
     format!(
-        "{reproduced} of {} claims reproduced; {} (claims table below)",
-        judged.len(),
-        others.join(", ")
+        "{reproduced} of {} claims of the paper reproduced{others}{beside} (claims table below)",
+        papers.len(),
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn declare(id: &'static str, unit: &'static str, test: Test, origin: Origin) -> Claim {
+        Claim::new(Declaration {
+            id,
+            paper: Paper::Obbr,
+            place: "Fig. 7",
+            statement: "s",
+            about: "oBBR",
+            metric: "m",
+            unit,
+            paper_says: "p",
+            test,
+            tolerance_reason: "r",
+            origin,
+        })
+    }
 
     static FIVE_FOLD: Claim = Claim::new(Declaration {
         id: "test.five-fold",
@@ -590,10 +871,7 @@ mod tests {
         metric: "retransmission ratio, oBBR / BBR",
         unit: "x",
         paper_says: "up to 30x fewer",
-        test: Test::AtMost {
-            bound: 0.2,
-            partly: 0.5,
-        },
+        test: Test::fraction(5.0),
         tolerance_reason: "the paper's smallest cut over Fig. 7 is about 5x",
         origin: Origin::ProjectTarget,
     });
@@ -607,7 +885,7 @@ mod tests {
         metric: "goodput drop at 1% loss",
         unit: "%",
         paper_says: "94%",
-        test: Test::near(0.94, 0.05, 0.15),
+        test: Test::point(0.94),
         tolerance_reason: "testbed noise",
         origin: Origin::Paper,
     });
@@ -621,44 +899,124 @@ mod tests {
         metric: "Jain's index",
         unit: "",
         paper_says: "at every buffer",
-        test: Test::holds(0.5),
+        test: Test::direction(),
         tolerance_reason: "a direction",
         origin: Origin::Paper,
     });
 
+    static HOLLOW: Claim = Claim::new(Declaration {
+        id: "test.hollow",
+        paper: Paper::Bbr2,
+        place: "Fig. 7",
+        statement: "adaptive BBRv2 retransmits less than BBR",
+        about: "adaptive BBRv2",
+        metric: "retransmission ratio",
+        unit: "",
+        paper_says: "less",
+        test: Test::direction(),
+        tolerance_reason: "a direction",
+        origin: Origin::Paper,
+    })
+    .requires("adaptive BBRv2 carries at least half of BBR's goodput");
+
     #[test]
-    fn a_number_that_misses_its_tolerance_differs() {
+    fn point_numbers_follow_one_rule() {
+        use VerdictStatus::*;
+        let judge = |v| NEAR.judge(Measured::Value(v)).verdict;
+        assert_eq!(judge(0.94 * 1.25), Reproduced);
+        assert_eq!(judge(0.94 * 0.76), Reproduced);
+        assert_eq!(judge(0.94 * 0.74), Partly);
+        assert_eq!(judge(0.94 * 0.51), Partly);
+        assert_eq!(judge(0.94 * 0.49), Differs);
+        assert_eq!(judge(f64::NAN), NotRun);
+    }
+
+    #[test]
+    fn factors_are_judged_on_a_log_scale_in_every_form() {
+        use VerdictStatus::*;
+        static UP_TO_30X: Claim = Claim::new(Declaration {
+            id: "test.30x",
+            paper: Paper::Obbr,
+            place: "§1",
+            statement: "up to 30x",
+            about: "oBBR",
+            metric: "BBR / oBBR",
+            unit: "x",
+            paper_says: "30x",
+            test: Test::factor(30.0),
+            tolerance_reason: "r",
+            origin: Origin::Paper,
+        });
+        // 30^0.75 = 12.82, 30^0.5 = 5.48.
+        assert_eq!(UP_TO_30X.judge(Measured::Value(12.9)).verdict, Reproduced);
+        assert_eq!(UP_TO_30X.judge(Measured::Value(12.7)).verdict, Partly);
+        assert_eq!(UP_TO_30X.judge(Measured::Value(5.5)).verdict, Partly);
+        assert_eq!(UP_TO_30X.judge(Measured::Value(5.4)).verdict, Differs);
+        // Five-fold as a fraction: 5^-0.75 = 0.299, 5^-0.5 = 0.447.
+        assert_eq!(FIVE_FOLD.judge(Measured::Value(0.29)).verdict, Reproduced);
+        assert_eq!(FIVE_FOLD.judge(Measured::Value(0.31)).verdict, Partly);
+        assert_eq!(FIVE_FOLD.judge(Measured::Value(0.46)).verdict, Differs);
+        assert_eq!(FIVE_FOLD.judge(Measured::Value(0.0)).verdict, Reproduced);
+        // A cut of 75% is a factor of 4: reproduced from 64.6%, partly from 50%.
+        let cut = Box::leak(Box::new(declare(
+            "t.cut",
+            "%",
+            Test::cut(0.75),
+            Origin::Paper,
+        )));
+        assert_eq!(cut.judge(Measured::Value(0.65)).verdict, Reproduced);
+        assert_eq!(cut.judge(Measured::Value(0.60)).verdict, Partly);
+        assert_eq!(cut.judge(Measured::Value(0.49)).verdict, Differs);
         assert_eq!(
-            FIVE_FOLD.judge(Measured::Value(0.15)).verdict,
-            VerdictStatus::Reproduced
+            cut.judge(Measured::Value(0.5)).record().tolerance,
+            "factor: >= 64.64% (partly: >= 50.00%)"
         );
+        // A gain of 143% is a factor of 2.43: reproduced from +94.5%, partly from +55.9%.
+        let gain = Box::leak(Box::new(declare(
+            "t.gain",
+            "%",
+            Test::gain(1.43),
+            Origin::Paper,
+        )));
+        assert_eq!(gain.judge(Measured::Value(0.95)).verdict, Reproduced);
+        assert_eq!(gain.judge(Measured::Value(0.56)).verdict, Partly);
+        assert_eq!(gain.judge(Measured::Value(0.55)).verdict, Differs);
+        assert_eq!(gain.judge(Measured::Value(-0.65)).verdict, Differs);
+        // A small factor keeps its direction: 1.54x needs 1.38x, partly 1.24x.
+        let small = Box::leak(Box::new(declare(
+            "t.small",
+            "x",
+            Test::factor(1.54),
+            Origin::Paper,
+        )));
+        assert_eq!(small.judge(Measured::Value(1.3)).verdict, Partly);
+        assert_eq!(small.judge(Measured::Value(0.99)).verdict, Differs);
+    }
+
+    #[test]
+    fn bounds_have_a_narrow_partly_band_that_never_reaches_the_opposite() {
+        use VerdictStatus::*;
+        let jain = Box::leak(Box::new(declare(
+            "t.jain",
+            "",
+            Test::at_least(0.9),
+            Origin::Paper,
+        )));
+        assert_eq!(jain.judge(Measured::Value(0.9)).verdict, Reproduced);
+        assert_eq!(jain.judge(Measured::Value(0.82)).verdict, Partly);
+        assert_eq!(jain.judge(Measured::Value(0.80)).verdict, Differs);
+        let most = Box::leak(Box::new(declare(
+            "t.hardly",
+            "%",
+            Test::at_most(0.25),
+            Origin::ProjectTarget,
+        )));
+        assert_eq!(most.judge(Measured::Value(0.27)).verdict, Partly);
+        // An even split is no "hardly competes", not even partly.
+        assert_eq!(most.judge(Measured::Value(0.4767)).verdict, Differs);
         assert_eq!(
-            FIVE_FOLD.judge(Measured::Value(0.2)).verdict,
-            VerdictStatus::Reproduced
-        );
-        assert_eq!(
-            FIVE_FOLD.judge(Measured::Value(0.33)).verdict,
-            VerdictStatus::Partly
-        );
-        assert_eq!(
-            FIVE_FOLD.judge(Measured::Value(0.6)).verdict,
-            VerdictStatus::Differs
-        );
-        assert_eq!(
-            NEAR.judge(Measured::Value(0.93)).verdict,
-            VerdictStatus::Reproduced
-        );
-        assert_eq!(
-            NEAR.judge(Measured::Value(0.85)).verdict,
-            VerdictStatus::Partly
-        );
-        assert_eq!(
-            NEAR.judge(Measured::Value(0.5)).verdict,
-            VerdictStatus::Differs
-        );
-        assert_eq!(
-            NEAR.judge(Measured::Value(f64::NAN)).verdict,
-            VerdictStatus::NotRun
+            most.judge(Measured::Value(0.3)).record().tolerance,
+            "bound: <= 25.00% (partly: <= 27.50%)"
         );
     }
 
@@ -689,9 +1047,29 @@ mod tests {
     }
 
     #[test]
-    fn the_section_verdict_follows_its_claims() {
+    fn a_precondition_must_be_checked_and_a_failed_one_differs() {
+        use VerdictStatus::*;
+        let holds = || Measured::conditions([("1%", true), ("2%", true)]);
+        let unchecked = HOLLOW.judge(holds());
+        assert_eq!(unchecked.verdict, NotRun);
+        assert!(unchecked.ours.contains("precondition not checked"));
+        assert_eq!(HOLLOW.judge_given(true, "", holds()).verdict, Reproduced);
+        let hollow = HOLLOW.judge_given(false, "adaptive BBRv2 at 1% of BBR's goodput", holds());
+        assert_eq!(hollow.verdict, Differs);
+        assert_eq!(
+            hollow.ours,
+            "holds in 2 of 2; precondition unmet: adaptive BBRv2 at 1% of BBR's goodput"
+        );
+        assert_eq!(
+            HOLLOW.judge(Measured::NotRun("no runs".into())).verdict,
+            NotRun
+        );
+    }
+
+    #[test]
+    fn the_section_verdict_follows_its_claims_by_the_stated_rule() {
         let r = FIVE_FOLD.judge(Measured::Value(0.1));
-        let p = FIVE_FOLD.judge(Measured::Value(0.3));
+        let p = FIVE_FOLD.judge(Measured::Value(0.35));
         let d = FIVE_FOLD.judge(Measured::Value(0.9));
         let n = FIVE_FOLD.judge(Measured::NotRun("no trace".into()));
         use VerdictStatus::*;
@@ -701,11 +1079,57 @@ mod tests {
         assert_eq!(section_verdict(&[d.clone(), d.clone()]), Differs);
         assert_eq!(section_verdict(&[r.clone(), n.clone()]), Partly);
         assert_eq!(section_verdict(std::slice::from_ref(&n)), NotRun);
+        // One reproduced claim of six is no "partly".
+        let mut one_of_six = vec![r.clone()];
+        one_of_six.extend(std::iter::repeat_n(d.clone(), 5));
+        assert_eq!(section_verdict(&one_of_six), Differs);
+        // Partly claims count half: one reproduced, one partly and one
+        // differs make 1.5 of 3; two partly and one differs only 1 of 3.
+        assert_eq!(section_verdict(&[r.clone(), p.clone(), d.clone()]), Partly);
+        assert_eq!(section_verdict(&[p.clone(), p.clone(), d.clone()]), Differs);
         assert_eq!(
-            verdict_text(&[r.clone(), d, n.clone()], "all good"),
-            "1 of 3 claims reproduced; 1 differs, 1 not run (claims table below)"
+            verdict_text(&[r.clone(), d.clone(), n.clone()], "all good"),
+            "1 of 3 claims of the paper reproduced; 1 differs, 1 not run (claims table below)"
         );
-        assert_eq!(verdict_text(&[r], "all good"), "all good");
+        assert_eq!(
+            verdict_text(std::slice::from_ref(&r), "all good"),
+            "all good"
+        );
+    }
+
+    #[test]
+    fn the_projects_analyses_are_counted_apart_and_do_not_decide_a_section() {
+        use VerdictStatus::*;
+        static ELSEWHERE: Claim = Claim::new(Declaration {
+            id: "test.elsewhere",
+            paper: Paper::Obbr,
+            place: "§1 (judged on Fig. 8)",
+            statement: "up to 30x, judged elsewhere",
+            about: "oBBR",
+            metric: "m",
+            unit: "x",
+            paper_says: "30x",
+            test: Test::factor(30.0),
+            tolerance_reason: "r",
+            origin: Origin::Analysis,
+        });
+        let analysis = ELSEWHERE.judge(Measured::Value(40.0));
+        let d = FIVE_FOLD.judge(Measured::Value(0.9));
+        assert_eq!(analysis.verdict, Reproduced);
+        assert_eq!(section_verdict(&[analysis.clone(), d.clone()]), Differs);
+        assert_eq!(section_verdict(std::slice::from_ref(&analysis)), Reproduced);
+        assert_eq!(
+            verdict_text(&[analysis.clone(), d], "all good"),
+            "0 of 1 claims of the paper reproduced; 1 differs; beside them 1 project analysis \
+             (1 reproduced) (claims table below)"
+        );
+        let rec = analysis.record();
+        assert_eq!(
+            serde_json::to_value(&rec).unwrap()["origin"],
+            "project analysis"
+        );
+        let table = claims_table(&[analysis]);
+        assert!(format!("{table:?}").contains("(project analysis)"));
     }
 
     static WITHIN: Claim = Claim::new(Declaration {
@@ -717,7 +1141,7 @@ mod tests {
         metric: "share per step",
         unit: "%",
         paper_says: "falls",
-        test: Test::holds_within(0.05, 0.5),
+        test: Test::direction_within(0.05),
         tolerance_reason: "seed noise",
         origin: Origin::Paper,
     });
@@ -732,21 +1156,21 @@ mod tests {
                 .judge(Measured::conditions([("a", true)]))
                 .record()
                 .tolerance,
-            "in every condition, each within 5.00% (partly: in 50% of them)"
+            "direction: in every condition, each within 5.00% (partly: in 50% of them)"
         );
     }
 
     #[test]
     fn records_carry_the_declared_tolerance_and_origin() {
-        let rec = FIVE_FOLD.judge(Measured::Value(0.3)).record();
-        assert_eq!(rec.tolerance, "<= 0.20x (partly: <= 0.50x)");
+        let rec = FIVE_FOLD.judge(Measured::Value(0.35)).record();
+        assert_eq!(rec.tolerance, "factor: <= 0.30x (partly: <= 0.45x)");
         assert_eq!(rec.origin, Origin::ProjectTarget);
         assert_eq!(rec.verdict, "Partly reproduced");
         let json = serde_json::to_value(&rec).unwrap();
         assert_eq!(json["origin"], "project target");
         assert_eq!(
             NEAR.judge(Measured::Value(0.9)).record().tolerance,
-            "within 5% of 94.00% (partly: 15%)"
+            "point: within 25% of 94.00% (partly: 50%)"
         );
     }
 }

@@ -11,7 +11,9 @@ use std::path::Path;
 use anyhow::Context;
 use serde::Deserialize;
 
-use super::{find_suite, Manifest, SectionVerdict};
+use report::VerdictStatus;
+
+use super::{claims, find_suite, Manifest, SectionVerdict};
 
 /// A claims.json row, as read back.
 #[derive(Deserialize)]
@@ -26,7 +28,27 @@ struct ClaimRow {
     tolerance: String,
     tolerance_reason: String,
     origin: String,
+    #[serde(default)]
+    precondition: Option<String>,
     verdict: String,
+}
+
+impl ClaimRow {
+    fn is_analysis(&self) -> bool {
+        self.origin == "project analysis"
+    }
+
+    fn origin_label(&self) -> &'static str {
+        match self.origin.as_str() {
+            "paper" => "",
+            "project analysis" => " (project analysis)",
+            _ => " (project target)",
+        }
+    }
+
+    fn needs_reason(&self) -> bool {
+        self.verdict == "Differs" || self.verdict == "Partly reproduced"
+    }
 }
 
 const PREAMBLE: &str = "\
@@ -37,15 +59,41 @@ outputs of the reproduction suites at default fidelity
 (`scripts/reproduction-doc.sh` runs them and regenerates this file); do not
 edit it by hand. Each suite's report.html has the plots behind every row.
 
+## How claims are judged
+
 Every claim is declared in the code with the paper's number or direction,
-the controller it is about, and a tolerance fixed with the claim and its
-reason; the verdict is computed from our number: *Reproduced* when it
-passes the test, *Partly reproduced* when it misses it but passes the
-weaker band declared with it, *Differs* otherwise, *Not run* when nothing
-measured it. Thresholds that are the project's own, not the paper's, are
-marked \"(project target)\". A section's verdict is computed from its
-claims: every claim reproduced, reproduced; none reproduced or partly,
-differs; otherwise partly.
+where the paper makes it, the controller it is about, and its kind; the
+kind alone sets the tolerance, by one rule per kind in every suite
+(`crates/lab/src/reproduce/claims.rs`, module `rules`):
+
+| kind | reproduced | partly reproduced |
+|---|---|---|
+| point number (\"17.42%\", \"about 7 s\") | within 25% of the paper's number | within 50% |
+| factor (\"up to 30x\", \"five-fold\", \"96% less\", judged as the factor 1 / (1 - cut)) | at least the paper's factor to the power 0.75 (three quarters of its effect in orders of magnitude: 30x needs 12.8x, 4x needs 2.83x) | to the power 0.5 (30x: 5.5x; 4x: 2x) |
+| bound (the paper's \">= 0.9\", or the project's reading of a word such as \"most\" as \">= 80%\") | the bound holds | it misses by at most 10% of the bound |
+| direction (an order or trend over conditions) | it holds in every condition, each allowed the seed noise of its measure declared with the claim | it holds in at least half of them |
+
+A claim may declare a precondition (\"given: ...\"): what must hold in the
+runs for it to mean anything, such as the flows it compares delivering. Where
+the precondition fails the claim differs, whatever its number. *Not run*
+means nothing measured the claim.
+
+Bars that are the project's reading of the paper's words, not the paper's
+numbers, are marked \"(project target)\". Rows marked \"(project analysis)\"
+are not reproductions: a paper's claim judged somewhere else than where the
+paper makes it, on another metric than the paper's, at the end of a bracket
+over a parameter the paper does not give, or an experiment of the project's
+own. They are counted apart.
+
+Counting: each claim of a paper counts once. A claim judged in several
+experiments (Fig. 7's claims over its three sets of links) gets one verdict
+from its rows, and a section gets one from its claims, by the same rule:
+reproduced when every row is; not run when none was measured; otherwise
+partly when the reproduced rows, a partly counting half, are at least half
+of those measured, and differs when they are fewer. A section's verdict
+comes from the papers' claims in it; the project's analyses decide it only
+where a section has nothing else. Under every section, each Differs and
+Partly row says why, with where the analysis is.
 
 Definitions as in DESIGN.md: goodput is in-order application bytes per
 second of measurement time; the retransmission ratio is retransmitted /
@@ -59,12 +107,16 @@ kernels' default; ours is HyStart++, RFC 9406: the same RTT-rise signal,
 through five rounds of conservative slow start and without the kernel's
 ACK-train test) and without it in the oBBR suite, whose CUBIC is the
 authors' own in nginx-quic (paced at 2x / 1.2x cwnd / srtt, as ours). BBR
-is Linux's BBRv1 in every suite. The BBR-CWS paper's Linux 4.14 BBR needs
-nothing more (its Fig. 8 and 9 numbers are judged on it:
-`cws.fig8.bbr-cwnd-half-bdp`, `cws.fig9.bbr-retransmissions`); the oBBR
-paper's nginx-quic BBR retransmits far more than Linux's, and the obbr
-suite's `fig7-nginx-stack` experiment runs a model of that stack to ask
-why.
+is Linux's BBRv1 in every suite, with the ACK-aggregation (extra-acked)
+allowance that kernels after 4.14 added. The BBR-CWS paper ran Linux 4.14,
+which had none: `bbr:extra_acked=false` is that BBR, and the cws suite keeps
+the allowance for BBR, Modest BBR and BBR-CWS alike, a difference from the
+paper's stack. Fig. 13 is measured both ways in docs/ALGORITHMS.md
+(BBR-CWS): without the allowance BBR-CWS's lowest index at 10 ms falls
+from 0.916 to 0.885, and neither of the section's differences closes. The
+oBBR paper's
+nginx-quic BBR retransmits far more than Linux's, and the obbr suite's
+`fig7-nginx-stack` experiment runs a model of that stack to ask why.
 ";
 
 /// The markdown document over the reproduction outputs in `dirs` (one
@@ -74,7 +126,9 @@ pub fn markdown(dirs: &[&Path]) -> anyhow::Result<String> {
         !dirs.is_empty(),
         "expected at least one reproduction output directory"
     );
+    let reasons = super::why::reasons()?;
     let mut out = String::from(PREAMBLE);
+    let mut unexplained = Vec::new();
     for dir in dirs {
         let manifest: Manifest = read_json(&dir.join("suite.json")).with_context(|| {
             format!("{}: is it the output of `bbrlab reproduce`?", dir.display())
@@ -93,26 +147,42 @@ pub fn markdown(dirs: &[&Path]) -> anyhow::Result<String> {
             suite.summary, suite.name
         );
         let counts = tally(sections.iter().map(|s| s.verdict.as_str()));
+        let papers = once_per_claim(claims.iter().filter(|c| !c.is_analysis()));
+        let analyses: Vec<&ClaimRow> = claims.iter().filter(|c| c.is_analysis()).collect();
         let _ = writeln!(
             out,
-            "\nSections: {counts}. Claims: {}.",
-            tally(claims.iter().map(|c| c.verdict.as_str()))
+            "\nSections: {counts}. Claims of the paper (each counted once): {} in all: {}.",
+            papers.len(),
+            tally(papers.iter().map(|(_, v)| v.label()))
         );
-        let differs: Vec<&ClaimRow> = claims.iter().filter(|c| c.verdict == "Differs").collect();
+        if !analyses.is_empty() {
+            let _ = writeln!(
+                out,
+                "The project's own analyses, counted apart: {} rows: {}.",
+                analyses.len(),
+                tally(analyses.iter().map(|c| c.verdict.as_str()))
+            );
+        }
+        let differs: Vec<&ClaimRow> = claims
+            .iter()
+            .filter(|c| c.verdict == "Differs" && !c.is_analysis())
+            .collect();
         if !differs.is_empty() {
             let _ = writeln!(
                 out,
-                "\nWhere our numbers differ from the paper's ({} claims; each row below gives the tolerance):\n",
+                "\nRows where our numbers differ from the paper's ({}; each row below gives the \
+                 tolerance and the reason):\n",
                 differs.len()
             );
             for c in differs {
                 let _ = writeln!(
                     out,
-                    "- {}: paper {}, ours {} (`{}`)",
+                    "- {}: paper {}, ours {} (`{}`, {})",
                     escape(&c.statement),
                     escape(&c.paper_says),
                     escape(&c.ours),
-                    c.id
+                    c.id,
+                    c.experiment
                 );
             }
         }
@@ -131,29 +201,87 @@ pub fn markdown(dirs: &[&Path]) -> anyhow::Result<String> {
                 "\n| claim | about | paper | ours | tolerance | verdict |"
             );
             let _ = writeln!(out, "|---|---|---|---|---|---|");
-            for c in rows {
-                let origin = if c.origin == "paper" {
-                    ""
-                } else {
-                    " (project target)"
+            for c in &rows {
+                let given = match &c.precondition {
+                    Some(pre) => format!(" (given: {pre})"),
+                    None => String::new(),
                 };
                 let _ = writeln!(
                     out,
-                    "| {} [{}; `{}`] | {} | {} | {} | {}{origin}: {} | {} |",
+                    "| {}{} [{}; `{}`] | {} | {} | {} | {}{}: {} | {} |",
                     escape(&c.statement),
+                    escape(&given),
                     escape(&c.place),
                     c.id,
                     escape(&c.about),
                     escape(&c.paper_says),
                     escape(&c.ours),
                     escape(&c.tolerance),
+                    c.origin_label(),
                     escape(&c.tolerance_reason),
                     c.verdict
                 );
             }
+            let explained: Vec<&&ClaimRow> = rows.iter().filter(|c| c.needs_reason()).collect();
+            if explained.is_empty() {
+                continue;
+            }
+            let _ = writeln!(out, "\nWhy:\n");
+            for c in explained {
+                match super::why::lookup(reasons, &c.experiment, &c.id) {
+                    Some(r) => {
+                        let _ = writeln!(
+                            out,
+                            "- `{}` ({}): {} See {}.",
+                            c.id,
+                            c.verdict.to_lowercase(),
+                            r.text.trim(),
+                            r.see.trim()
+                        );
+                    }
+                    None => {
+                        let _ = writeln!(
+                            out,
+                            "- `{}` ({}): **no reason recorded yet**.",
+                            c.id,
+                            c.verdict.to_lowercase()
+                        );
+                        unexplained.push(format!("{} ({})", c.id, c.experiment));
+                    }
+                }
+            }
         }
     }
+    if !unexplained.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n## Rows without a reason\n\n{} Differs or Partly rows have no reason in \
+             crates/lab/src/reproduce/why.toml yet: {}.",
+            unexplained.len(),
+            unexplained.join(", ")
+        );
+    }
     Ok(out)
+}
+
+/// One verdict per claim id, combined over the experiments that judge it
+/// by the rule of [`claims::combined_verdict`], in the order of first
+/// appearance.
+fn once_per_claim<'a>(rows: impl Iterator<Item = &'a ClaimRow>) -> Vec<(String, VerdictStatus)> {
+    let mut ids: Vec<(String, Vec<VerdictStatus>)> = Vec::new();
+    for row in rows {
+        let verdict = VerdictStatus::ALL
+            .into_iter()
+            .find(|v| v.label() == row.verdict)
+            .unwrap_or(VerdictStatus::NotRun);
+        match ids.iter_mut().find(|(id, _)| *id == row.id) {
+            Some((_, verdicts)) => verdicts.push(verdict),
+            None => ids.push((row.id.clone(), vec![verdict])),
+        }
+    }
+    ids.into_iter()
+        .map(|(id, verdicts)| (id, claims::combined_verdict(&verdicts)))
+        .collect()
 }
 
 fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> anyhow::Result<T> {
@@ -208,7 +336,7 @@ mod tests {
         .unwrap();
         std::fs::write(
             dir.join("claims.json"),
-            r#"[{"experiment": "fig7-long-link", "id": "obbr.fig7.five-fold", "paper": "oBBR", "place": "§1",
+            r#"[{"experiment": "fig7-long-link", "id": "test.no-reason", "paper": "oBBR", "place": "§1",
                  "statement": "a | b", "about": "oBBR", "metric": "m", "paper_says": "30x", "ours": "0.84x",
                  "tolerance": "<= 0.20x", "tolerance_reason": "why", "origin": "project target",
                  "verdict": "Differs"}]"#,
@@ -224,15 +352,60 @@ mod tests {
         let text = markdown(&[&full]).unwrap();
         assert_eq!(text, markdown(&[&full]).unwrap(), "deterministic");
         assert!(text.starts_with(PREAMBLE));
-        assert!(text.contains("Sections: 1 Reproduced, 1 Differs. Claims: 1 Differs."));
         assert!(text.contains(
-            "| a \\| b [§1; `obbr.fig7.five-fold`] | oBBR | 30x | 0.84x | <= 0.20x (project target): why | Differs |"
+            "Sections: 1 Reproduced, 1 Differs. Claims of the paper (each counted once): 1 in all: 1 Differs."
         ));
+        assert!(text.contains(
+            "| a \\| b [§1; `test.no-reason`] | oBBR | 30x | 0.84x | <= 0.20x (project target): why | Differs |"
+        ));
+        // A Differs row without a recorded reason is named, under its
+        // section and at the end.
+        assert!(text.contains("- `test.no-reason` (differs): **no reason recorded yet**."));
+        assert!(text.contains("## Rows without a reason"));
         let fast = root.join("fast");
         fake_output(&fast, true);
         let err = markdown(&[&full, &fast]).unwrap_err().to_string();
         assert!(err.contains("holds --fast results"), "{err}");
         std::fs::remove_dir_all(&root).ok();
+    }
+
+    fn row(experiment: &str, id: &str, origin: &str, verdict: &str) -> ClaimRow {
+        ClaimRow {
+            experiment: experiment.into(),
+            id: id.into(),
+            place: String::new(),
+            statement: String::new(),
+            about: String::new(),
+            paper_says: String::new(),
+            ours: String::new(),
+            tolerance: String::new(),
+            tolerance_reason: String::new(),
+            origin: origin.into(),
+            precondition: None,
+            verdict: verdict.into(),
+        }
+    }
+
+    #[test]
+    fn a_claim_judged_in_several_experiments_counts_once() {
+        let rows = [
+            row("fig7-a", "c1", "paper", "Reproduced"),
+            row("fig7-b", "c1", "paper", "Differs"),
+            row("fig7-c", "c1", "paper", "Differs"),
+            row("fig7-a", "c2", "paper", "Reproduced"),
+            row("fig7-b", "c2", "paper", "Partly reproduced"),
+            row("fig8", "c3", "project analysis", "Reproduced"),
+        ];
+        let once = once_per_claim(rows.iter().filter(|r| !r.is_analysis()));
+        assert_eq!(
+            once,
+            vec![
+                ("c1".to_string(), VerdictStatus::Differs),
+                ("c2".to_string(), VerdictStatus::Partly)
+            ]
+        );
+        assert!(rows[5].is_analysis());
+        assert_eq!(rows[5].origin_label(), " (project analysis)");
     }
 
     #[test]

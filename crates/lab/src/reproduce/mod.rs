@@ -18,6 +18,7 @@ pub mod outside;
 mod quick;
 mod verdict;
 mod video;
+pub mod why;
 
 use std::path::{Path, PathBuf};
 

@@ -6,9 +6,10 @@
 use report::{BarGroup, Cell, Figure, Section, Table};
 
 use super::claims::{
-    CONSTANT_EXIT_WITH, CONSTANT_EXIT_WITHOUT_200MS, EXIT_WITH, EXIT_WITHOUT_200MS,
-    EXIT_WITHOUT_50MS, RETX_CUT_200MS, RETX_LOWER, RETX_WITHOUT_200MS, RETX_WITH_200MS,
-    STARTUP_RATE_OVERSHOOT,
+    CONSTANT_EXIT_WITH, CONSTANT_EXIT_WITHOUT_200MS, CUT_GROWS, EXIT_WITH, EXIT_WITHOUT_200MS,
+    EXIT_WITHOUT_50MS, EXIT_WITHOUT_FALLS, FIG6_RETX_WITH, FIG6_RETX_WITHOUT, RETX_CUT_200MS,
+    RETX_LOWER, RETX_WITHOUT_200MS, RETX_WITHOUT_50MS, RETX_WITHOUT_GROWS, RETX_WITH_200MS,
+    RETX_WITH_50MS, RETX_WITH_GROWS, STARTUP_RATE_OVERSHOOT,
 };
 use super::{label, mean_of, rtts, runs_at};
 use crate::reproduce::claims::Measured;
@@ -197,6 +198,7 @@ fn startup_on_trace(runs: &Runs) -> Analysis {
         RETX_CUT_200MS.judge(cut),
         RETX_WITHOUT_200MS.judge(retx_without),
     ];
+    let judged = [judged, trend_claims(&points, runs)].concat();
     let section = Section::new("startup", "Startup-exit and retransmissions (Figs. 6-7)")
         .description(
             "A 5.4 Mbit/s live stream (25 frames/s, its latest 2 s GOP handed over at connect) \
@@ -218,6 +220,50 @@ fn startup_on_trace(runs: &Runs) -> Analysis {
         judged,
         "Copilot takes every stream out of Startup and retransmits less, as in the paper.",
     )
+}
+
+/// Fig. 6's two retransmission ratios, Fig. 7(b)'s at 50 ms, and Fig. 7's
+/// trends over the RTT axis.
+fn trend_claims(points: &[Point], runs: &Runs) -> Vec<crate::reproduce::claims::Judged> {
+    let value = |rtt: &str, copilot: bool| {
+        find(points, rtt, copilot).map_or_else(
+            || Measured::NotRun(format!("no {rtt} runs {}", label(copilot))),
+            |p| Measured::Value(p.retransmission),
+        )
+    };
+    let axis: Vec<String> = rtts(runs).into_iter().map(|(v, _)| v).collect();
+    // A direction over each step of the RTT axis, (shorter, longer), where
+    // `holds` can tell.
+    let steps = |holds: &dyn Fn(&str, &str) -> Option<bool>| -> Vec<(String, bool)> {
+        axis.windows(2)
+            .filter_map(|w| Some((format!("{} to {}", w[0], w[1]), holds(&w[0], &w[1])?)))
+            .collect()
+    };
+    let retx = |rtt: &str, copilot: bool| find(points, rtt, copilot).map(|p| p.retransmission);
+    let cut = |rtt: &str| Some(1.0 - retx(rtt, true)? / retx(rtt, false)?);
+    let exited = |rtt: &str| find(points, rtt, false).map(|p| p.exited);
+    let retx_without_grows = steps(&|a, b| Some(retx(b, false)? > retx(a, false)?));
+    let cut_grows = steps(&|a, b| Some(cut(b)? > cut(a)?));
+    let mut exit_falls = steps(&|a, b| Some(exited(b)? <= exited(a)?));
+    if let (Some(first), Some(last)) = (axis.first(), axis.last()) {
+        if let (Some(a), Some(b)) = (exited(first), exited(last)) {
+            exit_falls.push((format!("{first} to {last}"), b < a));
+        }
+    }
+    let with_grows = match (retx("50ms", true), retx("200ms", true)) {
+        (Some(a), Some(b)) => Measured::conditions([("50ms to 200ms", b > a)]),
+        _ => Measured::NotRun("no 50 and 200 ms runs with Copilot".into()),
+    };
+    vec![
+        FIG6_RETX_WITHOUT.judge(value("200ms", false)),
+        FIG6_RETX_WITH.judge(value("200ms", true)),
+        RETX_WITHOUT_50MS.judge(value("50ms", false)),
+        RETX_WITH_50MS.judge(value("50ms", true)),
+        RETX_WITHOUT_GROWS.judge(Measured::conditions(retx_without_grows)),
+        RETX_WITH_GROWS.judge(with_grows),
+        CUT_GROWS.judge(Measured::conditions(cut_grows)),
+        EXIT_WITHOUT_FALLS.judge(Measured::conditions(exit_falls)),
+    ]
 }
 
 fn startup_on_constant_path(runs: &Runs) -> Analysis {

@@ -37,11 +37,8 @@ claim!(
     "BBR's largest mean cwnd over the buffers / its smallest",
     "x",
     "similar (82 MSS at 0.5 BDP)",
-    Test::AtMost {
-        bound: 1.2,
-        partly: 1.5
-    },
-    "'similar' read as within 20%; within 50% partly",
+    Test::at_most(1.2),
+    "the paper gives no number: 'similar' read as the largest within 20% of the smallest",
     Origin::ProjectTarget
 );
 claim!(
@@ -54,8 +51,8 @@ claim!(
     "BBR's mean cwnd (1500-byte packets), 0.5 BDP",
     "MSS",
     "82 MSS",
-    Test::near(82.0, 0.2, 0.5),
-    "one run's time-averaged window: 20% relative for reproduced, 50% for the regime (about 2 BDP)",
+    Test::point(82.0),
+    "one run's time-averaged window",
     Origin::Paper
 );
 claim!(
@@ -68,8 +65,8 @@ claim!(
     "BBR-CWS's mean cwnd (1500-byte packets), 0.5 BDP",
     "MSS",
     "50 MSS",
-    Test::near(50.0, 0.2, 0.5),
-    "as for BBR's",
+    Test::point(50.0),
+    "one run's time-averaged window",
     Origin::Paper
 );
 claim!(
@@ -82,8 +79,8 @@ claim!(
     "BBR-CWS's mean cwnd (1500-byte packets), 1 BDP",
     "MSS",
     "71 MSS",
-    Test::near(71.0, 0.2, 0.5),
-    "as for BBR's",
+    Test::point(71.0),
+    "one run's time-averaged window",
     Origin::Paper
 );
 claim!(
@@ -96,12 +93,9 @@ claim!(
     "BBR-CWS's mean cwnd / BBR's, the largest over the buffers",
     "x",
     "50 / 82 = 0.61 at 0.5 BDP, 71 / ~82 = 0.87 at 1 BDP",
-    Test::AtMost {
-        bound: 0.9,
-        partly: 1.0
-    },
-    "the paper's largest ratio, 0.87, rounded up; at most BBR's partly",
-    Origin::Paper
+    Test::at_most(0.9),
+    "the paper's largest ratio, 0.87 (71 over about 82 MSS), rounded up to 0.9",
+    Origin::ProjectTarget
 );
 claim!(
     CWS_CWND_GROWS,
@@ -113,8 +107,8 @@ claim!(
     "BBR-CWS's mean cwnd, shallowest buffer below 1 BDP",
     "",
     "50 MSS vs 71 MSS",
-    Test::holds(1.0),
-    "a single direction",
+    Test::direction(),
+    "one direction: the shallowest buffer against 1 BDP",
     Origin::Paper
 );
 claim!(
@@ -127,11 +121,8 @@ claim!(
     "BBR-CWS's goodput / BBR's, the smallest over the buffers",
     "%",
     "similar",
-    Test::AtLeast {
-        bound: 0.9,
-        partly: 0.8
-    },
-    "'similar' read as at least 90%; 80% partly",
+    Test::at_least(0.9),
+    "the paper gives no number: 'similar' read as at least 90% of BBR's goodput",
     Origin::ProjectTarget
 );
 claim!(
@@ -144,8 +135,8 @@ claim!(
     "BBR-CWS's mean upper_scaling_factor, shallowest buffer below 1 BDP",
     "",
     "lower in smaller buffers",
-    Test::holds(1.0),
-    "a single direction",
+    Test::direction(),
+    "one direction: the shallowest buffer against 1 BDP",
     Origin::Paper
 );
 claim!(
@@ -158,11 +149,8 @@ claim!(
     "Modest BBR's largest cut of BBR's retransmitted packets over the buffers",
     "%",
     "up to 75%",
-    Test::AtLeast {
-        bound: 0.75,
-        partly: 0.375
-    },
-    "the paper's largest cut is the bar; half of it partly",
+    Test::cut(0.75),
+    "the paper's 'up to' cut; the analysis hands the largest cut of BBR's retransmitted packets",
     Origin::Paper
 );
 claim!(
@@ -175,8 +163,8 @@ claim!(
     "Modest BBR's mean cwnd below BBR's, shallowest buffer",
     "",
     "shrinks its window on retransmission",
-    Test::holds(1.0),
-    "a single direction",
+    Test::direction(),
+    "one direction, in the shallowest buffer",
     Origin::Paper
 );
 

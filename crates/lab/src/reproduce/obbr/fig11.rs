@@ -29,8 +29,8 @@ pub static LOSS_BASED_LOWEST: Claim = Claim::new(Declaration {
     metric: "the worse of CUBIC and BBRv2 below every other controller's retransmission ratio, per trace",
     unit: "",
     paper_says: "lowest on every trace",
-    test: Test::holds(0.5),
-    tolerance_reason: "a direction over four traces; partly when it holds on two",
+    test: Test::direction(),
+    tolerance_reason: "a direction per trace",
     origin: Origin::Paper,
 });
 
@@ -44,8 +44,8 @@ pub static OBBR_ABOVE_LOSS_BASED: Claim = Claim::new(Declaration {
     metric: "the best oBBR's goodput above CUBIC's and BBRv2's, per trace",
     unit: "",
     paper_says: "on every trace",
-    test: Test::holds(0.5),
-    tolerance_reason: "a direction over four traces; partly when it holds on two",
+    test: Test::direction(),
+    tolerance_reason: "a direction per trace",
     origin: Origin::Paper,
 });
 
@@ -59,8 +59,8 @@ pub static BBR_B3R_HIGHEST: Claim = Claim::new(Declaration {
     metric: "the worse of BBR and B3R at or above every other controller's retransmission ratio, per trace",
     unit: "",
     paper_says: "highest on every trace",
-    test: Test::holds(0.5),
-    tolerance_reason: "a direction over four traces; partly when it holds on two",
+    test: Test::direction(),
+    tolerance_reason: "a direction per trace",
     origin: Origin::Paper,
 });
 
@@ -74,8 +74,8 @@ pub static BBRS_BETWEEN: Claim = Claim::new(Declaration {
     metric: "BBR-S's retransmission ratio below BBR's and above the best oBBR's, per trace",
     unit: "",
     paper_says: "on every trace",
-    test: Test::holds(0.5),
-    tolerance_reason: "a direction over four traces; partly when it holds on two",
+    test: Test::direction(),
+    tolerance_reason: "a direction per trace",
     origin: Origin::Paper,
 });
 
@@ -89,12 +89,8 @@ pub static OBBR_BEST: Claim = Claim::new(Declaration {
     metric: "traces where an oBBR has the strictly highest mean goodput",
     unit: "traces",
     paper_says: "3 of 4",
-    test: Test::AtLeast {
-        bound: 3.0,
-        partly: 2.0,
-    },
-    tolerance_reason: "the paper's count; half the traces partly. The highest mean counts, \
-                       however close the next: no tie rule",
+    test: Test::at_least(3.0),
+    tolerance_reason: "the paper's own count of traces; the highest mean counts, however close the next (no tie rule)",
     origin: Origin::Paper,
 });
 

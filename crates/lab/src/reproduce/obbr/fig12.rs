@@ -30,8 +30,8 @@ claim!(
     "oBBR's share vs BBR at R = 0.5, from each mu to the next",
     "",
     "hardly any; grows with mu",
-    Test::holds(0.5),
-    "a direction between neighbouring mu; partly at one of two steps",
+    Test::direction(),
+    "a direction between neighbouring mu",
     Origin::Paper
 );
 claim!(
@@ -44,8 +44,8 @@ claim!(
     "oBBR-1's goodput share vs BBR, R = 0.5",
     "%",
     "33%",
-    Test::near(0.33, 0.25, 0.6),
-    "one share of one two-flow run: 25% relative (25-41%) for reproduced, 60% for the regime",
+    Test::point(0.33),
+    "one share of one two-flow run",
     Origin::Paper
 );
 claim!(
@@ -58,8 +58,8 @@ claim!(
     "oBBR's share vs BBR, R = 1 above R = 0.5, per mu",
     "",
     "BBR less aggressive at 1 BDP",
-    Test::holds(0.5),
-    "a direction per mu; partly for half of them",
+    Test::direction(),
+    "a direction per mu",
     Origin::Paper
 );
 claim!(
@@ -72,8 +72,8 @@ claim!(
     "oBBR-0.5's goodput share vs BBR, R = 1",
     "%",
     "40.5%",
-    Test::near(0.405, 0.25, 0.6),
-    "as for oBBR-1 at R = 0.5",
+    Test::point(0.405),
+    "one share of one two-flow run",
     Origin::Paper
 );
 claim!(
@@ -86,8 +86,8 @@ claim!(
     "oBBR's share vs CUBIC at R = 0.5 above half and below BBR's share vs CUBIC, per mu",
     "",
     "more than half, below BBR's",
-    Test::holds(0.5),
-    "a direction per mu; partly for half of them",
+    Test::direction(),
+    "a direction per mu",
     Origin::Paper
 );
 claim!(
@@ -100,8 +100,8 @@ claim!(
     "CUBIC's largest share against any oBBR, R = 1",
     "%",
     "46.6%",
-    Test::near(0.466, 0.25, 0.6),
-    "as for the other shares of Fig. 12",
+    Test::point(0.466),
+    "the largest share of one two-flow run",
     Origin::Paper
 );
 claim!(
@@ -114,8 +114,8 @@ claim!(
     "oBBR's share vs BBRv2 at R = 0.5 above half, per mu",
     "",
     "as against CUBIC",
-    Test::holds(0.5),
-    "a direction per mu; partly for half of them",
+    Test::direction(),
+    "a direction per mu",
     Origin::Paper
 );
 claim!(
@@ -128,8 +128,8 @@ claim!(
     "opponent's mean share against oBBR at R = 1, BBRv2 above CUBIC",
     "",
     "BBRv2 takes more (probes RTT more often)",
-    Test::holds(1.0),
-    "a single direction",
+    Test::direction(),
+    "one direction, over the mean of the mu",
     Origin::Paper
 );
 

@@ -6,7 +6,7 @@
 
 use report::{BarGroup, Cell, Figure, ReferenceLine, Section, Table};
 
-use crate::reproduce::claims::Measured;
+use crate::reproduce::claims::{rules, Measured};
 use crate::reproduce::data::{mean_sd, metric};
 use crate::reproduce::verdict::{mbps, paper_name};
 use crate::reproduce::{Analysis, Experiment, Runs};
@@ -269,7 +269,8 @@ impl<'a> Grid<'a> {
         Measured::conditions(checks)
     }
 
-    /// The paper's per-mu numbers, each matched within 50%.
+    /// The paper's per-mu numbers, each matched by the rule for point
+    /// numbers ([`rules::POINT_REL`]).
     fn per_mu_numbers(
         &self,
         numbers: &[(&str, [f64; 3])],
@@ -282,7 +283,7 @@ impl<'a> Grid<'a> {
                 let ours = self.retx(cc, c);
                 (
                     format!("{cc} {}", describe(c)),
-                    (ours - paper).abs() <= 0.5 * paper,
+                    (ours - paper).abs() <= rules::POINT_REL * paper,
                 )
             })
             .collect();
