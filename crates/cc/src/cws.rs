@@ -111,6 +111,15 @@
 //! - **RTO.** Algorithm 1 reacts to `TCP_CA_Recovery` only; a QUIC
 //!   persistent congestion (the analogue of `TCP_CA_Loss`) is left to the
 //!   core, as in the paper.
+//! - **`delta` is a fraction of the target window.** Every 3 RTTs the
+//!   window may grow by `delta x 2 BDP`, i.e. `2 x delta x BDP / 3` packets
+//!   per RTT, while CUBIC at a small window grows by about half a packet per
+//!   RTT whatever the BDP; below 1 BDP both lose at the same overflows, so
+//!   BBR-CWS's share against CUBIC follows `delta x BDP`. The paper's 0.01
+//!   shares evenly at 50 Mbit/s x 10 ms (42 packets); at 50 Mbit/s x 40 ms
+//!   BBR-CWS takes ~80% of the link, at 20 Mbit/s x 10 ms CUBIC does
+//!   (docs/ALGORITHMS.md, BBR-CWS, "Fairness with CUBIC away from
+//!   50 Mbit/s x 10 ms"). The paper's value is kept.
 //!
 //! # Parameters (`bbr-cws:beta=0.9,delta=0.01,floor=0.2,rtprop_reset=true`)
 //!

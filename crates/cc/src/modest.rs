@@ -97,9 +97,15 @@
 //!   against CUBIC (BBRv1: 0.57); `smin=0.01` retransmits 10% of BBRv1's
 //!   bytes at 99.6% of its goodput and reaches Jain 0.76, matching what the
 //!   paper reports for Modest BBR (up to 75% fewer retransmissions, §5.3;
-//!   Jain 0.6-0.85 against CUBIC in shallow buffers, Fig. 13a). The
-//!   bracket that ends the search is then 15 bytes: about a dozen rounds of
-//!   search after a retransmission.
+//!   Jain 0.6-0.85 against CUBIC in shallow buffers, Fig. 13a), though from
+//!   CUBIC's side: CUBIC takes about 37 of 48 Mbit/s. The bracket that ends
+//!   the search is then 15 bytes: about a dozen rounds of search after a
+//!   retransmission. Because the step is per ACK, the linear phase grows
+//!   the window by `smin / 2` of itself per RTT, so in packets per RTT its
+//!   growth scales with the BDP: at 40 ms the same `smin` shares a shallow
+//!   buffer evenly with CUBIC. Above 1 BDP any cap can only lower BBRv1's
+//!   share, which there is already at or below CUBIC's (docs/ALGORITHMS.md,
+//!   Modest BBR, "Above 1 BDP").
 //!
 //! | name | default | range | meaning |
 //! |---|---|---|---|

@@ -26,6 +26,6 @@ pub use builder::Dumbbell;
 pub use config::{AckPolicy, CopilotConfig, FlowConfig, SimConfig, TransportConfig};
 pub use recorder::{DelayHistogram, RootMeanSquare};
 pub use results::{
-    FlowSample, FlowSummary, LinkSample, LinkSummary, Percentiles, RunResult, Series,
+    FlowSample, FlowSummary, LinkSample, LinkSummary, LostSplit, Percentiles, RunResult, Series,
 };
 pub use simulation::{derive_seed, Simulation};

@@ -95,6 +95,8 @@ pub(crate) struct FlowRecorder {
     pub cwnd_samples: u64,
     /// Delivery-rate samples against the true capacity, in the window.
     pub bw_error: RootMeanSquare,
+    /// The same, of the samples that were not app-limited only.
+    pub bw_unlimited_error: RootMeanSquare,
     /// The controller's bandwidth estimate against the true capacity,
     /// after every ACK with a new sample, in the window.
     pub bw_estimate_error: RootMeanSquare,
@@ -135,6 +137,7 @@ impl FlowRecorder {
             cwnd_sum: 0.0,
             cwnd_samples: 0,
             bw_error: RootMeanSquare::default(),
+            bw_unlimited_error: RootMeanSquare::default(),
             bw_estimate_error: RootMeanSquare::default(),
         }
     }

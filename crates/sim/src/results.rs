@@ -40,6 +40,20 @@ pub struct Percentiles {
     pub max: f64,
 }
 
+/// Where a flow's losses come from: parts of its `bytes_lost` (wire bytes
+/// the sender declared lost in the window).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct LostSplit {
+    /// BBR-Copilot padding (never resent, so never in `bytes_retransmitted`).
+    pub padding_bytes: u64,
+    /// Stream-data packets (not padding) sent in Startup.
+    pub sent_in_startup_bytes: u64,
+    /// Stream-data packets (not padding) sent outside Startup while the
+    /// pacing gain was above 1 (ProbeBW's probing phase). The rest of
+    /// `bytes_lost` are stream-data packets sent at a gain of 1 or less.
+    pub sent_probing_bytes: u64,
+}
+
 /// Per-flow summary over the measurement window.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FlowSummary {
@@ -95,11 +109,18 @@ pub struct FlowSummary {
     pub padding_bytes: u64,
     /// `padding_bytes` / `bytes_sent`: Copilot's overhead.
     pub padding_ratio: f64,
+    /// Which of `bytes_lost` were padding and in which phase the lost
+    /// packets were sent; `None` where the stack does not tell them apart.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lost_split: Option<LostSplit>,
     /// Root mean square error of the delivery-rate samples against the
     /// bottleneck's true capacity at each sample's time, bits per second,
     /// over the window (`None` without samples). For a mahimahi link the
     /// "true" capacity is its 100 ms average (`Capacity::rate_at`).
     pub bw_sample_rmse_bps: Option<f64>,
+    /// The same over the samples that were not app-limited only (those
+    /// BBR always lets into its max filter); `None` without one.
+    pub bw_sample_unlimited_rmse_bps: Option<f64>,
     /// The same for the controller's bandwidth estimate (its max-filtered
     /// samples), read after every ACK that brought a sample; `None` for
     /// controllers without one. A live stream's raw samples mostly measure

@@ -18,7 +18,7 @@ use crate::event::EventQueue;
 use crate::link::{Bottleneck, BufferLimit, DropReason, LinkConfig, LinkPacket, LossModel};
 use crate::qlog::{QlogSink, QlogWriter, Vantage};
 use crate::recorder::{self, FlowRecorder};
-use crate::results::{jain_index, FlowSummary, LinkSummary, RunResult, Series};
+use crate::results::{jain_index, FlowSummary, LinkSummary, LostSplit, RunResult, Series};
 use crate::transport::{AckDecision, AckFrame, Chunk, DataPacket, Receiver, SendOutcome, Sender};
 
 #[derive(Debug)]
@@ -277,8 +277,14 @@ impl Simulation {
                     }
                     if fresh && flow.recorder.measuring {
                         let truth = self.link.capacity().rate_at(now).as_bps_f64();
-                        if let Some(rate) = sender.last_rate_sample().delivery_rate {
+                        let sample = sender.last_rate_sample();
+                        if let Some(rate) = sample.delivery_rate {
                             flow.recorder.bw_error.add(rate.as_bps_f64() - truth);
+                            if !sample.is_app_limited {
+                                flow.recorder
+                                    .bw_unlimited_error
+                                    .add(rate.as_bps_f64() - truth);
+                            }
                         }
                         if let Some(estimate) = state.bandwidth_estimate {
                             flow.recorder
@@ -439,6 +445,7 @@ impl Simulation {
         rec.base_dropped = flow.dropped;
         rec.base_dropped_random = flow.dropped_random;
         rec.bw_error = Default::default();
+        rec.bw_unlimited_error = Default::default();
         rec.bw_estimate_error = Default::default();
     }
 
@@ -852,7 +859,13 @@ fn summarize(id: usize, flow: &mut Flow, end: Instant, arriving: Vec<Chunk>) -> 
         startup_peak_pacing_bps: flow.startup_peak_pacing.map(|p| p.as_bps_f64()),
         padding_bytes: stats.padding_bytes - base.padding_bytes,
         padding_ratio: ratio(stats.padding_bytes - base.padding_bytes, sent),
+        lost_split: Some(LostSplit {
+            padding_bytes: stats.padding_lost - base.padding_lost,
+            sent_in_startup_bytes: stats.lost_sent_in_startup - base.lost_sent_in_startup,
+            sent_probing_bytes: stats.lost_sent_probing - base.lost_sent_probing,
+        }),
         bw_sample_rmse_bps: rec.bw_error.rms(),
+        bw_sample_unlimited_rmse_bps: rec.bw_unlimited_error.rms(),
         bw_estimate_rmse_bps: rec.bw_estimate_error.rms(),
         live: flow
             .live

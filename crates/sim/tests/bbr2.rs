@@ -110,12 +110,12 @@ fn assert_adaptive_matches_the_paper(spec: &str) {
 
 #[test]
 #[ignore = "does not reproduce: on the paper's LAN (500 Mbit/s, 100 ms, 2 MB, 1 MB burst, 2% loss, \
-            120 s, seeds 1-3) BBRv1 gets 463.9 Mbit/s retransmitting 6.68%, bbr2-adaptive 5.6 Mbit/s \
-            (2.09%), below BBRv2's 19.2. The REFILL reset sets inflight_hi to CRUISE's inflight, at most 85% \
-            of the old bound, so every UP must win back 18%; with 2% loss against a 2% threshold about \
-            half of the probe's loss samples lie above it and the probe ends within a few ACKs. The \
-            retransmission half holds (2.09% vs 6.68%). With probes clear of the loss (loss_thresh=0.05) \
-            the fix works: see the next test and docs/ALGORITHMS.md"]
+            120 s, seeds 1-3) BBRv1 gets 463.9 Mbit/s retransmitting 6.68%, bbr2-adaptive 32.4 Mbit/s \
+            (2.05%), above BBRv2's 19.2 but far below BBRv1. With 2% loss against a 2% threshold about \
+            half of a probe's loss samples lie above it, every PROBE_UP ends within a few ACKs, no sample \
+            exceeds the current rate, and max_bw, to which the bound is reset at each REFILL, decays. \
+            The retransmission half holds. With probes clear of the loss (loss_thresh=0.05) the fix works: \
+            see the next test and docs/ALGORITHMS.md"]
 fn adaptive_bbr2_recovers_most_of_bbr1s_goodput_with_half_its_retransmissions() {
     assert_adaptive_matches_the_paper("bbr2-adaptive");
 }
@@ -127,6 +127,98 @@ fn adaptive_bbr2_recovers_bbr1s_goodput_once_its_probes_clear_the_random_loss() 
     // threshold is the smallest that does so for every seed of the
     // example sweep (3% leaves one seed whose Startup exits at 36 Mbit/s).
     assert_adaptive_matches_the_paper("bbr2-adaptive:loss_thresh=0.05");
+}
+
+/// Adaptive BBRv2's inflight_hi on the paper's LAN (500 Mbit/s, 100 ms,
+/// 2 MB buffer, 1 MB burst) at `loss` random loss over two minutes, seed 1:
+/// the mean inflight_hi in packets over 12-36 s and over 96-120 s, and how
+/// many probes crossed the loss threshold in the second minute.
+fn adaptive_bound_on_the_papers_lan(spec: &str, loss: f64) -> (f64, f64, f64) {
+    let r = run(
+        Dumbbell::new(Bandwidth::from_mbps(500), Duration::from_millis(100))
+            .buffer(BufferLimit::Bytes(Bytes(2_000_000)))
+            .burst(Bytes(1_000_000))
+            .loss(LossModel::Bernoulli { p: loss })
+            .duration(Duration::from_secs(120))
+            .sample_interval(Duration::from_secs(1))
+            .seed(1)
+            .flow(spec)
+            .unwrap(),
+    );
+    let value = |s: &sim::FlowSample, name: &str| {
+        s.controller
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| *v)
+            .unwrap_or_else(|| panic!("{spec} traces no {name}"))
+    };
+    let mean_hi = |from: f64, to: f64| {
+        let v: Vec<f64> = r
+            .series
+            .flows
+            .iter()
+            .filter(|s| s.t_s >= from && s.t_s <= to)
+            .map(|s| value(s, "inflight_hi") / 1500.0)
+            .collect();
+        v.iter().sum::<f64>() / v.len() as f64
+    };
+    let crossings_at = |t: f64| {
+        r.series
+            .flows
+            .iter()
+            .filter(|s| s.t_s <= t)
+            .last()
+            .map_or(0.0, |s| value(s, "probes_too_high"))
+    };
+    let out = (
+        mean_hi(12.0, 36.0),
+        mean_hi(96.0, 120.0),
+        crossings_at(120.0) - crossings_at(60.0),
+    );
+    println!(
+        "{spec} at {loss}: inflight_hi {:.0} then {:.0} packets, {} threshold crossings in the second minute",
+        out.0, out.1, out.2
+    );
+    out
+}
+
+#[test]
+fn adaptive_bbr2_keeps_a_steady_bound_below_the_loss_threshold() {
+    // Drucker et al., Fig. 6: adaptive BBRv2's inflight_hi "remains steady
+    // throughout the flow" and "the loss threshold is never exceeded". The
+    // default reset (one BDP at max_bw, the abstract's reading) does that
+    // at 1% and 1.5% loss (at 2% no reading does: see the ignored test
+    // above); the latest round's inflight (`reset_to=0`, the
+    // reading of §V-B b) is CRUISE's volume, 15% under the bound, so each
+    // cycle's probe runs into the threshold (1%) or the bound falls away
+    // (1.5%).
+    for loss in [0.01, 0.015] {
+        let (early, late, crossings) = adaptive_bound_on_the_papers_lan("bbr2-adaptive", loss);
+        assert!(
+            late >= 0.9 * early && late <= 1.1 * early,
+            "at {loss}: inflight_hi {early:.0} then {late:.0} packets, not steady"
+        );
+        assert!(
+            late >= 4167.0,
+            "at {loss}: inflight_hi {late:.0} packets is below the BDP (4167)"
+        );
+        // At 1% not once; at 1.5% a probe now and then (one in the minute).
+        let allowed = if loss < 0.0125 { 0.0 } else { 1.0 };
+        assert!(
+            crossings <= allowed,
+            "at {loss}: the threshold was crossed {crossings} times in a minute"
+        );
+    }
+    let (_, _, crossings) = adaptive_bound_on_the_papers_lan("bbr2-adaptive:reset_to=0", 0.01);
+    assert!(
+        crossings >= 5.0,
+        "reset_to=0 at 1%: {crossings} crossings in a minute"
+    );
+    let (early, late, _) = adaptive_bound_on_the_papers_lan("bbr2-adaptive:reset_to=0", 0.015);
+    assert!(
+        late <= 0.1 * early,
+        "reset_to=0 at 1.5%: inflight_hi {early:.0} then {late:.0} packets"
+    );
 }
 
 #[test]

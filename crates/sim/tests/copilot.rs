@@ -107,6 +107,25 @@ fn padding_is_never_goodput_nor_retransmitted() {
 }
 
 #[test]
+fn lost_bytes_split_into_padding_and_stream_data_by_phase() {
+    let d = startup_path(100).loss(LossModel::Bernoulli { p: 0.02 });
+    let with = live(d.clone(), "bbr", true);
+    let without = live(d, "bbr", false);
+    let (w, wo) = (with.lost_split.unwrap(), without.lost_split.unwrap());
+    assert_eq!(wo.padding_bytes, 0, "{without:?}");
+    assert!(w.padding_bytes > 100_000, "{with:?}");
+    // Kept in Startup without Copilot, every loss is of data sent there.
+    assert_eq!(without.startup_exit_s, None);
+    assert_eq!(wo.sent_in_startup_bytes, without.bytes_lost, "{without:?}");
+    // With Copilot the stream leaves Startup and probes in ProbeBW.
+    assert!(w.sent_probing_bytes > 0, "{with:?}");
+    let parts = w.padding_bytes + w.sent_in_startup_bytes + w.sent_probing_bytes;
+    assert!(parts <= with.bytes_lost, "{with:?}");
+    // Only stream data is resent: never more than the stream data lost.
+    assert!(with.bytes_retransmitted <= with.bytes_lost - w.padding_bytes);
+}
+
+#[test]
 fn copilot_lets_bbr_see_a_bandwidth_increase() {
     // Figs. 8-9: 12 -> 24 Mbit/s at 20 s; the estimate's error over 20-40 s.
     let path = |rtt| {

@@ -164,3 +164,56 @@ fn modest_bbr_is_fairer_to_cubic_than_bbrv1_in_a_shallow_buffer() {
         bbr.jain_index
     );
 }
+
+/// `spec` against CUBIC for 150 s at 0.5 BDP on a link of `mbps` and `rtt`;
+/// returns (Jain's index, `spec`'s goodput / CUBIC's).
+fn shallow_share(spec: &str, mbps: u64, rtt: Duration) -> (f64, f64) {
+    let r = Simulation::new(
+        Dumbbell::new(Bandwidth::from_mbps(mbps), rtt)
+            .buffer_bdp(SHALLOW)
+            .duration(Duration::from_secs(150))
+            .warmup(Duration::from_secs(10))
+            .flow(spec)
+            .unwrap()
+            .flow("cubic")
+            .unwrap()
+            .build(),
+    )
+    .run();
+    r.assert_physics();
+    let ratio = r.flows[0].goodput_bps / r.flows[1].goodput_bps;
+    eprintln!(
+        "{spec} vs cubic, {mbps} Mbit/s, {rtt:?}, 0.5 BDP: Jain {:.3}, goodput ratio {ratio:.2}",
+        r.jain_index
+    );
+    (r.jain_index, ratio)
+}
+
+#[test]
+fn bbr_cws_share_against_cubic_follows_delta_times_bdp() {
+    // The factor's additive step is delta x 2 BDP bytes every 3 RTTs, so in
+    // packets per RTT it grows with the BDP, while CUBIC's growth at a small
+    // window (its Reno-friendly region) does not; losses hit both flows
+    // together. The paper's delta = 0.01 shares fairly at 50 Mbit/s x 10 ms
+    // (BDP 42 packets); at 50 Mbit/s x 40 ms (167 packets) BBR-CWS takes
+    // most of the link and at 20 Mbit/s x 10 ms (17 packets) CUBIC does.
+    // With delta x BDP held at its 50 Mbit/s x 10 ms value, both are fair.
+    let long = Duration::from_millis(40);
+    let (jain, ratio) = shallow_share("bbr-cws", 50, long);
+    assert!(
+        ratio > 2.0 && jain < 0.85,
+        "50 Mbit/s, 40 ms: ratio {ratio:.2}, Jain {jain:.3}"
+    );
+    let (jain, _) = shallow_share("bbr-cws:delta=0.0025", 50, long);
+    assert!(jain >= 0.95, "50 Mbit/s, 40 ms, delta/4: Jain {jain:.3}");
+    let (jain, ratio) = shallow_share("bbr-cws", 20, RTT);
+    assert!(
+        ratio < 0.5 && jain < 0.85,
+        "20 Mbit/s, 10 ms: ratio {ratio:.2}, Jain {jain:.3}"
+    );
+    let (jain, _) = shallow_share("bbr-cws:delta=0.025", 20, RTT);
+    assert!(
+        jain >= 0.95,
+        "20 Mbit/s, 10 ms, delta x 2.5: Jain {jain:.3}"
+    );
+}

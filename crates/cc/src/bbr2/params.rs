@@ -69,10 +69,14 @@ impl StartupLossHi {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HiReset {
     /// `inflight_latest`, the most delivered in a round trip of the latest
-    /// round (Drucker et al. §V-B b).
+    /// round (Drucker et al. §V-B b; `reset_to=0`). At REFILL that round is
+    /// CRUISE's, at most 85% of inflight_hi, so the bound falls every cycle
+    /// that UP does not win back: not the steady bound of their Fig. 6.
     Latest,
-    /// One BDP at `max_bw` (the abstract's and §I's "reset to BBRv2's
-    /// maximum bandwidth estimate").
+    /// One BDP at `max_bw`, `bbr_inflight(max_bw, 1)` (the abstract's
+    /// "aligning BBRv2's upper bound with its maximum bandwidth estimation"
+    /// and §I's "reset to BBRv2's maximum bandwidth estimate"; `reset_to=1`,
+    /// the default): the bound is as steady as max_bw.
     MaxBwBdp,
 }
 
@@ -206,7 +210,7 @@ impl Bbr2Params {
     /// Drucker et al.'s adaptive BBRv2 (§V-B).
     pub fn adaptive() -> Self {
         Bbr2Params {
-            refill_hi_reset: Some(HiReset::Latest),
+            refill_hi_reset: Some(HiReset::MaxBwBdp),
             ..Bbr2Params::v2()
         }
     }
@@ -359,8 +363,8 @@ pub const ADAPTIVE_PARAMS: &[ParamSpec] = &[
     ParamSpec {
         name: "reset_to",
         kind: ParamKind::Int { min: 0, max: 1 },
-        default: "0",
-        doc: "inflight_hi at each REFILL: 0 = inflight_latest (V-B b), 1 = BDP at max_bw (abstract, I)",
+        default: "1",
+        doc: "inflight_hi at each REFILL: 1 = BDP at max_bw (abstract, I; Fig. 6's steady bound), 0 = inflight_latest (V-B b)",
     },
     ParamSpec {
         name: "no_upper_bound",

@@ -161,9 +161,10 @@ impl Bbr2 {
     /// REFILL: forget the short-term bounds and fill the pipe for a round.
     fn start_probe_refill(&mut self) {
         self.bounds.reset_lower_bounds();
-        // Drucker et al. §V-B: the upper bound becomes what the path
-        // carried lately, instead of a value that persistent loss can only
-        // ratchet down.
+        // Drucker et al. §V-B: the upper bound is reset every cycle,
+        // instead of a value that persistent loss can only ratchet down: by
+        // default to one BDP at max_bw (the abstract), or to the latest
+        // round's volume (§V-B b, `reset_to=0`).
         let reset = match self.params.refill_hi_reset {
             Some(HiReset::Latest) => Some(self.bounds.inflight_latest),
             Some(HiReset::MaxBwBdp) => Some(self.inflight(self.max_bw.get(), 1.0)),
@@ -224,6 +225,7 @@ impl Bbr2 {
     pub(super) fn handle_inflight_too_high(&mut self, app_limited: bool, tx_in_flight: Bytes) {
         self.probe.prev_probe_too_high = true;
         self.probe.bw_probe_samples = false;
+        self.probes_too_high += 1;
         // An app-limited flight did not robustly probe the volume.
         if !app_limited {
             let target = self.target_inflight();

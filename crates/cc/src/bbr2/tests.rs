@@ -505,8 +505,14 @@ fn startup_exits_on_a_bandwidth_plateau() {
 }
 
 #[test]
-fn adaptive_resets_inflight_hi_at_refill_to_the_latest_rounds_inflight() {
-    for (spec, expect_reset) in [("bbr2-adaptive", true), ("bbr2", false)] {
+fn adaptive_resets_inflight_hi_at_refill() {
+    // 0: no reset (BBRv2); 1: the latest round's inflight (`reset_to=0`);
+    // 2: one BDP at max_bw (the default, `reset_to=1`).
+    for (spec, reset) in [
+        ("bbr2-adaptive:reset_to=0", 1),
+        ("bbr2-adaptive", 2),
+        ("bbr2", 0),
+    ] {
         let (mut b, pipe) = steady(from_spec(spec));
         b.mode = Mode::ProbeBw(Phase::Cruise);
         b.bounds.inflight_hi = Some(packets(30));
@@ -515,6 +521,8 @@ fn adaptive_resets_inflight_hi_at_refill_to_the_latest_rounds_inflight() {
         b.bounds.inflight_latest = packets(66);
         // The probe wait is over.
         b.probe.cycle_stamp = pipe.now - Duration::from_secs(4);
+        let bdp_at_max_bw = b.inflight(b.max_bw(), 1.0);
+        assert_ne!(bdp_at_max_bw, packets(66), "the cases differ");
         let mut ack = Ack::new(
             pipe.now + Duration::from_millis(1),
             b.delivered + MSS,
@@ -524,10 +532,10 @@ fn adaptive_resets_inflight_hi_at_refill_to_the_latest_rounds_inflight() {
         ack.tx_in_flight = packets(10);
         b.on_ack(&ack.event());
         assert_eq!(b.mode(), Mode::ProbeBw(Phase::Refill), "{spec}");
-        let expected = if expect_reset {
-            packets(66)
-        } else {
-            packets(30)
+        let expected = match reset {
+            0 => packets(30),
+            1 => packets(66),
+            _ => bdp_at_max_bw,
         };
         assert_eq!(b.bounds.inflight_hi, Some(expected), "{spec}");
         // REFILL forgets the lower bounds in both.
@@ -543,8 +551,14 @@ fn adaptive_options() {
     assert_eq!(b.params.refill_hi_reset, None);
     let b = from_spec("bbr2-adaptive:reset_to=1");
     assert_eq!(b.params.refill_hi_reset, Some(HiReset::MaxBwBdp));
-    let b = from_spec("bbr2-adaptive");
+    let b = from_spec("bbr2-adaptive:reset_to=0");
     assert_eq!(b.params.refill_hi_reset, Some(HiReset::Latest));
+    let b = from_spec("bbr2-adaptive");
+    assert_eq!(
+        b.params.refill_hi_reset,
+        Some(HiReset::MaxBwBdp),
+        "the abstract's reading is the default"
+    );
     assert_eq!(b.params.loss_thresh, 0.02);
 }
 

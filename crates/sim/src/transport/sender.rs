@@ -67,6 +67,20 @@ struct SentPacket {
     chunk: Chunk,
     /// BBR-Copilot padding: acknowledged like data, never resent.
     padding: bool,
+    /// What the controller was doing when the packet left.
+    phase: SendPhase,
+}
+
+/// The controller's phase when a packet was sent, to tell where losses
+/// come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SendPhase {
+    /// Startup (or a ProbeRTT taken from it).
+    Startup,
+    /// Outside Startup, pacing gain above 1.
+    Probing,
+    /// Anything else.
+    Other,
 }
 
 /// Counters of a sender, cumulative since the connection started.
@@ -92,6 +106,16 @@ pub struct SenderStats {
     pub padding_packets: u64,
     /// Wire bytes of padding sent (included in `bytes_sent`; never goodput).
     pub padding_bytes: u64,
+    /// Wire bytes of padding declared lost (included in `bytes_lost`;
+    /// never resent).
+    pub padding_lost: u64,
+    /// Wire bytes of stream data (not padding) declared lost that were
+    /// sent in Startup.
+    pub lost_sent_in_startup: u64,
+    /// Wire bytes of stream data (not padding) declared lost that were
+    /// sent outside Startup while the pacing gain was above 1 (ProbeBW's
+    /// probing phase).
+    pub lost_sent_probing: u64,
 }
 
 /// What [`Sender::poll_send`] decided.
@@ -319,6 +343,14 @@ impl Sender {
             self.estimator.on_app_limited(self.bytes_in_flight);
         }
         let app_limited = self.estimator.is_app_limited();
+        let probe = self.cc.probe_state();
+        let phase = if probe.in_startup == Some(true) {
+            SendPhase::Startup
+        } else if probe.pacing_gain > 1.0 {
+            SendPhase::Probing
+        } else {
+            SendPhase::Other
+        };
         let state = self
             .estimator
             .on_packet_sent(now, self.bytes_in_flight, size);
@@ -328,6 +360,7 @@ impl Sender {
             state,
             chunk,
             padding,
+            phase,
         }));
         self.bytes_in_flight += size;
         self.last_ack_eliciting = Some(now);
@@ -506,6 +539,15 @@ impl Sender {
             self.stream.resend(packet.chunk);
             self.stats.packets_lost += 1;
             self.stats.bytes_lost += size.get();
+            if packet.padding {
+                self.stats.padding_lost += size.get();
+            }
+            match packet.phase {
+                _ if packet.padding => {}
+                SendPhase::Startup => self.stats.lost_sent_in_startup += size.get(),
+                SendPhase::Probing => self.stats.lost_sent_probing += size.get(),
+                SendPhase::Other => {}
+            }
             // A loss of a packet sent after the current recovery began starts a new one.
             let new_event = self
                 .recovery_start

@@ -45,6 +45,12 @@ struct Point {
     padding: f64,
     late_frames: f64,
     goodput_bps: f64,
+    /// Mean bytes lost per stream: padding, and stream data by the phase
+    /// it was sent in (Startup, ProbeBW's probing phase, a gain of 1 or less).
+    lost_padding: f64,
+    lost_startup: f64,
+    lost_probing: f64,
+    lost_other: f64,
 }
 
 fn points(runs: &Runs) -> Vec<Point> {
@@ -73,6 +79,13 @@ fn points(runs: &Runs) -> Vec<Point> {
                 padding: mean_of(&streams, "/flows/0/padding_ratio"),
                 late_frames: mean_of(&streams, "/flows/0/live/late_frame_ratio"),
                 goodput_bps: mean_of(&streams, "/flows/0/goodput_bps"),
+                lost_padding: mean_of(&streams, "/flows/0/lost_split/padding_bytes"),
+                lost_startup: mean_of(&streams, "/flows/0/lost_split/sent_in_startup_bytes"),
+                lost_probing: mean_of(&streams, "/flows/0/lost_split/sent_probing_bytes"),
+                lost_other: mean_of(&streams, "/flows/0/bytes_lost")
+                    - mean_of(&streams, "/flows/0/lost_split/padding_bytes")
+                    - mean_of(&streams, "/flows/0/lost_split/sent_in_startup_bytes")
+                    - mean_of(&streams, "/flows/0/lost_split/sent_probing_bytes"),
             });
         }
     }
@@ -122,6 +135,31 @@ fn figures_and_table(section: Section, points: &[Point], runs: &Runs) -> Section
             Cell::fixed(p.goodput_bps / 1e6, 2).with_unit("Mbit/s"),
         ]);
     }
+    let mut lost = Table::new(
+        "Where the lost bytes come from: mean wire bytes declared lost per stream, padding and \
+         stream data by the phase it was sent in",
+        [
+            "RTT",
+            "Copilot",
+            "padding",
+            "stream data sent in Startup",
+            "sent in ProbeBW's probing phase",
+            "sent at a gain of 1 or less",
+            "retransmission ratio",
+        ],
+    );
+    let mb = |v: f64| Cell::fixed(v / 1e6, 2).with_unit("MB");
+    for p in points {
+        lost = lost.row([
+            Cell::text(p.rtt.as_str()),
+            Cell::text(if p.copilot { "yes" } else { "no" }),
+            mb(p.lost_padding),
+            mb(p.lost_startup),
+            mb(p.lost_probing),
+            mb(p.lost_other),
+            Cell::percent(p.retransmission, 1),
+        ]);
+    }
     section
         .figure(
             Figure::bars(
@@ -144,6 +182,7 @@ fn figures_and_table(section: Section, points: &[Point], runs: &Runs) -> Section
             ],
         ))
         .table(table)
+        .table(lost)
 }
 
 fn startup_on_trace(runs: &Runs) -> Analysis {

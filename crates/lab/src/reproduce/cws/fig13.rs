@@ -620,7 +620,11 @@ fn fig13_fairness(runs: &Runs) -> Analysis {
          oscillates with it above; Modest BBR is fairer in shallow buffers but falls sharply in deep ones; BBR-CWS \
          stays >= 0.9 at every buffer and both RTTs. At 40 ms our BBR-CWS takes most of a link whose buffer is \
          below 1 BDP: its scaling factor stays near 0.7 (about 0.5 at 10 ms), which leaves it a window of ~1.2 BDP \
-         in a pipe of 1.5 BDP, and CUBIC keeps ~0.2 BDP.",
+         in a pipe of 1.5 BDP, and CUBIC keeps ~0.2 BDP. Both flows lose at the same overflows, and the factor's \
+         step (0.01 of a 2 BDP target every 3 RTTs) grows BBR-CWS's window by a number of packets per RTT that \
+         scales with the BDP, four times the 10 ms one here, while CUBIC's does not: the share follows delta x BDP \
+         (docs/ALGORITHMS.md). Above 1 BDP Modest BBR can only cap BBR's window, and BBR already gets no more \
+         than CUBIC from 3 BDP.",
         seeds_note(runs)
     ));
     for (i, (rtt, curves)) in per_rtt.iter().enumerate() {
@@ -657,7 +661,9 @@ fn fig13_fairness_20mbit(runs: &Runs) -> Analysis {
     .description(format!(
         "The paper's Table 2 lists four scenarios, 50 and 20 Mbit/s at 10 and 40 ms, and states that BBR-CWS keeps \
          Jain's index with CUBIC at 0.9 or higher \"in all latency environments\"; it plots only the 50 Mbit/s ones \
-         (Fig. 13). The same sweep at 20 Mbit/s, {}, BBR beside BBR-CWS.",
+         (Fig. 13). The same sweep at 20 Mbit/s, {}, BBR beside BBR-CWS. At 10 ms (BDP 17 packets) CUBIC takes \
+         most of a shallow buffer from BBR-CWS: the factor's step, a fixed fraction of the BDP, is too small a \
+         number of packets against CUBIC's growth (docs/ALGORITHMS.md, BBR-CWS).",
         seeds_note(runs)
     ));
     for (rtt, curves) in &per_rtt {
