@@ -530,6 +530,7 @@ fn write_claims(out: &Path, claims: &[(&str, claims::ClaimRecord)]) -> anyhow::R
         "tolerance",
         "tolerance_reason",
         "origin",
+        "precondition",
         "verdict",
     ])?;
     for (experiment, c) in claims {
@@ -546,6 +547,7 @@ fn write_claims(out: &Path, claims: &[(&str, claims::ClaimRecord)]) -> anyhow::R
             &c.tolerance,
             c.tolerance_reason,
             serde_json::to_value(c.origin)?.as_str().unwrap_or_default(),
+            c.precondition.unwrap_or_default(),
             c.verdict,
         ))
         .with_context(|| format!("cannot write {}", path.display()))?;
