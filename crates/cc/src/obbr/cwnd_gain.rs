@@ -73,6 +73,10 @@ pub struct AdaptiveCwndGain {
     mode: Option<Mode>,
     last_loss: Option<Instant>,
     rescales: u64,
+    /// ACKs that revealed a loss (tracing).
+    loss_acks: u64,
+    /// `RTT_latest / RTprop` on the latest loss ACK (tracing).
+    loss_ratio: f64,
 }
 
 /// The BBR core's cwnd gain in `mode` (what nginx's mode entries set).
@@ -105,6 +109,8 @@ impl AdaptiveCwndGain {
             mode: None,
             last_loss: None,
             rescales: 0,
+            loss_acks: 0,
+            loss_ratio: 0.0,
         }
     }
 
@@ -133,6 +139,7 @@ impl AdaptiveCwndGain {
             return false;
         }
         let ratio = rtt.as_secs_f64() / rtprop.as_secs_f64();
+        self.loss_ratio = ratio;
         // §4.1: "if RTT_latest / RTprop < g [BBR's fixed 2 = g_max], the
         // bottleneck buffer is shallow", and only then is g scaled. A larger
         // ratio is a deep buffer shared with other flows, where oBBR is to
@@ -196,6 +203,7 @@ impl CwndGainPolicy for AdaptiveCwndGain {
         let lost = event.newly_lost > Bytes::ZERO;
         if lost {
             self.last_loss = Some(event.now);
+            self.loss_acks += 1;
         }
         if self.config.code && self.mode != Some(ctx.mode) {
             // nginx's mode entries overwrite cwnd_gain after the ACK's
@@ -234,5 +242,7 @@ impl CwndGainPolicy for AdaptiveCwndGain {
     fn trace(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("obbr_g", self.g));
         out.push(("obbr_g_rescales", self.rescales as f64));
+        out.push(("obbr_loss_acks", self.loss_acks as f64));
+        out.push(("obbr_loss_ratio", self.loss_ratio));
     }
 }
