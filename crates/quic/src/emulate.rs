@@ -96,6 +96,13 @@ pub fn check_feasible(config: &sim::SimConfig) -> Result<(), String> {
             MAX_RATE_BPS / 1e6
         ));
     }
+    if config.acks_share_queue {
+        return Err(
+            "link.acks_share_queue: the emulator's ACK path does not cross the data queue; \
+             simulate it instead"
+                .into(),
+        );
+    }
     for (i, flow) in config.flows.iter().enumerate() {
         if let Application::Dash(_) = flow.app {
             return Err(format!(

@@ -257,6 +257,16 @@ pub(crate) fn convert(raw: &RawScenario, ctx: &Ctx<'_>) -> Result<SimConfig, Sce
     };
     let (link, link_rtt, ack_delay) = link(ctx, &k("link"), raw_link, &transport)?;
     let uplink = uplink(ctx, &k("link"), raw_link)?;
+    let acks_share_queue = match &raw_link.acks_share_queue {
+        None => false,
+        Some(v) => ctx.boolean(&k("link").key("acks_share_queue"), v)?,
+    };
+    if acks_share_queue && uplink.is_some() {
+        return Err(ctx.err(
+            &k("link").key("acks_share_queue"),
+            "acks_share_queue puts the ACKs behind the data queue; give it or link.uplink_rate / link.uplink_trace, not both",
+        ));
+    }
 
     let flows = flows(ctx, raw.flow.as_deref(), link_rtt, ack_delay, duration)?;
 
@@ -290,6 +300,7 @@ pub(crate) fn convert(raw: &RawScenario, ctx: &Ctx<'_>) -> Result<SimConfig, Sce
         stop_when_done,
         record_series: true,
         uplink,
+        acks_share_queue,
     })
 }
 

@@ -192,6 +192,7 @@ const LINK: &[(&str, Schema)] = &[
     ("ack_delay", Leaf),
     ("uplink_rate", Leaf),
     ("uplink_trace", Leaf),
+    ("acks_share_queue", Leaf),
     ("trace_start", Leaf),
 ];
 const TRANSPORT: &[(&str, Schema)] = &[

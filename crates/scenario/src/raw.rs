@@ -36,6 +36,7 @@ pub(crate) struct RawLink {
     pub ack_delay: Option<Value>,
     pub uplink_rate: Option<Value>,
     pub uplink_trace: Option<Value>,
+    pub acks_share_queue: Option<Value>,
     pub trace_start: Option<Value>,
 }
 

@@ -27,6 +27,7 @@ fn main() {
         sample_interval: Duration::from_millis(10),
         record_series: true,
         uplink: None,
+        acks_share_queue: false,
         link: LinkConfig {
             rate: RateModel::Constant(rate),
             buffer: BufferLimit::Bytes(rate.bytes_in(rtt).mul_f64(bdps).max(Bytes(1500))),

@@ -42,6 +42,7 @@ impl Dumbbell {
                 sample_interval: Duration::from_millis(10),
                 record_series: true,
                 uplink: None,
+                acks_share_queue: false,
                 link: LinkConfig {
                     rate: RateModel::Constant(rate),
                     buffer: BufferLimit::Bytes(bdp.max(Bytes(1500))),
@@ -126,6 +127,11 @@ impl Dumbbell {
     /// Limits the ACK path to `capacity` (see [`SimConfig::uplink`]).
     pub fn uplink(mut self, capacity: RateModel) -> Self {
         self.config.uplink = Some(capacity);
+        self
+    }
+    /// ACKs wait behind the data queue (see [`SimConfig::acks_share_queue`]).
+    pub fn acks_share_queue(mut self, shared: bool) -> Self {
+        self.config.acks_share_queue = shared;
         self
     }
     /// Adds an unlimited flow starting at 0 with the default RTT.

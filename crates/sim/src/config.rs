@@ -33,6 +33,12 @@ pub struct SimConfig {
     /// then queue there (never dropped, FIFO across flows) before their
     /// return delay; `None` is an unlimited ACK path.
     pub uplink: Option<RateModel>,
+    /// ACKs wait behind the bottleneck's data queue before their return
+    /// delay, as on a testbed whose tc qdisc on loopback shapes both
+    /// directions (the oBBR authors' scripts): an ACK leaves once the data
+    /// queued when it was sent has left, at the link's rate. The ACK itself
+    /// takes no capacity and is never dropped. Exclusive with `uplink`.
+    pub acks_share_queue: bool,
     /// Keep the time series ([`crate::RunResult::series`]). Without it a
     /// run's memory does not grow with simulated time: the summary needs
     /// only fixed-size histograms and counters (the samples still feed the

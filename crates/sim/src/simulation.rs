@@ -113,6 +113,9 @@ pub struct Simulation {
     /// The ACK path's capacity, when limited: never drops, FIFO.
     uplink: Option<Bottleneck<AckPacket>>,
     uplink_departure_at: Option<Instant>,
+    /// With `acks_share_queue`: when the latest ACK left the data queue
+    /// (ACKs stay in order).
+    shared_ack_at: Instant,
     flows: Vec<Flow>,
     series: Series,
     queue_delay: DelayHistogram,
@@ -196,6 +199,7 @@ impl Simulation {
             departure_at: None,
             uplink,
             uplink_departure_at: None,
+            shared_ack_at: Instant::ZERO,
             flows,
             series: Series::default(),
             queue_delay: DelayHistogram::new(),
@@ -565,6 +569,20 @@ impl Simulation {
     /// limited, then back over the return delay.
     fn send_ack(&mut self, id: usize, frame: AckFrame) {
         let now = self.now;
+        if self.config.acks_share_queue {
+            // Behind the data queued now, served at the link's rate.
+            let backlog = self.link.queue_bytes();
+            let leave = self
+                .link
+                .capacity()
+                .time_to_serve(now, backlog)
+                .unwrap_or(now)
+                .max(self.shared_ack_at);
+            self.shared_ack_at = leave;
+            self.queue
+                .push(leave + self.flows[id].return_delay, Event::Ack(id, frame));
+            return;
+        }
         let Some(uplink) = self.uplink.as_mut() else {
             self.queue
                 .push(now + self.flows[id].return_delay, Event::Ack(id, frame));

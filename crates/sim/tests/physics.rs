@@ -163,3 +163,31 @@ fn tiny_windows() {
         );
     }
 }
+
+/// ACKs behind the data queue (`acks_share_queue`, a loopback testbed whose
+/// qdisc shapes both directions): a full drop-tail buffer of one BDP delays
+/// the data and then its ACK, so CUBIC's RTT at a full buffer is about three
+/// base RTTs instead of two; the ACKs stay in order and physics holds.
+#[test]
+fn acks_behind_the_data_queue_wait_for_it() {
+    let run = |shared: bool| {
+        check(
+            Dumbbell::new(mbps(10), ms(40))
+                .buffer_bdp(1.0)
+                .warmup(Duration::from_secs(5))
+                .duration(Duration::from_secs(30))
+                .acks_share_queue(shared)
+                .flow("cubic")
+                .unwrap(),
+        )
+    };
+    let (alone, shared) = (run(false), run(true));
+    let p99 = |r: &RunResult| r.flows[0].rtt_ms.p99;
+    assert!(p99(&alone) > 70.0 && p99(&alone) < 85.0, "{}", p99(&alone));
+    assert!(
+        p99(&shared) > 105.0 && p99(&shared) < 125.0,
+        "{}",
+        p99(&shared)
+    );
+    assert!(shared.link.utilization > 0.9, "{}", shared.link.utilization);
+}

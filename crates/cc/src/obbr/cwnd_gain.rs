@@ -28,6 +28,10 @@ pub const PROBE_FLOOR: f64 = 1.25;
 /// `g_max` whatever g is (`ngx_bbr_loss_timer_win_size_ms`, 3000 ms).
 pub const CODE_NO_LOSS_OVERRIDE: Duration = Duration::from_secs(3);
 
+/// `may_gain=true`: a probe this long after the last loss stores 2 into g
+/// (`ngx_bbr_loss_timer_win_size_ms` of the May 2023 revisions, 5000 ms).
+pub const MAY_NO_LOSS_OVERRIDE: Duration = Duration::from_secs(5);
+
 /// `code=true`: in Startup, g adapts only once this fraction of the
 /// delivered bytes has been lost (`total_loss * 100 / total_acked < 10`).
 pub const CODE_STARTUP_LOSS_RATIO: f64 = 0.10;
@@ -45,6 +49,15 @@ pub struct AdaptiveGainConfig {
     /// Reproduce the authors' nginx code instead of the paper (see the
     /// module essay of [`crate::obbr`]).
     pub code: bool,
+    /// The adaptive gain of the authors' May 2023 revisions (the code the
+    /// figure scripts were published with): adapted in ProbeBW only and 2
+    /// on entering it; a loss with `RTT_latest > RTprop` sets
+    /// `g = min(1 + mu (ratio - 1), g_max)`, every other ACK regrows g; while
+    /// the pacing gain is above 1, g itself is raised to `max(g, 2)` when the
+    /// last loss is more than [`MAY_NO_LOSS_OVERRIDE`] old and to
+    /// `max(g, 1.25)` otherwise; no hard cap. Takes precedence over `code`
+    /// for the gain.
+    pub may_gain: bool,
 }
 
 /// oBBR's cwnd-gain policy for the BBR core.
@@ -73,6 +86,10 @@ pub struct AdaptiveCwndGain {
     mode: Option<Mode>,
     last_loss: Option<Instant>,
     rescales: u64,
+    /// ACKs that revealed a loss (tracing).
+    loss_acks: u64,
+    /// `RTT_latest / RTprop` on the latest loss ACK (tracing).
+    loss_ratio: f64,
 }
 
 /// The BBR core's cwnd gain in `mode` (what nginx's mode entries set).
@@ -105,6 +122,8 @@ impl AdaptiveCwndGain {
             mode: None,
             last_loss: None,
             rescales: 0,
+            loss_acks: 0,
+            loss_ratio: 0.0,
         }
     }
 
@@ -133,11 +152,12 @@ impl AdaptiveCwndGain {
             return false;
         }
         let ratio = rtt.as_secs_f64() / rtprop.as_secs_f64();
+        self.loss_ratio = ratio;
         // §4.1: "if RTT_latest / RTprop < g [BBR's fixed 2 = g_max], the
         // bottleneck buffer is shallow", and only then is g scaled. A larger
         // ratio is a deep buffer shared with other flows, where oBBR is to
         // behave as BBRv1: g stays. The code rescales on every loss.
-        if !self.config.code && ratio >= self.config.g_max {
+        if !self.config.code && !self.config.may_gain && ratio >= self.config.g_max {
             return false;
         }
         // RTT_latest can undercut an RTprop that is not yet updated: g >= 1.
@@ -162,9 +182,44 @@ impl AdaptiveCwndGain {
         self.g = (self.g + step).min(self.config.g_max);
     }
 
+    /// `may_gain`: `ngx_bbr_update_cc_mode` of the May 2023 revisions.
+    fn on_ack_may(&mut self, ctx: &AckContext, lost: bool) {
+        if ctx.mode != Mode::ProbeBw {
+            self.mode = Some(ctx.mode);
+            return;
+        }
+        if self.mode != Some(Mode::ProbeBw) {
+            // `ngx_bbr_enter_probe_bw`: cwnd_gain = 2 (the entering ACK was
+            // seen in the previous mode, so it adapts nothing).
+            self.mode = Some(Mode::ProbeBw);
+            self.g = CWND_GAIN;
+            return;
+        }
+        let above_rtprop = matches!(
+            (ctx.event.rtt.latest, ctx.min_rtt),
+            (Some(rtt), Some(min)) if rtt > min
+        );
+        if !(lost && above_rtprop && self.rescale(ctx)) {
+            self.grow(ctx);
+        }
+        if ctx.pacing_gain > 1.0 {
+            let quiet = self
+                .last_loss
+                .is_none_or(|t| ctx.event.now - t > MAY_NO_LOSS_OVERRIDE);
+            self.g = self.g.max(if quiet { CWND_GAIN } else { PROBE_FLOOR });
+        }
+    }
+
     /// The gain in force after the probing floor (and, in code mode, the
     /// no-loss override); `base` is the core's gain for the mode.
     fn effective_gain(&self, ctx: &AckContext, base: f64) -> f64 {
+        if self.config.may_gain {
+            return if ctx.mode == Mode::ProbeBw {
+                self.g
+            } else {
+                base
+            };
+        }
         let probing = ctx.pacing_gain > 1.0;
         if self.config.code {
             let mut gain = self.g;
@@ -196,6 +251,11 @@ impl CwndGainPolicy for AdaptiveCwndGain {
         let lost = event.newly_lost > Bytes::ZERO;
         if lost {
             self.last_loss = Some(event.now);
+            self.loss_acks += 1;
+        }
+        if self.config.may_gain {
+            self.on_ack_may(ctx, lost);
+            return;
         }
         if self.config.code && self.mode != Some(ctx.mode) {
             // nginx's mode entries overwrite cwnd_gain after the ACK's
@@ -223,7 +283,10 @@ impl CwndGainPolicy for AdaptiveCwndGain {
     }
 
     fn inflight_cap(&self, ctx: &AckContext) -> Option<Bytes> {
-        if self.g >= self.config.g_max || (!self.config.code && ctx.mode != Mode::ProbeBw) {
+        if self.config.may_gain
+            || self.g >= self.config.g_max
+            || (!self.config.code && ctx.mode != Mode::ProbeBw)
+        {
             return None;
         }
         let bdp = ctx.bdp?;
@@ -234,5 +297,7 @@ impl CwndGainPolicy for AdaptiveCwndGain {
     fn trace(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("obbr_g", self.g));
         out.push(("obbr_g_rescales", self.rescales as f64));
+        out.push(("obbr_loss_acks", self.loss_acks as f64));
+        out.push(("obbr_loss_ratio", self.loss_ratio));
     }
 }

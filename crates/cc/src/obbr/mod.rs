@@ -51,6 +51,7 @@
 //! | `k` | 30 | run length that signals a drop; samples averaged into the new estimate |
 //! | `t_ms` | 200 | the delivery-score interval T, ms |
 //! | `code` | false | reproduce the authors' nginx-quic code instead of the paper |
+//! | `may_gain` | false | the adaptive gain of the code's May 2023 revisions (see below) |
 //! | `low_ratio` | 0.75 | a bandwidth sample below `low_ratio x BtlBw` is low |
 //! | `estimate_max` | false | a drop sets BtlBw to the max of the k latest samples, not their mean |
 //! | `adaptive_g` | true | the adaptive gain (off: fixed gain `g_max`) |
@@ -90,6 +91,14 @@
 //! bucket inflates BBR's samples: every loss resets a burst-inflated
 //! estimate to what the latest samples delivered. `code=true,low_ratio=1.3333,
 //! estimate_max=true` reproduces them (the paper-mode defaults stay).
+//!
+//! The May 2023 revisions' adaptive gain also differs from the final one
+//! (`may_gain=true`): g adapts only in ProbeBW and is 2 on entering it; a
+//! loss whose RTT exceeds min_rtt sets `g = min(1 + mu (ratio - 1), 2)`,
+//! every other ACK regrows it (also in recovery); while the pacing gain is
+//! above 1, g itself becomes `max(g, 2)` when the last loss is more than
+//! 5 s old and `max(g, 1.25)` otherwise, so a quiet probe restores 2 until
+//! the next loss; there is no hard cap (commented out) and g_max is 2.
 //!
 //! Two behaviours of the code are bugs and are not reproduced in either
 //! mode: its detector and score state are process-wide globals shared by
@@ -184,6 +193,9 @@ pub struct ObbrParams {
     pub estimate_max: bool,
     /// Reproduce the authors' code instead of the paper.
     pub code: bool,
+    /// The adaptive gain of the authors' May 2023 revisions (see
+    /// [`AdaptiveGainConfig::may_gain`]).
+    pub may_gain: bool,
     /// Use the adaptive gain (otherwise ProbeBW's gain is `g_max`).
     pub adaptive_g: bool,
     /// Use the bandwidth-drop detector.
@@ -208,6 +220,7 @@ impl Default for ObbrParams {
             low_ratio: drop_detector::LOW_BANDWIDTH_RATIO,
             estimate_max: false,
             code: false,
+            may_gain: false,
             adaptive_g: true,
             timely_bw: true,
             long_term_bw: true,
@@ -231,7 +244,10 @@ impl ObbrParams {
     /// `code=true` spec is the code's 2.05.
     pub fn from_spec(spec: &AlgorithmSpec) -> Self {
         let code = spec.flag("code");
-        let g_max = if code && !is_given(spec, "g_max") {
+        let may_gain = spec.flag("may_gain");
+        let g_max = if may_gain && !is_given(spec, "g_max") {
+            PAPER_G_MAX
+        } else if code && !is_given(spec, "g_max") {
             CODE_G_MAX
         } else {
             spec.float("g_max")
@@ -245,6 +261,7 @@ impl ObbrParams {
             low_ratio: spec.float("low_ratio"),
             estimate_max: spec.flag("estimate_max"),
             code,
+            may_gain,
             adaptive_g: spec.flag("adaptive_g"),
             timely_bw: spec.flag("timely_bw"),
             long_term_bw: spec.flag("lt_bw"),
@@ -260,6 +277,7 @@ impl ObbrParams {
             alpha: self.alpha,
             g_max: self.g_max,
             code: self.code,
+            may_gain: self.may_gain,
         }
     }
 
@@ -336,6 +354,12 @@ const PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Bool,
         default: "false",
         doc: "reproduce the authors' nginx-quic code (g_max 2.05, 3 s no-loss override, loss-gated trigger, delayed update, revert spacing) instead of the paper",
+    },
+    ParamSpec {
+        name: "may_gain",
+        kind: ParamKind::Bool,
+        default: "false",
+        doc: "the adaptive gain of the authors' May 2023 revisions (the figure scripts' code): adapted in ProbeBW only, g = 2 on entering it, rescale on every loss whose RTT exceeds min_rtt, regrowth on every other ACK, a probe stores max(g, 2) into g when the last loss is over 5 s old and max(g, 1.25) otherwise, no hard cap, g_max 2 unless given",
     },
     ParamSpec {
         name: "adaptive_g",

@@ -82,6 +82,7 @@ fn paper_gain(mu: f64) -> AdaptiveCwndGain {
         alpha: 0.01,
         g_max: 2.0,
         code: false,
+        may_gain: false,
     })
 }
 
@@ -814,4 +815,63 @@ fn spec_ranges_are_enforced() {
     }
     let msg = AlgorithmSpec::parse("obbr:nu=1").unwrap_err().to_string();
     assert!(msg.contains("mu") && msg.contains("g_max"), "{msg}");
+}
+
+// --- the May 2023 revisions' gain (may_gain) ---
+
+fn may_gain() -> AdaptiveCwndGain {
+    let spec = crate::spec::AlgorithmSpec::parse("obbr:mu=0.5,code=true,may_gain=true").unwrap();
+    let params = ObbrParams::from_spec(&spec);
+    assert_eq!(params.g_max, 2.0, "the May revisions cap g at 2");
+    AdaptiveCwndGain::new(params.gain_config())
+}
+
+#[test]
+fn may_gain_adapts_in_probe_bw_only_and_starts_it_at_two() {
+    let mut p = may_gain();
+    let lossy = ack(at_ms(1000), MSS, MSS, ms(150));
+    p.on_ack(&ctx(&lossy, Mode::Startup, 2.885));
+    let startup = ctx(&lossy, Mode::Startup, 2.885);
+    assert_eq!(
+        p.cwnd_gain(&startup, 2.885),
+        2.885,
+        "Startup keeps its gain"
+    );
+    // Entering ProbeBW sets 2; the entering ACK adapts nothing.
+    p.on_ack(&ctx(&lossy, Mode::ProbeBw, 1.0));
+    assert_close(p.g(), 2.0);
+    // A loss rescales without the shallow-buffer test: ratio 3 gives 2, 1.5 gives 1.25.
+    feed(&mut p, &ack(at_ms(1100), MSS, MSS, ms(300)));
+    assert_close(p.g(), 2.0);
+    feed(&mut p, &ack(at_ms(1200), MSS, MSS, ms(150)));
+    assert_close(p.g(), 1.25);
+    // No hard cap in these revisions.
+    let e = ack(at_ms(1300), MSS, Bytes::ZERO, ms(150));
+    assert!(p.inflight_cap(&ctx(&e, Mode::ProbeBw, 1.0)).is_none());
+}
+
+#[test]
+fn may_gain_a_quiet_probe_stores_two_until_the_next_loss() {
+    let mut p = may_gain();
+    let e = ack(at_ms(500), MSS, Bytes::ZERO, ms(100));
+    p.on_ack(&ctx(&e, Mode::ProbeBw, 1.0));
+    feed(&mut p, &ack(at_ms(1000), MSS, MSS, ms(150)));
+    assert_close(p.g(), 1.25);
+    // A probe 4 s after the loss: the 1.25 floor, stored.
+    let probe = ack(at_ms(5000), Bytes::ZERO, Bytes::ZERO, ms(100));
+    p.on_ack(&ctx(&probe, Mode::ProbeBw, 1.25));
+    assert!(p.g() < 1.3, "{}", p.g());
+    // A probe more than 5 s after it: g becomes 2 and stays after the probe.
+    let probe = ack(at_ms(6100), Bytes::ZERO, Bytes::ZERO, ms(100));
+    p.on_ack(&ctx(&probe, Mode::ProbeBw, 1.25));
+    assert_close(p.g(), 2.0);
+    let cruise = ack(at_ms(6200), Bytes::ZERO, Bytes::ZERO, ms(100));
+    p.on_ack(&ctx(&cruise, Mode::ProbeBw, 1.0));
+    assert_close(p.cwnd_gain(&ctx(&cruise, Mode::ProbeBw, 1.0), 2.0), 2.0);
+    // The final code's override is only the probe's working gain.
+    let mut code = code_gain();
+    code.on_ack(&ctx(&e, Mode::ProbeBw, 1.0));
+    feed(&mut code, &ack(at_ms(1000), MSS, MSS, ms(150)));
+    code.on_ack(&ctx(&probe, Mode::ProbeBw, 1.25));
+    assert!(code.cwnd_gain(&ctx(&cruise, Mode::ProbeBw, 1.0), 2.0) < 1.5);
 }

@@ -113,10 +113,13 @@ fn competitiveness_deep(runs: &Runs) -> Analysis {
          16 BDP setting, {}. oBBR's gain drops to min(1 + mu (RTT - RTprop) / RTprop, g_max) on \
          every loss and climbs back by 0.01 x acked / BDP per lossless ACK; when CUBIC fills the \
          buffer the RTT is many RTprops and the formula gives g_max, so the paper expects BBR's \
-         share. Where oBBR falls short of it, which losses cut its gain is not traced here yet (the \
-         controller series of a run show its cwnd gain over time). The authors' code lifts the gain to g_max after 3 s without loss while \
-         probing, which the paper's text does not describe; its row is shown beside the paper's \
-         algorithm, which the claim is judged on.",
+         share. It falls short because oBBR's RTprop is a 10 s min filter that CUBIC's standing queue \
+         lifts to 400-600 ms: at CUBIC's losses RTT / RTprop is 1.1-1.5, every loss reads as a \
+         shallow buffer and g (1.05-1.3) never regains 2 between CUBIC's loss epochs \
+         (docs/ALGORITHMS.md, oBBR, \"Competitiveness\"). The authors' code resets the gain to 2 on \
+         every ProbeBW entry and lifts it to g_max after 3 s without loss while probing, which the \
+         paper's text does not describe; its row is shown beside the paper's algorithm, which the \
+         claim is judged on.",
         seeds_note(runs)
     ))
     .figure(figure)
