@@ -23,11 +23,10 @@ fn link(buffer_bdp: f64) -> Dumbbell {
     Dumbbell::new(Bandwidth::from_mbps(RATE_MBPS), RTT).buffer_bdp(buffer_bdp)
 }
 
-/// `spec` and CUBIC starting together for 150 s (§5.4).
-fn against_cubic(spec: &str, buffer_bdp: f64) -> RunResult {
+/// `spec` and CUBIC starting together for 150 s on `link` (§5.4).
+fn run_against_cubic(link: Dumbbell, spec: &str) -> RunResult {
     let r = Simulation::new(
-        link(buffer_bdp)
-            .duration(Duration::from_secs(150))
+        link.duration(Duration::from_secs(150))
             .warmup(Duration::from_secs(10))
             .flow(spec)
             .unwrap()
@@ -37,6 +36,12 @@ fn against_cubic(spec: &str, buffer_bdp: f64) -> RunResult {
     )
     .run();
     r.assert_physics();
+    r
+}
+
+/// `spec` and CUBIC starting together for 150 s (§5.4).
+fn against_cubic(spec: &str, buffer_bdp: f64) -> RunResult {
+    let r = run_against_cubic(link(buffer_bdp), spec);
     eprintln!(
         "{spec} vs cubic, {buffer_bdp} BDP: Jain {:.3}, goodput {:.2} / {:.2} Mbit/s, retransmitted {} / {} B",
         r.jain_index,
@@ -168,19 +173,10 @@ fn modest_bbr_is_fairer_to_cubic_than_bbrv1_in_a_shallow_buffer() {
 /// `spec` against CUBIC for 150 s at 0.5 BDP on a link of `mbps` and `rtt`;
 /// returns (Jain's index, `spec`'s goodput / CUBIC's).
 fn shallow_share(spec: &str, mbps: u64, rtt: Duration) -> (f64, f64) {
-    let r = Simulation::new(
-        Dumbbell::new(Bandwidth::from_mbps(mbps), rtt)
-            .buffer_bdp(SHALLOW)
-            .duration(Duration::from_secs(150))
-            .warmup(Duration::from_secs(10))
-            .flow(spec)
-            .unwrap()
-            .flow("cubic")
-            .unwrap()
-            .build(),
-    )
-    .run();
-    r.assert_physics();
+    let r = run_against_cubic(
+        Dumbbell::new(Bandwidth::from_mbps(mbps), rtt).buffer_bdp(SHALLOW),
+        spec,
+    );
     let ratio = r.flows[0].goodput_bps / r.flows[1].goodput_bps;
     eprintln!(
         "{spec} vs cubic, {mbps} Mbit/s, {rtt:?}, 0.5 BDP: Jain {:.3}, goodput ratio {ratio:.2}",
