@@ -267,6 +267,24 @@ pub static CONSTANT_EXIT_WITH: Claim = Claim::new(Declaration {
     origin: Origin::Analysis,
 });
 
+/// The retransmission half of §4.2 on the constant-rate path, where the
+/// Startup mechanism shows without the trace's dips.
+pub static CONSTANT_RETX_LOWER: Claim = Claim::new(Declaration {
+    id: "copilot.startup-constant.retx-lower",
+    paper: Paper::Copilot,
+    place: "§4.2 (mechanism, on our constant-rate path)",
+    statement: "on a constant-rate path without dips, with Copilot the retransmission ratio is \
+                lower than without, at every RTT",
+    about: "BBRv1 with / without Copilot, constant 37 Mbit/s (our path model)",
+    metric: "retransmission ratio with vs without Copilot, per RTT (one stream per point)",
+    unit: "",
+    paper_says: "8.7-14.1% with vs 8.6-24.8% without, on the paper's trace",
+    test: Test::direction(),
+    tolerance_reason: "the project's constant-rate control beside the paper's trace; a direction \
+                       per RTT, as copilot.startup.retx-lower on the trace",
+    origin: Origin::Analysis,
+});
+
 /// Fig. 6's run without Copilot: its retransmissions.
 pub static FIG6_RETX_WITHOUT: Claim = Claim::new(Declaration {
     id: "copilot.startup.fig6-retx-without",
