@@ -75,7 +75,13 @@
 //!   PROBE_REFILL (a: not once per flow, which would keep Startup's
 //!   overshoot, nor at the start of the cycle, which would keep ProbeRTT's
 //!   low rate), `inflight_hi` is reset; everything else, the lower bounds
-//!   and the loss-driven cuts included, is BBRv2's. *To what* the paper
+//!   and the loss-driven cuts included, is BBRv2's. The two rejected reset
+//!   points are `reset_at=1` (once per flow: the first entry into ProbeBW,
+//!   where Drain, or a ProbeRTT that interrupted it, hands over to the
+//!   steady state; the first moment Startup's overshoot is over and the
+//!   bound governs the window) and `reset_at=2` (every start of a cycle,
+//!   PROBE_DOWN, including the one a ProbeRTT exit starts before going on
+//!   to CRUISE); the default `reset_at=0` is REFILL. *To what* the paper
 //!   says two ways: the abstract ("aligning BBRv2's upper bound with its
 //!   maximum bandwidth estimation") and §I ("reset to BBRv2's maximum
 //!   bandwidth estimate") give one BDP at max_bw, `bbr_inflight(max_bw,
@@ -170,8 +176,8 @@ use crate::units::{Bandwidth, Bytes, Instant};
 
 pub use bounds::{inflight_at_loss, is_inflight_too_high, Bounds};
 pub use params::{
-    Bbr2Params, HiReset, PlateauSignal, StartupLossHi, UpExit, ADAPTIVE_PARAMS, BBR2_PARAMS,
-    BBR3_PARAMS, NO_UPPER_BOUND_LOSS_THRESH, V2_HIGH_GAIN,
+    Bbr2Params, HiReset, HiResetAt, PlateauSignal, StartupLossHi, UpExit, ADAPTIVE_PARAMS,
+    BBR2_PARAMS, BBR3_PARAMS, NO_UPPER_BOUND_LOSS_THRESH, V2_HIGH_GAIN,
 };
 pub use probe_bw::Phase;
 
@@ -321,6 +327,8 @@ pub struct Bbr2 {
     /// Probes whose loss samples crossed `loss_thresh` (Drucker et al.'s
     /// Figs. 5-6 mark each such event), for traces and tests.
     probes_too_high: u64,
+    /// Resets of inflight_hi by adaptive BBRv2 (§V-B), for tests.
+    hi_resets: u64,
     rng: Pcg64Mcg,
 }
 
@@ -357,6 +365,7 @@ impl Bbr2 {
             total_lost: Bytes::ZERO,
             cwnd_limited: CwndLimited::default(),
             probes_too_high: 0,
+            hi_resets: 0,
             rng: Pcg64Mcg::seed_from_u64(config.seed),
         };
         b.init_pacing_rate(None);

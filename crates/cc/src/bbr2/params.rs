@@ -90,6 +90,33 @@ impl HiReset {
     }
 }
 
+/// When adaptive BBRv2 resets inflight_hi (Drucker et al. §V-B a).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HiResetAt {
+    /// At the start of every PROBE_REFILL, once the cycle has reached its
+    /// steady state (`reset_at=0`, the default: the paper's choice).
+    Refill,
+    /// Once per flow, when ProbeBW is first entered after Startup and Drain
+    /// (`reset_at=1`; §V-B a rejects it: the bound "reflects Startup's
+    /// unsustainably high sending rate").
+    Flow,
+    /// At the start of every ProbeBW cycle, PROBE_DOWN, including the one
+    /// that a ProbeRTT exit starts (`reset_at=2`; §V-B a rejects it: the
+    /// bound reflects "the low sending rates used during PROBE_RTT").
+    Cycle,
+}
+
+impl HiResetAt {
+    /// The spec encoding (`reset_at=0|1|2`).
+    pub fn from_code(code: u64) -> Self {
+        match code {
+            1 => HiResetAt::Flow,
+            2 => HiResetAt::Cycle,
+            _ => HiResetAt::Refill,
+        }
+    }
+}
+
 /// Every tunable of the BBRv2/v3 core.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Bbr2Params {
@@ -148,6 +175,9 @@ pub struct Bbr2Params {
     /// Drucker et al. §V-B: reset inflight_hi at every PROBE_REFILL
     /// (`None`: BBRv2's persistent inflight_hi).
     pub refill_hi_reset: Option<HiReset>,
+    /// Where that reset happens (§V-B a); only read when
+    /// `refill_hi_reset` is set.
+    pub hi_reset_at: HiResetAt,
 }
 
 /// BBRv2's Startup gain, 2/ln 2.
@@ -184,6 +214,7 @@ impl Bbr2Params {
             min_rtt_window: Duration::from_secs(10),
             extra_acked: true,
             refill_hi_reset: None,
+            hi_reset_at: HiResetAt::Refill,
         }
     }
 
@@ -247,6 +278,7 @@ impl Bbr2Params {
     pub fn from_adaptive_spec(spec: &AlgorithmSpec) -> Self {
         let mut p = Bbr2Params::from_v2_spec(spec);
         p.refill_hi_reset = Some(HiReset::from_code(spec.int("reset_to")));
+        p.hi_reset_at = HiResetAt::from_code(spec.int("reset_at"));
         if spec.flag("no_upper_bound") {
             p.loss_thresh = NO_UPPER_BOUND_LOSS_THRESH;
             p.refill_hi_reset = None;
@@ -365,6 +397,12 @@ pub const ADAPTIVE_PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Int { min: 0, max: 1 },
         default: "1",
         doc: "inflight_hi at each REFILL: 1 = BDP at max_bw (abstract, I; Fig. 6's steady bound), 0 = inflight_latest (V-B b)",
+    },
+    ParamSpec {
+        name: "reset_at",
+        kind: ParamKind::Int { min: 0, max: 2 },
+        default: "0",
+        doc: "where inflight_hi is reset: 0 = every PROBE_REFILL (V-B a), 1 = once per flow, at the first ProbeBW entry, 2 = every cycle start, PROBE_DOWN (the two V-B a rejects)",
     },
     ParamSpec {
         name: "no_upper_bound",

@@ -22,7 +22,7 @@ use crate::controller::AckEvent;
 use crate::units::{Bandwidth, Bytes, Instant};
 
 use super::bounds::is_inflight_too_high;
-use super::{AckInfo, Bbr2, HiReset, Mode, UpExit};
+use super::{AckInfo, Bbr2, HiReset, HiResetAt, Mode, UpExit};
 
 /// The four phases of ProbeBW.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,6 +88,8 @@ pub(super) struct ProbeBwState {
     pub up_per_inc: Option<Bytes>,
     /// BBRv3's plateau detector for UP (`full_bw_now`).
     pub up_plateau: FullPipe,
+    /// ProbeBW has been entered (a cycle has started) at least once.
+    pub entered: bool,
 }
 
 impl ProbeBwState {
@@ -104,6 +106,7 @@ impl ProbeBwState {
             up_acked: Bytes::ZERO,
             up_per_inc: None,
             up_plateau: FullPipe::default(),
+            entered: false,
         }
     }
 }
@@ -140,8 +143,33 @@ impl Bbr2 {
         self.probe.probe_wait = p.probe_wait_base + Duration::from_nanos(extra);
     }
 
+    /// Adaptive BBRv2's reset of inflight_hi (§V-B b): by default to one BDP
+    /// at max_bw (the abstract), or to the latest round's volume
+    /// (`reset_to=0`). Nothing for BBRv2/v3.
+    pub(super) fn reset_inflight_hi(&mut self) {
+        let reset = match self.params.refill_hi_reset {
+            Some(HiReset::Latest) => Some(self.bounds.inflight_latest),
+            Some(HiReset::MaxBwBdp) => Some(self.inflight(self.max_bw.get(), 1.0)),
+            None => None,
+        };
+        if let Some(hi) = reset.filter(|hi| *hi > Bytes::ZERO) {
+            self.bounds.inflight_hi = Some(hi.max(self.min_cwnd()));
+            self.hi_resets += 1;
+        }
+    }
+
     /// Starts a cycle: DOWN, with a fresh wall clock and round count.
     pub(super) fn start_probe_down(&mut self) {
+        // The two reset points §V-B a) rejects: the start of every cycle
+        // (`reset_at=2`), or once per flow (`reset_at=1`) at the first
+        // ProbeBW entry, when Drain (or a ProbeRTT that interrupted it)
+        // hands over to the steady state.
+        match self.params.hi_reset_at {
+            HiResetAt::Cycle => self.reset_inflight_hi(),
+            HiResetAt::Flow if !self.probe.entered => self.reset_inflight_hi(),
+            _ => {}
+        }
+        self.probe.entered = true;
         self.bounds.reset_congestion_signals();
         self.probe.up_per_inc = None;
         self.pick_probe_wait();
@@ -162,16 +190,9 @@ impl Bbr2 {
     fn start_probe_refill(&mut self) {
         self.bounds.reset_lower_bounds();
         // Drucker et al. §V-B: the upper bound is reset every cycle,
-        // instead of a value that persistent loss can only ratchet down: by
-        // default to one BDP at max_bw (the abstract), or to the latest
-        // round's volume (§V-B b, `reset_to=0`).
-        let reset = match self.params.refill_hi_reset {
-            Some(HiReset::Latest) => Some(self.bounds.inflight_latest),
-            Some(HiReset::MaxBwBdp) => Some(self.inflight(self.max_bw.get(), 1.0)),
-            None => None,
-        };
-        if let Some(hi) = reset.filter(|hi| *hi > Bytes::ZERO) {
-            self.bounds.inflight_hi = Some(hi.max(self.min_cwnd()));
+        // instead of a value that persistent loss can only ratchet down.
+        if self.params.hi_reset_at == HiResetAt::Refill {
+            self.reset_inflight_hi();
         }
         self.probe.up_rounds = 0;
         self.probe.up_acked = Bytes::ZERO;

@@ -731,3 +731,97 @@ fn send_quantum_and_minimum_window() {
     assert_eq!(b.send_quantum(), packets(43), "64 KB cap");
     assert_eq!(b.min_cwnd(), packets(4));
 }
+
+/// Runs `b` on a lossless 20 Mbit/s, 40 ms pipe for `until` and returns,
+/// for every ACK step where adaptive BBRv2 reset inflight_hi, the mode
+/// before and after the step and the bound it set.
+fn reset_steps(b: &mut Bbr2, until: Instant) -> Vec<(Mode, Mode, Option<Bytes>)> {
+    let mut pipe = Pipe::new(Bandwidth::from_mbps(20), Duration::from_millis(40));
+    let mut out = Vec::new();
+    while pipe.now < until {
+        let (mode, resets) = (b.mode(), b.hi_resets);
+        pipe.step(b);
+        if b.hi_resets != resets {
+            assert_eq!(b.hi_resets, resets + 1, "one reset per step");
+            out.push((mode, b.mode(), b.bounds.inflight_hi));
+        }
+    }
+    out
+}
+
+#[test]
+fn adaptive_reset_points() {
+    // Twelve seconds: Startup, Drain, ProbeRTT at about 5 and 10 s, and
+    // several ProbeBW cycles.
+    let end = secs(12.0);
+    // REFILL (the default): every reset enters REFILL, one per cycle.
+    let mut b = from_spec("bbr2-adaptive");
+    let refill = reset_steps(&mut b, end);
+    assert!(refill.len() >= 3, "{refill:?}");
+    for (_, after, _) in &refill {
+        assert_eq!(*after, Mode::ProbeBw(Phase::Refill));
+    }
+    // Once per flow: one reset, where Drain hands over to ProbeBW, to one
+    // BDP at max_bw (about 100 KB on this pipe) or to the latest round's
+    // volume.
+    for spec in [
+        "bbr2-adaptive:reset_at=1",
+        "bbr2-adaptive:reset_at=1,reset_to=0",
+    ] {
+        let mut b = from_spec(spec);
+        let flow = reset_steps(&mut b, end);
+        assert_eq!(flow.len(), 1, "{spec}: {flow:?}");
+        let (before, after, hi) = flow[0];
+        assert!(
+            matches!(before, Mode::Drain | Mode::Startup),
+            "{spec}: {before:?}"
+        );
+        assert!(matches!(after, Mode::ProbeBw(_)), "{spec}: {after:?}");
+        assert!(hi.is_some(), "{spec}");
+    }
+    // Cycle start: a reset at every entry into PROBE_DOWN, including the
+    // first (from Drain) and those that end ProbeRTT (DOWN, then CRUISE at
+    // once).
+    let mut b = from_spec("bbr2-adaptive:reset_at=2");
+    let cycle = reset_steps(&mut b, end);
+    assert!(
+        matches!(cycle[0].0, Mode::Drain | Mode::Startup),
+        "{cycle:?}"
+    );
+    let after_probe_rtt = cycle
+        .iter()
+        .filter(|(before, after, _)| {
+            *before == Mode::ProbeRtt && *after == Mode::ProbeBw(Phase::Cruise)
+        })
+        .count();
+    assert_eq!(after_probe_rtt, 2, "{cycle:?}");
+    for (before, after, _) in &cycle[1..] {
+        let from_up =
+            matches!(before, Mode::ProbeBw(Phase::Up)) && *after == Mode::ProbeBw(Phase::Down);
+        let from_probe_rtt = *before == Mode::ProbeRtt;
+        assert!(from_up || from_probe_rtt, "{before:?} -> {after:?}");
+    }
+    // No REFILL resets there: REFILL keeps the bound the cycle start set.
+    assert!(cycle
+        .iter()
+        .all(|(_, after, _)| *after != Mode::ProbeBw(Phase::Refill)));
+    // BBRv2 never resets.
+    let mut b = from_spec("bbr2");
+    assert!(reset_steps(&mut b, end).is_empty());
+}
+
+#[test]
+fn reset_at_option() {
+    assert_eq!(
+        from_spec("bbr2-adaptive").params.hi_reset_at,
+        HiResetAt::Refill
+    );
+    assert_eq!(
+        from_spec("bbr2-adaptive:reset_at=1").params.hi_reset_at,
+        HiResetAt::Flow
+    );
+    assert_eq!(
+        from_spec("bbr2-adaptive:reset_at=2").params.hi_reset_at,
+        HiResetAt::Cycle
+    );
+}

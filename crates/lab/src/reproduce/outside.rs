@@ -599,38 +599,6 @@ pub static BBR2: &[Outside] = &[
         }),
         needs: "the paper's trace script; our Gilbert-Elliott model of it caps bursts at 36.7% (a condition, not a result)",
     },
-    Outside {
-        claim: &Claim::new(Declaration {
-            id: "bbr2.v-b.reset-once-per-flow",
-            paper: Paper::Bbr2,
-            place: "§V-B a)",
-            statement: "setting the long-term upper bound only once, at the beginning of the flow, makes it reflect Startup's unsustainably high sending rate",
-            about: "adaptive BBRv2, reset once per flow",
-            metric: "inflight_hi after a reset once per flow (at Startup's end) above that of the reset at every PROBE_REFILL, 500 Mbit/s, 100 ms, 2 MB, 2% loss",
-            unit: "",
-            paper_says: "verified empirically, no number",
-            test: Test::direction(),
-            tolerance_reason: "a direction: the paper gives the reason it rejected the reset point, not a number",
-            origin: Origin::Paper,
-        }),
-        needs: "a reset-point parameter of bbr2-adaptive (today it resets at every PROBE_REFILL only) and runs of the once-per-flow reset beside the REFILL reset at Fig. 6's condition",
-    },
-    Outside {
-        claim: &Claim::new(Declaration {
-            id: "bbr2.v-b.reset-at-cycle-start",
-            paper: Paper::Bbr2,
-            place: "§V-B a)",
-            statement: "setting the long-term upper bound once per cycle at the beginning of the steady state makes it reflect ProbeRTT's low sending rates, which reduces goodput unnecessarily",
-            about: "adaptive BBRv2, reset at the start of each cycle",
-            metric: "goodput with the reset at the start of each ProbeBW cycle (PROBE_DOWN) below that with the reset at PROBE_REFILL, 500 Mbit/s, 100 ms, 2 MB, 2% loss",
-            unit: "",
-            paper_says: "verified empirically, no number",
-            test: Test::direction(),
-            tolerance_reason: "a direction: the paper gives the reason it rejected the reset point, not a number",
-            origin: Origin::Paper,
-        }),
-        needs: "a reset-point parameter of bbr2-adaptive (today it resets at every PROBE_REFILL only) and runs of the cycle-start reset beside the REFILL reset at Fig. 6's condition",
-    },
 ];
 
 /// The BBR-CWS paper's claims no suite judges yet.

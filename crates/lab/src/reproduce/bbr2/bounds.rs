@@ -1,12 +1,15 @@
 //! bbr2: Figs. 5 and 6: BBRv2's and adaptive BBRv2's inflight_hi and
 //! inflight_lo over time, without and with 2% random loss.
 
+use std::path::Path;
+
 use report::{Cell, Figure, Line, LineStyle, ReferenceLine, Section, Table};
 
 use super::{bin_mean, cc_label, loss_label, median_between};
 use crate::reproduce::claims::{claim, Claim, Declaration, Measured, Origin, Paper, Test};
 use crate::reproduce::data::{metric, series_column};
 use crate::reproduce::{Analysis, Experiment, Runs};
+use crate::store::RunRecord;
 
 /// Figs. 5/6: inflight_hi and inflight_lo over time.
 pub const BOUNDS: Experiment = Experiment {
@@ -104,6 +107,52 @@ claim!(
     Origin::ProjectTarget
 );
 
+claim!(
+    RESET_ONCE_PER_FLOW,
+    Paper::Bbr2,
+    "§V-B a)",
+    "bbr2.v-b.reset-once-per-flow",
+    "setting the long-term upper bound only once, at the beginning of the flow, makes it reflect Startup's unsustainably high sending rate",
+    "adaptive BBRv2, reset once per flow",
+    "inflight_hi set by a reset once per flow (its first sample in ProbeBW, which is entered after Drain) above BDP + buffer, what the path holds; 500 Mbit/s, 100 ms, 2 MB, 2% loss; one condition per reset value (reset_to=1, BDP at max_bw; reset_to=0, inflight_latest)",
+    "",
+    "verified empirically, no number",
+    Test::direction(),
+    "a direction: the paper gives the reason it rejected the reset point, not a number",
+    Origin::Paper
+);
+claim!(
+    RESET_AT_CYCLE_START,
+    Paper::Bbr2,
+    "§V-B a)",
+    "bbr2.v-b.reset-at-cycle-start",
+    "setting the long-term upper bound once per cycle at the beginning of the steady state makes it reflect ProbeRTT's low sending rates, which reduces goodput unnecessarily",
+    "adaptive BBRv2, reset at the start of each cycle",
+    "goodput with the reset at the start of each ProbeBW cycle (PROBE_DOWN, also after ProbeRTT) below that with the reset at every PROBE_REFILL to the same value; 500 Mbit/s, 100 ms, 2 MB, 2% loss; one condition per reset value (reset_to=1, BDP at max_bw; reset_to=0, inflight_latest)",
+    "",
+    "verified empirically, no number",
+    Test::direction(),
+    "a direction: the paper gives the reason it rejected the reset point, not a number",
+    Origin::Paper
+);
+
+/// The reset points §V-B a) rejects, per reset value: (value label, the
+/// REFILL run, the once-per-flow run, the cycle-start run).
+const RESET_POINTS: [(&str, &str, &str, &str); 2] = [
+    (
+        "reset_to=1 (BDP at max_bw)",
+        "bbr2-adaptive",
+        "bbr2-adaptive:reset_at=1",
+        "bbr2-adaptive:reset_at=2",
+    ),
+    (
+        "reset_to=0 (inflight_latest)",
+        "bbr2-adaptive:reset_to=0",
+        "bbr2-adaptive:reset_to=0,reset_at=1",
+        "bbr2-adaptive:reset_to=0,reset_at=2",
+    ),
+];
+
 /// A relative fall of inflight_hi between two samples that counts as a cut
 /// (for BBRv2, a round above the loss threshold: Fig. 5's black lines).
 const CUT: f64 = 0.01;
@@ -147,6 +196,30 @@ fn cuts(points: &[(f64, f64)], fraction: f64) -> Vec<f64> {
     times
 }
 
+/// A run's bottleneck buffer (bytes; packets as 1500 B), NaN if unknown.
+fn buffer_bytes(record: &RunRecord) -> f64 {
+    let Ok(scenario) = scenario::from_str(&record.scenario, Path::new("figs5-6-bounds.toml"), &[])
+    else {
+        return f64::NAN;
+    };
+    match scenario.config.link.buffer {
+        sim::link::BufferLimit::Bytes(b) => b.as_f64(),
+        sim::link::BufferLimit::Packets(n) => n as f64 * 1500.0,
+    }
+}
+
+/// The time of flow 0's first series row in ProbeBW (mode `probe_bw:*`).
+fn first_probe_bw_time(rows: &[csv::StringRecord]) -> Option<f64> {
+    let header = rows.first()?;
+    let col = |n: &str| header.iter().position(|h| h == n);
+    let (t, f, m) = (col("t_s")?, col("flow")?, col("mode")?);
+    rows[1..]
+        .iter()
+        .filter(|r| r.get(f) == Some("0"))
+        .find(|r| r.get(m).is_some_and(|v| v.starts_with("probe_bw")))
+        .and_then(|r| r.get(t)?.parse().ok())
+}
+
 /// What one run shows.
 struct BoundsRun {
     /// inflight_hi and inflight_lo (MB, NaN when unset), inflight (MB, 1 s means).
@@ -155,10 +228,14 @@ struct BoundsRun {
     inflight: Vec<(f64, f64)>,
     /// Delivery rate (Mbit/s, 1 s means).
     delivery: Vec<(f64, f64)>,
-    /// Run length (s), BDP (MB), goodput (Mbit/s).
+    /// Run length (s), BDP (MB), buffer (MB), goodput (Mbit/s).
     duration: f64,
     bdp_mb: f64,
+    buffer_mb: f64,
     goodput: f64,
+    /// inflight_hi (MB) at the first sample in ProbeBW (after Startup and
+    /// Drain), NaN if never in ProbeBW or unset there.
+    first_probe_bw_hi: f64,
 }
 
 impl BoundsRun {
@@ -173,16 +250,21 @@ impl BoundsRun {
                 .map(|(t, v)| (t, v * scale))
                 .collect()
         };
+        let first_probe_bw = first_probe_bw_time(&flows);
         let capacity = metric(record, "/link/capacity_bps").unwrap_or(f64::NAN);
         let rtt_s = metric(record, "/flows/0/base_rtt_ms").unwrap_or(f64::NAN) / 1e3;
         Some(BoundsRun {
-            hi: bound_mb(&hi),
             lo: bound_mb(&lo),
             inflight: scaled("inflight", 1e-6),
             delivery: scaled("delivery_rate_bps", 1e-6),
             duration: metric(record, "/sim_time_s").unwrap_or(f64::NAN),
             bdp_mb: capacity * rtt_s / 8.0 / 1e6,
+            buffer_mb: buffer_bytes(record) / 1e6,
             goodput: metric(record, "/flows/0/goodput_bps").unwrap_or(f64::NAN) / 1e6,
+            first_probe_bw_hi: first_probe_bw
+                .and_then(|t0| hi.iter().find(|&&(t, _)| t >= t0))
+                .map_or(f64::NAN, |&(_, v)| if v > 0.0 { v / 1e6 } else { f64::NAN }),
+            hi: bound_mb(&hi),
         })
     }
 
@@ -206,8 +288,10 @@ fn figure_name(cc: &str, lossy: bool) -> &'static str {
     match (cc, lossy) {
         ("bbr2", false) => "Fig. 5a",
         ("bbr2", true) => "Fig. 5b",
-        (_, false) => "Fig. 6, as 5a",
-        (_, true) => "Fig. 6, as 5b",
+        ("bbr2-adaptive", false) => "Fig. 6, as 5a",
+        ("bbr2-adaptive", true) => "Fig. 6, as 5b",
+        (_, false) => "§V-B, as 5a",
+        (_, true) => "§V-B, as 5b",
     }
 }
 
@@ -343,6 +427,36 @@ fn figs5_6_bounds(runs: &Runs) -> Analysis {
         ADAPTIVE_DELIVERS.judge(Measured::Value(
             late_delivery(adaptive_lossy) / late_delivery(v2_lossy),
         )),
+        RESET_ONCE_PER_FLOW.judge(reset_conditions(&RESET_POINTS.map(
+            |(value, _, flow, _)| {
+                (
+                    value,
+                    get(flow, &lossy).map(|r| {
+                        let sustained = r.bdp_mb + r.buffer_mb;
+                        (
+                            r.first_probe_bw_hi > sustained,
+                            format!(
+                                "{:.2} MB against BDP + buffer {:.2} MB",
+                                r.first_probe_bw_hi, sustained
+                            ),
+                        )
+                    }),
+                )
+            },
+        ))),
+        RESET_AT_CYCLE_START.judge(reset_conditions(&RESET_POINTS.map(
+            |(value, refill, _, cycle)| {
+                (
+                    value,
+                    get(refill, &lossy).zip(get(cycle, &lossy)).map(|(r, c)| {
+                        (
+                            c.goodput < r.goodput,
+                            format!("{:.1} Mbit/s against {:.1} at REFILL", c.goodput, r.goodput),
+                        )
+                    }),
+                )
+            },
+        ))),
     ];
     let section = Section::new(
         "figs5-6-bounds",
@@ -355,7 +469,10 @@ fn figs5_6_bounds(runs: &Runs) -> Analysis {
          paper: without induced loss inflight_lo absorbs the buffer losses and inflight_hi stays high (Fig. 5a); \
          with 2% loss every round above the 2% threshold cuts inflight_hi, which never recovers and drags \
          inflight_lo down with it until the flow crawls (Fig. 5b); adaptive BBRv2 resets inflight_hi at every \
-         PROBE_REFILL to the latest round's inflight, so it stays steady and the flow delivers far more (Fig. 6).",
+         PROBE_REFILL to the latest round's inflight, so it stays steady and the flow delivers far more (Fig. 6). \
+         The reset points §V-B a) tried and rejected run beside it, each with both reset values \
+         (reset_to=1, one BDP at max_bw, the default; reset_to=0, inflight_latest): once per flow at the first \
+         ProbeBW entry (reset_at=1) and at every cycle start, PROBE_DOWN (reset_at=2).",
     )
     .table(table);
     let section = figures.into_iter().fold(section, Section::figure);
@@ -364,6 +481,35 @@ fn figs5_6_bounds(runs: &Runs) -> Analysis {
         judged,
         "BBRv2's inflight_hi ratchets down under loss and stays high without it; adaptive BBRv2's stays steady.",
     )
+}
+
+/// A direction over the reset values: `(value, Some((holds, numbers)))`
+/// per reset value, `None` where a run is missing. Every condition is
+/// named with its numbers, so the row shows them whether or not it holds.
+fn reset_conditions(checks: &[(&str, Option<(bool, String)>)]) -> Measured {
+    if checks.iter().any(|(_, c)| c.is_none()) {
+        return Measured::NotRun("the reset-point runs are not in the sweep".into());
+    }
+    let held = checks
+        .iter()
+        .filter(|(_, c)| c.as_ref().is_some_and(|c| c.0))
+        .count();
+    let detail = checks
+        .iter()
+        .filter_map(|(value, c)| {
+            let (ok, numbers) = c.as_ref()?;
+            Some(format!(
+                "{value}: {numbers} ({})",
+                if *ok { "holds" } else { "does not" }
+            ))
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    Measured::Conditions {
+        held,
+        total: checks.len(),
+        detail,
+    }
 }
 
 #[cfg(test)]
