@@ -624,6 +624,17 @@ mod tests {
     }
 
     #[test]
+    fn acks_behind_the_data_queue_are_refused_with_the_key() {
+        let link = "rate = \"20Mbit\"\nacks_share_queue = true";
+        let refused = check_feasible(&config(link, "10s")).unwrap_err();
+        assert!(
+            refused.starts_with("link.acks_share_queue:") && refused.contains("simulate it"),
+            "{refused}"
+        );
+        assert_eq!(check_feasible(&config("rate = \"20Mbit\"", "10s")), Ok(()));
+    }
+
+    #[test]
     fn a_long_run_is_refused_for_its_duration_first() {
         let refused = check_feasible(&config("rate = \"5Gbit\"", "11min")).unwrap_err();
         assert!(refused.starts_with("duration"), "{refused}");

@@ -1018,3 +1018,36 @@ fn uplinks_and_trace_starts_are_validated() {
         &["only meaningful with link.trace"],
     );
 }
+
+#[test]
+fn acks_behind_the_data_queue_is_a_boolean_and_excludes_an_uplink() {
+    let e = err_of(&with(
+        "buffer = \"0.25bdp\"",
+        "buffer = \"0.25bdp\"\nacks_share_queue = \"yes\"",
+    ));
+    check(
+        &e,
+        Some("link.acks_share_queue"),
+        Some(7),
+        &["true or false"],
+    );
+    let e = err_of(&with(
+        "buffer = \"0.25bdp\"",
+        "buffer = \"0.25bdp\"\nacks_share_queue = true\nuplink_rate = \"10Mbit\"",
+    ));
+    check(
+        &e,
+        Some("link.acks_share_queue"),
+        Some(7),
+        &["link.uplink_rate / link.uplink_trace, not both"],
+    );
+    let ok = from_str(
+        &with(
+            "buffer = \"0.25bdp\"",
+            "buffer = \"0.25bdp\"\nacks_share_queue = true",
+        ),
+        origin(),
+        &[],
+    );
+    assert!(ok.is_ok(), "{:?}", ok.err());
+}
