@@ -129,6 +129,46 @@ fn find_suite(name: &str) -> anyhow::Result<&'static Suite> {
     })
 }
 
+/// The section with a table of the reasons (`why.toml`) for its Differs
+/// and Partly rows, as docs/REPRODUCTION.md prints them; a row without one
+/// says so.
+fn with_reasons(
+    section: report::Section,
+    experiment: &str,
+    judged: &[claims::Judged],
+) -> anyhow::Result<report::Section> {
+    let reasons = why::reasons()?;
+    let unsettled: Vec<&claims::Judged> = judged
+        .iter()
+        .filter(|j| {
+            matches!(
+                j.verdict,
+                report::VerdictStatus::Differs | report::VerdictStatus::Partly
+            )
+        })
+        .collect();
+    if unsettled.is_empty() {
+        return Ok(section);
+    }
+    let mut table = report::Table::new(
+        "Why the rows that differ or partly differ do",
+        ["claim", "verdict", "reason", "see"],
+    );
+    for j in unsettled {
+        let (text, see) = match why::lookup(reasons, experiment, j.claim.id()) {
+            Some(r) => (r.text.trim().to_string(), r.see.trim().to_string()),
+            None => ("no reason recorded yet".to_string(), String::new()),
+        };
+        table = table.row([
+            report::Cell::text(j.claim.id()),
+            report::Cell::text(j.verdict.label()),
+            report::Cell::text(text),
+            report::Cell::text(see),
+        ]);
+    }
+    Ok(section.table(table))
+}
+
 /// What `reproduce` records next to the stores, so `report` can rebuild.
 #[derive(Serialize, Deserialize)]
 pub(crate) struct Manifest {
@@ -344,7 +384,7 @@ fn write_report(
         } else {
             let analysis = (e.analyze)(&runs);
             claims.extend(analysis.claims.iter().map(|j| (e.id, j.record())));
-            analysis.section
+            with_reasons(analysis.section, e.id, &analysis.claims)?
         };
         if !runs.rejected.is_empty() {
             section.description.push_str(&format!(
