@@ -33,7 +33,7 @@
 //! project's own analyses, counted apart from the papers' claims.
 
 use report::{Cell, Table, VerdictStatus};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Declares a claim as a documented `pub static`, its fields in the order
 /// of [`Declaration`]: name; paper and place; id; statement; about;
@@ -79,7 +79,7 @@ pub enum Paper {
 }
 
 /// Who set the bar a claim is judged against.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Origin {
     /// The paper's own number or direction.
     #[serde(rename = "paper")]

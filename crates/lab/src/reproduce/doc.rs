@@ -13,7 +13,8 @@ use serde::Deserialize;
 
 use report::VerdictStatus;
 
-use super::{claims, find_suite, Manifest, SectionVerdict};
+use super::claims::{self, Origin};
+use super::{find_suite, Manifest, SectionVerdict};
 
 /// A claims.json row, as read back.
 #[derive(Deserialize)]
@@ -27,7 +28,7 @@ struct ClaimRow {
     ours: String,
     tolerance: String,
     tolerance_reason: String,
-    origin: String,
+    origin: Origin,
     #[serde(default)]
     precondition: Option<String>,
     verdict: String,
@@ -35,19 +36,22 @@ struct ClaimRow {
 
 impl ClaimRow {
     fn is_analysis(&self) -> bool {
-        self.origin == "project analysis"
+        self.origin == Origin::Analysis
     }
 
-    fn origin_label(&self) -> &'static str {
-        match self.origin.as_str() {
-            "paper" => "",
-            "project analysis" => " (project analysis)",
-            _ => " (project target)",
-        }
+    /// The verdict read back from its label (an unknown label: not run).
+    fn status(&self) -> VerdictStatus {
+        VerdictStatus::ALL
+            .into_iter()
+            .find(|v| v.label() == self.verdict)
+            .unwrap_or(VerdictStatus::NotRun)
     }
 
     fn needs_reason(&self) -> bool {
-        self.verdict == "Differs" || self.verdict == "Partly reproduced"
+        matches!(
+            self.status(),
+            VerdictStatus::Differs | VerdictStatus::Partly
+        )
     }
 }
 
@@ -218,7 +222,7 @@ pub fn markdown(dirs: &[&Path]) -> anyhow::Result<String> {
                     escape(&c.paper_says),
                     escape(&c.ours),
                     escape(&c.tolerance),
-                    c.origin_label(),
+                    c.origin.label(),
                     escape(&c.tolerance_reason),
                     c.verdict
                 );
@@ -271,10 +275,7 @@ pub fn markdown(dirs: &[&Path]) -> anyhow::Result<String> {
 fn once_per_claim<'a>(rows: impl Iterator<Item = &'a ClaimRow>) -> Vec<(String, VerdictStatus)> {
     let mut ids: Vec<(String, Vec<VerdictStatus>)> = Vec::new();
     for row in rows {
-        let verdict = VerdictStatus::ALL
-            .into_iter()
-            .find(|v| v.label() == row.verdict)
-            .unwrap_or(VerdictStatus::NotRun);
+        let verdict = row.status();
         match ids.iter_mut().find(|(id, _)| *id == row.id) {
             Some((_, verdicts)) => verdicts.push(verdict),
             None => ids.push((row.id.clone(), vec![verdict])),
@@ -370,7 +371,7 @@ mod tests {
         std::fs::remove_dir_all(&root).ok();
     }
 
-    fn row(experiment: &str, id: &str, origin: &str, verdict: &str) -> ClaimRow {
+    fn row(experiment: &str, id: &str, origin: Origin, verdict: &str) -> ClaimRow {
         ClaimRow {
             experiment: experiment.into(),
             id: id.into(),
@@ -381,7 +382,7 @@ mod tests {
             ours: String::new(),
             tolerance: String::new(),
             tolerance_reason: String::new(),
-            origin: origin.into(),
+            origin,
             precondition: None,
             verdict: verdict.into(),
         }
@@ -390,12 +391,12 @@ mod tests {
     #[test]
     fn a_claim_judged_in_several_experiments_counts_once() {
         let rows = [
-            row("fig7-a", "c1", "paper", "Reproduced"),
-            row("fig7-b", "c1", "paper", "Differs"),
-            row("fig7-c", "c1", "paper", "Differs"),
-            row("fig7-a", "c2", "paper", "Reproduced"),
-            row("fig7-b", "c2", "paper", "Partly reproduced"),
-            row("fig8", "c3", "project analysis", "Reproduced"),
+            row("fig7-a", "c1", Origin::Paper, "Reproduced"),
+            row("fig7-b", "c1", Origin::Paper, "Differs"),
+            row("fig7-c", "c1", Origin::Paper, "Differs"),
+            row("fig7-a", "c2", Origin::Paper, "Reproduced"),
+            row("fig7-b", "c2", Origin::Paper, "Partly reproduced"),
+            row("fig8", "c3", Origin::Analysis, "Reproduced"),
         ];
         let once = once_per_claim(rows.iter().filter(|r| !r.is_analysis()));
         assert_eq!(
@@ -406,7 +407,9 @@ mod tests {
             ]
         );
         assert!(rows[5].is_analysis());
-        assert_eq!(rows[5].origin_label(), " (project analysis)");
+        assert_eq!(rows[5].origin.label(), " (project analysis)");
+        assert!(rows[1].needs_reason() && rows[4].needs_reason());
+        assert!(!rows[0].needs_reason());
     }
 
     #[test]
