@@ -299,6 +299,22 @@ pub fn series_column(rows: &[csv::StringRecord], flow: usize, name: &str) -> Vec
         .collect()
 }
 
+/// A run's link, as the effective scenario stored with the run gives it;
+/// `None` if that text no longer parses.
+pub(crate) fn link_of(record: &RunRecord) -> Option<sim::link::LinkConfig> {
+    scenario::from_str(&record.scenario, Path::new("run.toml"), &[])
+        .ok()
+        .map(|s| s.config.link)
+}
+
+/// A link's buffer in bytes, a limit in packets counted as 1500 B datagrams.
+pub(crate) fn buffer_bytes(link: &sim::link::LinkConfig) -> f64 {
+    match link.buffer {
+        sim::link::BufferLimit::Bytes(b) => b.as_f64(),
+        sim::link::BufferLimit::Packets(n) => n as f64 * 1500.0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,15 +1,12 @@
 //! bbr2: Figs. 5 and 6: BBRv2's and adaptive BBRv2's inflight_hi and
 //! inflight_lo over time, without and with 2% random loss.
 
-use std::path::Path;
-
 use report::{Cell, Figure, Line, LineStyle, ReferenceLine, Section, Table};
 
 use super::{bin_mean, cc_label, loss_label, median_between};
 use crate::reproduce::claims::{claim, Claim, Declaration, Measured, Origin, Paper, Test};
-use crate::reproduce::data::{metric, series_column};
+use crate::reproduce::data::{self, metric, series_column};
 use crate::reproduce::{Analysis, Experiment, Runs};
-use crate::store::RunRecord;
 
 /// Figs. 5/6: inflight_hi and inflight_lo over time.
 pub const BOUNDS: Experiment = Experiment {
@@ -205,18 +202,6 @@ fn cuts(points: &[(f64, f64)], fraction: f64) -> Vec<f64> {
     times
 }
 
-/// A run's bottleneck buffer (bytes; packets as 1500 B), NaN if unknown.
-fn buffer_bytes(record: &RunRecord) -> f64 {
-    let Ok(scenario) = scenario::from_str(&record.scenario, Path::new("figs5-6-bounds.toml"), &[])
-    else {
-        return f64::NAN;
-    };
-    match scenario.config.link.buffer {
-        sim::link::BufferLimit::Bytes(b) => b.as_f64(),
-        sim::link::BufferLimit::Packets(n) => n as f64 * 1500.0,
-    }
-}
-
 /// The time of flow 0's first series row in ProbeBW (mode `probe_bw:*`).
 fn first_probe_bw_time(rows: &[csv::StringRecord]) -> Option<f64> {
     let header = rows.first()?;
@@ -268,7 +253,7 @@ impl BoundsRun {
             delivery: scaled("delivery_rate_bps", 1e-6),
             duration: metric(record, "/sim_time_s").unwrap_or(f64::NAN),
             bdp_mb: capacity * rtt_s / 8.0 / 1e6,
-            buffer_mb: buffer_bytes(record) / 1e6,
+            buffer_mb: data::link_of(record).map_or(f64::NAN, |l| data::buffer_bytes(&l)) / 1e6,
             goodput: metric(record, "/flows/0/goodput_bps").unwrap_or(f64::NAN) / 1e6,
             first_probe_bw_hi: first_probe_bw
                 .and_then(|t0| hi.iter().find(|&&(t, _)| t >= t0))

@@ -1,13 +1,11 @@
 //! bbr2: Table III, Figs. 3 and 10: BBR, BBRv2 and adaptive BBRv2 under
 //! emulated cellular conditions with bursty (Gilbert-Elliott) loss.
 
-use std::path::Path;
-
 use report::{BarGroup, Cell, Figure, Section, Table};
 
 use super::{cc_label, mean_goodput, mean_sd_cell, stats, times_cell};
 use crate::reproduce::claims::{claim, Measured, Origin, Paper, Test};
-use crate::reproduce::data::seeds_note;
+use crate::reproduce::data::{self, seeds_note};
 use crate::reproduce::{Analysis, Experiment, Runs};
 use crate::store::RunRecord;
 
@@ -166,17 +164,12 @@ fn condition_of(mean_loss: f64) -> &'static str {
 /// Rate (bit/s), buffer (bytes) and mean loss of a run's link, read from its
 /// effective scenario.
 fn link_of(record: &RunRecord) -> Option<(f64, f64, f64)> {
-    let scenario = scenario::from_str(&record.scenario, Path::new("cellular.toml"), &[]).ok()?;
-    let link = &scenario.config.link;
+    let link = data::link_of(record)?;
     let rate = match &link.rate {
         sim::link::RateModel::Constant(r) => r.as_bps_f64(),
         _ => return None,
     };
-    let buffer = match link.buffer {
-        sim::link::BufferLimit::Bytes(b) => b.as_f64(),
-        sim::link::BufferLimit::Packets(n) => n as f64 * 1500.0,
-    };
-    Some((rate, buffer, link.loss.mean_loss()))
+    Some((rate, data::buffer_bytes(&link), link.loss.mean_loss()))
 }
 
 /// Describes every value of the `link` axis that has a run, and ranks the
