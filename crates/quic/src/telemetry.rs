@@ -26,6 +26,12 @@ use sim::{FlowSample, RootMeanSquare};
 /// this, so a server under a flood of handshakes keeps bounded memory.
 pub const MAX_REMEMBERED_PATHS: usize = 1024;
 
+/// Paths whose connection ended that a registry still lists, the most
+/// recent ones: a run reads a finished transfer's counters after its
+/// connection closed (the close races the reader), while a long-running
+/// server does not keep every ended path's samples.
+pub const MAX_ENDED_PATHS: usize = 64;
+
 /// The peer address of an s2n-quic path.
 pub(crate) fn peer_address(address: &s2n_quic_core::event::api::SocketAddress<'_>) -> SocketAddr {
     SocketAddr::from(address)
@@ -68,6 +74,8 @@ pub struct PathRegistry {
 struct RegistryInner {
     by_peer: HashMap<SocketAddr, Arc<PathShared>>,
     order: VecDeque<SocketAddr>,
+    /// Paths whose connection ended, oldest first.
+    ended: VecDeque<Arc<PathShared>>,
     opened: u64,
     truth: Option<Arc<BandwidthTruth>>,
 }
@@ -116,6 +124,7 @@ impl PathRegistry {
         let shared = Arc::new(PathShared {
             spec,
             peer,
+            order,
             sample_interval: self.options.sample_interval,
             log: Mutex::new(PathLog {
                 qlog,
@@ -149,22 +158,35 @@ impl PathRegistry {
             .cloned()
     }
 
-    /// Every path remembered, in the order they were opened.
+    /// Every path remembered, open or ended (the last
+    /// [`MAX_ENDED_PATHS`]), in the order they were opened.
     pub fn path_list(&self) -> Vec<Arc<PathShared>> {
         let inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
-        inner
+        let mut paths: Vec<Arc<PathShared>> = inner
             .order
             .iter()
             .filter_map(|p| inner.by_peer.get(p).cloned())
-            .collect()
+            .chain(inner.ended.iter().cloned())
+            .collect();
+        paths.sort_by_key(|p| p.order);
+        paths
     }
 
-    /// Forgets the path to `peer` (its connection ended), closing its qlog.
+    /// The connection to `peer` ended: its qlog is closed, and the path
+    /// moves to the ended ones, still listed by [`PathRegistry::path_list`]
+    /// but no longer found by address.
     pub fn close(&self, peer: SocketAddr) {
         let removed = {
             let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
             inner.order.retain(|p| *p != peer);
-            inner.by_peer.remove(&peer)
+            let removed = inner.by_peer.remove(&peer);
+            if let Some(path) = &removed {
+                inner.ended.push_back(path.clone());
+                while inner.ended.len() > MAX_ENDED_PATHS {
+                    inner.ended.pop_front();
+                }
+            }
+            removed
         };
         if let Some(path) = removed {
             path.finish_qlog();
@@ -247,6 +269,8 @@ pub struct PathShared {
     pub spec: String,
     /// The peer's address.
     pub peer: SocketAddr,
+    /// Its place among the registry's paths (0 for the first opened).
+    pub order: u64,
     sample_interval: Option<Duration>,
     /// The record.
     pub log: Mutex<PathLog>,
@@ -422,5 +446,44 @@ impl PathShared {
                 eprintln!("qlog of {}: {e}", self.peer);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn peer(port: u16) -> SocketAddr {
+        SocketAddr::from(([127, 0, 0, 1], port))
+    }
+
+    #[test]
+    fn an_ended_path_stays_listed_but_is_not_found_by_address() {
+        let registry = PathRegistry::new(TelemetryOptions::default());
+        registry.open(peer(1), "bbr".into());
+        registry.open(peer(2), "cubic".into());
+        registry.close(peer(1));
+        let listed: Vec<_> = registry.path_list().iter().map(|p| p.peer).collect();
+        assert_eq!(
+            listed,
+            vec![peer(1), peer(2)],
+            "opening order, ended included"
+        );
+        assert!(registry.path(peer(1)).is_none());
+        assert!(registry.path(peer(2)).is_some());
+    }
+
+    #[test]
+    fn only_the_most_recent_ended_paths_are_kept() {
+        let registry = PathRegistry::new(TelemetryOptions::default());
+        let count = MAX_ENDED_PATHS as u16 + 5;
+        for port in 1..=count {
+            registry.open(peer(port), "bbr".into());
+            registry.close(peer(port));
+        }
+        let listed = registry.path_list();
+        assert_eq!(listed.len(), MAX_ENDED_PATHS);
+        assert_eq!(listed[0].peer, peer(6), "the five oldest were forgotten");
+        assert_eq!(listed.last().unwrap().peer, peer(count));
     }
 }
