@@ -18,12 +18,15 @@ pub fn simulate_with(scenario: &scenario::Scenario, series: bool) -> anyhow::Res
 
 /// Like [`simulate_with`], writing a qlog trace per flow into `qlog_dir`
 /// (created if missing) when given; a trace that could not be written is
-/// an error naming its file, after the run.
+/// an error naming its file, after the run. A scenario with a kernel TCP
+/// flow (`cc = "linux:NAME"`) is refused, naming its file and key: only an
+/// emulated run carries one.
 pub fn simulate_traced(
     scenario: &scenario::Scenario,
     series: bool,
     qlog_dir: Option<&std::path::Path>,
 ) -> anyhow::Result<RunResult> {
+    scenario.check_simulable()?;
     let mut config = scenario.config.clone();
     config.record_series = series;
     if let Some(dir) = qlog_dir {
