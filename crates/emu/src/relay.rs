@@ -65,6 +65,23 @@ impl EmuConfig {
     }
 }
 
+impl EmuConfig {
+    /// The uplink's model as the simulator's ACK path: the `uplink` rate,
+    /// no loss, no queue limit; None when the uplink is unlimited.
+    pub fn ack_path(&self) -> Option<Bottleneck<Datagram>> {
+        self.uplink.clone().map(|rate| {
+            let ack_path = LinkConfig {
+                rate,
+                buffer: BufferLimit::Packets(u64::MAX),
+                burst: cc::Bytes(0),
+                line_rate: self.link.line_rate,
+                loss: LossModel::None,
+            };
+            Bottleneck::new(&ack_path, self.seed)
+        })
+    }
+}
+
 /// One client-facing entry of the relay: clients send to `listen`, the
 /// relay forwards to `forward`; datagrams of this route get `rtt` of
 /// propagation delay (half each way).
@@ -367,17 +384,7 @@ impl Relay {
             min_delay: shortest(&down_delays),
         };
         let uplink = Path {
-            link: config.uplink.clone().map(|rate| {
-                // The simulator's ACK path: its rate, no loss, no limit.
-                let ack_path = LinkConfig {
-                    rate,
-                    buffer: BufferLimit::Packets(u64::MAX),
-                    burst: cc::Bytes(0),
-                    line_rate: config.link.line_rate,
-                    loss: LossModel::None,
-                };
-                Bottleneck::new(&ack_path, config.seed)
-            }),
+            link: config.ack_path(),
             min_delay: shortest(&up_delays),
         };
         let up_ports = Uplink {
