@@ -11,6 +11,7 @@ mod list;
 mod progress;
 mod quic;
 mod run;
+mod shell;
 mod sweep;
 
 /// A laboratory for BBR-family congestion control: faithful controllers
@@ -40,6 +41,16 @@ enum Command {
     /// buffer, loss and delay of the simulator's model) to the client.
     /// The link comes from a scenario file's [link] or from the options.
     Emu(emu::EmuArgs),
+    /// Run a command whose every IP packet crosses an emulated link, like
+    /// mahimahi's mm-link and mm-delay: TCP, UDP, QUIC, any program.
+    ///
+    /// The command runs in a network namespace of its own; it reaches the
+    /// outside at the address printed (and in $BBRLAB_BASE), and programs
+    /// outside reach its servers at the inside address. Packets going in
+    /// cross the link (rate, trace, buffer, token bucket, loss) and half
+    /// the RTT; packets going out cross --uplink and the other half. Needs
+    /// root (CAP_NET_ADMIN, /dev/net/tun). Exits with the command's status.
+    Shell(shell::ShellArgs),
     /// Serve sized and bulk transfers and live streams over QUIC (s2n-quic),
     /// every connection driven by a bbrlab controller.
     ///
@@ -343,6 +354,15 @@ fn main() -> ExitCode {
         }
         Command::Claims { dirs, markdown } => claims(&dirs, markdown.as_deref()),
         Command::Emu(args) => emu::emu(args),
+        Command::Shell(args) => {
+            return match shell::shell(args) {
+                Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),
+                Err(err) => {
+                    eprintln!("error: {err:#}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         Command::Serve(args) => quic::serve(args),
         Command::Get(args) => quic::get(args),
         Command::List { what } => {

@@ -40,6 +40,8 @@
 
 pub mod pump;
 pub mod relay;
+pub mod shell;
 
 pub use pump::{Datagram, DirectionStats};
 pub use relay::{EmuConfig, Relay, Route, MAX_CLIENTS};
+pub use shell::{Shell, ShellConfig, ShellError};

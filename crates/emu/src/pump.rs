@@ -1,15 +1,16 @@
-//! One direction of the relay: datagrams read from a set of sockets go
-//! through one link model and then each its own propagation delay, and are
-//! written out of the socket their route names.
+//! One direction of the emulator: packets read from a set of inputs (the
+//! relay's UDP sockets, the shell's TUN device) go through one link model
+//! and then each its own propagation delay, and are written out of the
+//! output their route names.
 
 use std::cmp::Ordering as CmpOrdering;
 use std::collections::BinaryHeap;
 use std::io;
-use std::net::{SocketAddr, UdpSocket};
-use std::os::fd::AsRawFd;
+use std::net::SocketAddr;
+use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::net::UnixDatagram;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use cc::{Bytes, Instant};
@@ -26,15 +27,19 @@ const READ_BATCH: usize = 256;
 /// Longest sleep without anything due: how quickly a stop request is seen.
 const IDLE_WAIT: Duration = Duration::from_millis(20);
 
-/// A datagram in the relay, with where it goes.
+/// A packet in the emulator (a UDP payload in the relay, a whole IP
+/// packet in the shell), with where it goes.
 #[derive(Debug)]
 pub struct Datagram {
-    /// The UDP payload.
+    /// The bytes read, written out as they are.
     pub payload: Vec<u8>,
-    /// Its destination.
-    pub to: SocketAddr,
-    /// The output socket it leaves by, as its direction's [`Ports`] numbers
-    /// them.
+    /// Header bytes the link counts beyond `payload`: IPv4 and UDP
+    /// ([`HEADER_BYTES`]) for a relayed UDP payload, none for an IP packet.
+    pub overhead: u64,
+    /// Its destination, for outputs that address each write (sockets);
+    /// None for outputs that do not (a device).
+    pub to: Option<SocketAddr>,
+    /// The output it leaves by, as its direction's [`Ports`] numbers them.
     pub via: usize,
     /// Its propagation delay after the link (its route's, so flows of
     /// different RTTs can share one link).
@@ -45,7 +50,7 @@ pub struct Datagram {
 
 impl LinkPacket for Datagram {
     fn size(&self) -> Bytes {
-        Bytes(self.payload.len() as u64 + HEADER_BYTES)
+        Bytes(self.payload.len() as u64 + self.overhead)
     }
 }
 
@@ -142,33 +147,56 @@ pub struct Path {
 /// Where a datagram read from an input goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Hop {
-    /// The output socket, as [`Ports::output`] numbers them.
+    /// The output, as [`Ports::send`] numbers them.
     pub via: usize,
-    /// The destination address.
-    pub to: SocketAddr,
+    /// The destination address, for outputs that address each write.
+    pub to: Option<SocketAddr>,
     /// Propagation delay after the link.
     pub delay: Duration,
 }
 
-/// The sockets of one direction and how it routes: what [`pump`] reads
-/// and where it writes. The input set may grow while the pump runs (the
-/// downlink gains a socket per new client).
+/// What one read from an input brought.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Received {
+    /// A packet of this many bytes (at the start of the buffer), going
+    /// this way.
+    Packet {
+        /// Bytes read.
+        len: usize,
+        /// Where it goes.
+        hop: Hop,
+        /// Header bytes the link counts beyond those read.
+        overhead: u64,
+    },
+    /// A packet with nowhere to go: counted as undeliverable.
+    Undeliverable,
+}
+
+/// The inputs and outputs of one direction and how it routes: what
+/// [`pump`] reads and where it writes. The input set may grow while the
+/// pump runs (the relay's downlink gains a socket per new client).
 pub trait Ports {
     /// Brings the input set up to date; true if it changed since the last
     /// call, so the pump rebuilds its poll set. Called every loop, so it
     /// must be cheap when nothing changed.
     fn refresh(&mut self) -> bool;
-    /// The sockets to read (non-blocking), as of the last refresh.
-    fn inputs(&self) -> &[Arc<UdpSocket>];
+    /// The file descriptors to poll, one per input (non-blocking), as of
+    /// the last refresh.
+    fn input_fds(&self) -> Vec<RawFd>;
     /// A socket that becomes readable when the input set grows, so a new
     /// input is polled at once rather than after the idle wait; the pump
     /// drains it.
     fn wake(&self) -> Option<&UnixDatagram>;
-    /// Where a datagram read from input `input`, sent by `from`, goes;
-    /// None drops it as undeliverable.
-    fn route(&mut self, input: usize, from: SocketAddr) -> Option<Hop>;
-    /// The socket numbered `via` (from a [`Hop`] this direction made).
-    fn output(&self, via: usize) -> &UdpSocket;
+    /// Reads one packet from input `input` into `buffer`.
+    ///
+    /// # Errors
+    /// The read failed; `WouldBlock` when the input is drained.
+    fn receive(&mut self, input: usize, buffer: &mut [u8]) -> io::Result<Received>;
+    /// Writes `datagram` out of the output its hop named.
+    ///
+    /// # Errors
+    /// The write failed (counted as undeliverable).
+    fn send(&self, datagram: &Datagram) -> io::Result<()>;
 }
 
 /// A datagram past the link, waiting for its release time.
@@ -227,7 +255,7 @@ pub fn pump(
             stale = false;
             fds.clear();
             let wake = ports.wake().map(|w| w.as_raw_fd());
-            for fd in ports.inputs().iter().map(|s| s.as_raw_fd()).chain(wake) {
+            for fd in ports.input_fds().into_iter().chain(wake) {
                 fds.push(libc::pollfd {
                     fd,
                     events: libc::POLLIN,
@@ -270,10 +298,7 @@ pub fn pump(
             let Some(Propagating { datagram, .. }) = propagating.pop() else {
                 break;
             };
-            match ports
-                .output(datagram.via)
-                .send_to(&datagram.payload, datagram.to)
-            {
+            match ports.send(&datagram) {
                 Ok(_) => {
                     DirectionStats::add(&stats.sent, 1);
                     DirectionStats::add(&stats.sent_bytes, datagram.size().get());
@@ -294,7 +319,7 @@ pub fn pump(
         let wait = next.map_or(IDLE_WAIT, |t| {
             Duration::from_nanos(t.as_nanos().saturating_sub(now.as_nanos())).min(IDLE_WAIT)
         });
-        let inputs = ports.inputs().len();
+        let inputs = fds.len() - usize::from(ports.wake().is_some());
         ready.clear();
         if wait.is_zero() && inputs == 1 {
             // Busy with one input: reading it directly saves the poll's
@@ -325,7 +350,7 @@ pub fn pump(
                 turn = 0;
             }
             let input = ready[turn];
-            let (n, from) = match ports.inputs()[input].recv_from(&mut buffer) {
+            let received = match ports.receive(input, &mut buffer) {
                 Ok(read) => read,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     ready.remove(turn);
@@ -348,12 +373,13 @@ pub fn pump(
             budget -= 1;
             turn += 1;
             let arrived = clock.now();
-            let Some(hop) = ports.route(input, from) else {
+            let Received::Packet { len, hop, overhead } = received else {
                 DirectionStats::add(&stats.undeliverable, 1);
                 continue;
             };
             let datagram = Datagram {
-                payload: buffer[..n].to_vec(),
+                payload: buffer[..len].to_vec(),
+                overhead,
                 to: hop.to,
                 via: hop.via,
                 delay: hop.delay,

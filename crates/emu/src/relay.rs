@@ -12,7 +12,11 @@ use std::time::Duration;
 
 use sim::link::{Bottleneck, BufferLimit, LinkConfig, LossModel, RateModel};
 
-use crate::pump::{pump, Clock, DirectionStats, Hop, Path, Ports};
+use std::os::fd::{AsRawFd, RawFd};
+
+use crate::pump::{
+    pump, Clock, Datagram, DirectionStats, Hop, Path, Ports, Received, HEADER_BYTES,
+};
 
 /// Socket buffers the relay asks for: a 500 Mbit/s burst of 100 ms fits.
 const SOCKET_BUFFER: usize = 8 << 20;
@@ -61,6 +65,23 @@ impl EmuConfig {
     }
 }
 
+impl EmuConfig {
+    /// The uplink's model as the simulator's ACK path: the `uplink` rate,
+    /// no loss, no queue limit; None when the uplink is unlimited.
+    pub fn ack_path(&self) -> Option<Bottleneck<Datagram>> {
+        self.uplink.clone().map(|rate| {
+            let ack_path = LinkConfig {
+                rate,
+                buffer: BufferLimit::Packets(u64::MAX),
+                burst: cc::Bytes(0),
+                line_rate: self.link.line_rate,
+                loss: LossModel::None,
+            };
+            Bottleneck::new(&ack_path, self.seed)
+        })
+    }
+}
+
 /// One client-facing entry of the relay: clients send to `listen`, the
 /// relay forwards to `forward`; datagrams of this route get `rtt` of
 /// propagation delay (half each way).
@@ -96,6 +117,62 @@ struct Client {
     addr: SocketAddr,
     /// The socket the server sees it as.
     socket: Arc<UdpSocket>,
+}
+
+/// The relay's side of a direction, in socket terms; [`Udp`] makes it the
+/// pump's [`Ports`].
+trait UdpPorts {
+    /// As [`Ports::refresh`].
+    fn refresh(&mut self) -> bool;
+    /// The sockets to read (non-blocking), as of the last refresh.
+    fn inputs(&self) -> &[Arc<UdpSocket>];
+    /// As [`Ports::wake`].
+    fn wake(&self) -> Option<&UnixDatagram>;
+    /// Where a datagram read from input `input`, sent by `from`, goes;
+    /// None drops it as undeliverable.
+    fn route(&mut self, input: usize, from: SocketAddr) -> Option<Hop>;
+    /// The socket numbered `via` (from a [`Hop`] this direction made).
+    fn output(&self, via: usize) -> &UdpSocket;
+}
+
+/// A [`UdpPorts`] as the pump sees it: every packet is a UDP payload,
+/// counted with its IPv4 and UDP headers.
+struct Udp<P>(P);
+
+impl<P: UdpPorts> Ports for Udp<P> {
+    fn refresh(&mut self) -> bool {
+        self.0.refresh()
+    }
+
+    fn input_fds(&self) -> Vec<RawFd> {
+        self.0.inputs().iter().map(|s| s.as_raw_fd()).collect()
+    }
+
+    fn wake(&self) -> Option<&UnixDatagram> {
+        self.0.wake()
+    }
+
+    fn receive(&mut self, input: usize, buffer: &mut [u8]) -> io::Result<Received> {
+        let (len, from) = self.0.inputs()[input].recv_from(buffer)?;
+        Ok(match self.0.route(input, from) {
+            Some(hop) => Received::Packet {
+                len,
+                hop,
+                overhead: HEADER_BYTES,
+            },
+            None => Received::Undeliverable,
+        })
+    }
+
+    fn send(&self, datagram: &Datagram) -> io::Result<()> {
+        let to = datagram
+            .to
+            .ok_or_else(|| io::Error::other("a relayed datagram without a destination"))?;
+        self.0
+            .output(datagram.via)
+            .send_to(&datagram.payload, to)
+            .map(drop)
+    }
 }
 
 /// The client table both directions share. Entries are only ever added
@@ -148,7 +225,7 @@ impl Uplink {
     }
 }
 
-impl Ports for Uplink {
+impl UdpPorts for Uplink {
     fn refresh(&mut self) -> bool {
         false
     }
@@ -167,7 +244,11 @@ impl Ports for Uplink {
             None => self.admit(input, from)?,
         };
         let (to, delay) = self.routes[input];
-        Some(Hop { via, to, delay })
+        Some(Hop {
+            via,
+            to: Some(to),
+            delay,
+        })
     }
 
     fn output(&self, via: usize) -> &UdpSocket {
@@ -190,7 +271,7 @@ struct Downlink {
     wake: UnixDatagram,
 }
 
-impl Ports for Downlink {
+impl UdpPorts for Downlink {
     fn refresh(&mut self) -> bool {
         if self.nat.count.load(Ordering::Acquire) == self.clients.len() {
             return false;
@@ -217,7 +298,7 @@ impl Ports for Downlink {
         // Only the server's datagrams go to the client.
         (from == server).then_some(Hop {
             via: client.route,
-            to: client.addr,
+            to: Some(client.addr),
             delay,
         })
     }
@@ -303,20 +384,10 @@ impl Relay {
             min_delay: shortest(&down_delays),
         };
         let uplink = Path {
-            link: config.uplink.clone().map(|rate| {
-                // The simulator's ACK path: its rate, no loss, no limit.
-                let ack_path = LinkConfig {
-                    rate,
-                    buffer: BufferLimit::Packets(u64::MAX),
-                    burst: cc::Bytes(0),
-                    line_rate: config.link.line_rate,
-                    loss: LossModel::None,
-                };
-                Bottleneck::new(&ack_path, config.seed)
-            }),
+            link: config.ack_path(),
             min_delay: shortest(&up_delays),
         };
-        let mut up_ports = Uplink {
+        let up_ports = Uplink {
             listening: listening.clone(),
             routes: routes.iter().map(|r| r.forward).zip(up_delays).collect(),
             table: HashMap::new(),
@@ -324,7 +395,7 @@ impl Relay {
             nat: nat.clone(),
             wake: wake_sender,
         };
-        let mut down_ports = Downlink {
+        let down_ports = Downlink {
             nat: nat.clone(),
             clients: Vec::new(),
             inputs: Vec::new(),
@@ -347,13 +418,13 @@ impl Relay {
         relay.threads.push(
             std::thread::Builder::new()
                 .name("emu-uplink".into())
-                .spawn(move || pump(&mut up_ports, uplink, clock, &stop, &stats))?,
+                .spawn(move || pump(&mut Udp(up_ports), uplink, clock, &stop, &stats))?,
         );
         let (stop, stats) = (relay.stop.clone(), relay.down.clone());
         relay.threads.push(
             std::thread::Builder::new()
                 .name("emu-downlink".into())
-                .spawn(move || pump(&mut down_ports, downlink, clock, &stop, &stats))?,
+                .spawn(move || pump(&mut Udp(down_ports), downlink, clock, &stop, &stats))?,
         );
         Ok(relay)
     }
@@ -428,7 +499,6 @@ fn server_facing(server: SocketAddr) -> io::Result<UdpSocket> {
 /// Asks for large socket buffers; the kernel caps them at its
 /// net.core.{r,w}mem_max, which is the limit docs/EMULATION.md describes.
 fn set_buffers(socket: &UdpSocket, bytes: usize) {
-    use std::os::fd::AsRawFd;
     let value = bytes as libc::c_int;
     for option in [libc::SO_RCVBUF, libc::SO_SNDBUF] {
         // SAFETY: a valid socket and a c_int option value of the right size.
