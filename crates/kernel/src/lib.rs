@@ -31,6 +31,7 @@ use std::time::{Duration, Instant};
 use sim::FlowSample;
 
 pub use info::{BbrInfo, TcpInfo};
+pub use socket2;
 
 /// Where the kernel lists the congestion controls it has loaded.
 pub const AVAILABLE_PATH: &str = "/proc/sys/net/ipv4/tcp_available_congestion_control";
