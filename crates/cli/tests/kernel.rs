@@ -92,3 +92,98 @@ fn a_sweep_refuses_a_kernel_flow_too() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// linux:bbr against linux:cubic through the shell (8 s, needs root), and
+/// `compare` of it against the simulated run of the project's models.
+#[test]
+fn an_emulated_kernel_run_fills_the_link_and_compares_with_its_simulation() {
+    if !is_root() {
+        eprintln!("skipped: an emulated kernel run needs root (a network namespace)");
+        return;
+    }
+    let dir = tempdir("emulated");
+    let emulated = dir.join("emulated");
+    let o = bbrlab(&[
+        "run",
+        &scenario(),
+        "--emulate",
+        "--seed",
+        "1",
+        "--out",
+        emulated.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(emulated.join("summary.json")).unwrap();
+    let s: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(s["mode"], "emulated");
+    let flows = s["flows"].as_array().unwrap();
+    assert_eq!(flows.len(), 2);
+    assert_eq!(flows[0]["cc"], "linux:bbr");
+    assert_eq!(flows[1]["cc"], "linux:cubic");
+    let goodput: Vec<f64> = flows
+        .iter()
+        .map(|f| f["goodput_bps"].as_f64().unwrap())
+        .collect();
+    assert!(goodput.iter().all(|&g| g > 0.0), "{goodput:?}");
+    let sum: f64 = goodput.iter().sum();
+    assert!(sum >= 0.9 * 20e6 && sum <= 20e6, "goodput {goodput:?}");
+    for f in flows {
+        let rtt = f["rtt_ms"]["p50"].as_f64().unwrap();
+        assert!(
+            (40.0..=85.0).contains(&rtt),
+            "rtt p50 {rtt}: 40 ms plus at most the 1-BDP queue"
+        );
+        // Sent and delivered in the window differ by what was in flight at
+        // its edges: at most a cwnd (2 BDP + the 1-BDP buffer, 300 KB).
+        let (sent, delivered) = (
+            f["bytes_sent"].as_u64().unwrap() as i64,
+            f["bytes_delivered"].as_u64().unwrap() as i64,
+        );
+        assert!(
+            (sent - delivered).abs() < 300_000,
+            "sent {sent}, delivered {delivered}"
+        );
+    }
+    assert!(s["link"]["utilization"].as_f64().unwrap() > 0.9);
+    let csv = std::fs::read_to_string(emulated.join("flows.csv")).unwrap();
+    assert!(
+        csv.contains("linux:bbr") && csv.contains("linux:cubic"),
+        "{csv}"
+    );
+    assert!(emulated.join("series_flows.parquet").exists());
+
+    let simulated = dir.join("simulated");
+    let o = bbrlab(&[
+        "run",
+        &scenario(),
+        "--set",
+        "flow.0.cc=bbr",
+        "--set",
+        "flow.1.cc=cubic",
+        "--seed",
+        "1",
+        "--out",
+        simulated.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let cmp = dir.join("cmp");
+    let o = bbrlab(&[
+        "compare",
+        emulated.to_str().unwrap(),
+        simulated.to_str().unwrap(),
+        "--out",
+        cmp.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let html = std::fs::read_to_string(cmp.join("compare.html")).unwrap();
+    assert!(
+        html.contains("A: flow 0 (linux:bbr)") && html.contains("B: flow 0 (bbr)"),
+        "the comparison names each run's flows"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
