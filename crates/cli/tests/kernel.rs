@@ -187,3 +187,36 @@ fn an_emulated_kernel_run_fills_the_link_and_compares_with_its_simulation() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn an_emulated_run_names_a_flow_whose_algorithm_the_kernel_lacks() {
+    let dir = tempdir("unknown");
+    let text = std::fs::read_to_string(scenario())
+        .unwrap()
+        .replace("linux:cubic", "linux:nosuchcc");
+    let file = dir.join("unknown.toml");
+    std::fs::write(&file, text).unwrap();
+    let o = bbrlab(&[
+        "run",
+        file.to_str().unwrap(),
+        "--emulate",
+        "--out",
+        dir.join("out").to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    let offered = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
+        .unwrap()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(", ");
+    for needle in [
+        "unknown.toml: cannot emulate: flow 1:",
+        "no TCP congestion control \"nosuchcc\"",
+        "tcp_available_congestion_control offers",
+        &offered,
+    ] {
+        assert!(err.contains(needle), "`{needle}` not in: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

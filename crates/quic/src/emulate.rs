@@ -964,6 +964,29 @@ mod tests {
     }
 
     #[test]
+    fn a_kernel_flow_carries_only_bulk_and_sized_transfers() {
+        let text = "name = \"k\"\nduration = \"4s\"\n[link]\nrate = \"20Mbit\"\nrtt = \"40ms\"\n\
+                    buffer = \"1bdp\"\n[[flow]]\ncc = \"linux:cubic\"\n";
+        let load = |extra: &str| {
+            scenario::from_str(
+                &format!("{text}{extra}"),
+                std::path::Path::new("k.toml"),
+                &[],
+            )
+            .expect("a valid scenario")
+            .config
+        };
+        assert_eq!(check_feasible(&load("size = \"1MB\"\n")), Ok(()));
+        let refused = check_feasible(&load("app = \"live\"\n")).unwrap_err();
+        assert!(
+            refused.starts_with("flow 0: cc = \"linux:cubic\" carries bulk and sized"),
+            "{refused}"
+        );
+        let refused = check_feasible(&load("copilot = true\n")).unwrap_err();
+        assert!(refused.contains("is TCP"), "{refused}");
+    }
+
+    #[test]
     fn a_long_run_is_refused_for_its_duration_first() {
         let refused = check_feasible(&config("rate = \"5Gbit\"", "11min")).unwrap_err();
         assert!(refused.starts_with("duration"), "{refused}");
