@@ -266,18 +266,21 @@ fn serve(listener: &TcpListener, config: &SenderConfig) -> Result<SenderReport, 
     // A bulk transfer's last reading is at its end, before the receiver
     // stops; a sized one's once the receiver has read it all (below).
     let mut last = reading();
+    let _ = stream.shutdown(std::net::Shutdown::Write);
+    // Let the receiver read the end of the stream before the socket closes
+    // (a close with unread data would reset the connection); the sampler
+    // reads on until then, while a sized transfer's last bytes are acked.
+    if sent.is_ok() {
+        drain_until_closed(&stream, config.deadline);
+    }
+    if let Transfer::Sized { .. } = config.transfer {
+        last = reading().or(last);
+    }
     done.store(true, Ordering::Relaxed);
     let ticks = sampler
         .join()
         .map_err(|_| "the sampler panicked".to_string())?;
     let bytes_written = sent?;
-    let _ = stream.shutdown(std::net::Shutdown::Write);
-    // Let the receiver read the end of the stream before the socket closes
-    // (a close with unread data would reset the connection).
-    drain_until_closed(&stream, config.deadline);
-    if let Transfer::Sized { .. } = config.transfer {
-        last = reading().or(last);
-    }
     Ok(SenderReport {
         congestion,
         bytes_written,
