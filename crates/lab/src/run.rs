@@ -69,3 +69,20 @@ pub fn simulate_traced(
         Ok(result)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_kernel_flow_is_refused_with_its_file_and_key() {
+        let text = "name = \"k\"\nduration = \"2s\"\n[link]\nrate = \"10Mbit\"\nrtt = \"20ms\"\n\
+                    buffer = \"1bdp\"\n[[flow]]\ncc = \"linux:cubic\"\n";
+        let s = scenario::from_str(text, std::path::Path::new("k.toml"), &[]).unwrap();
+        let err = super::simulate_with(&s, false).unwrap_err().to_string();
+        assert!(
+            err.starts_with(
+                "k.toml: flow[0].cc (line 8): cc = \"linux:cubic\" is the kernel's TCP"
+            ),
+            "{err}"
+        );
+    }
+}
