@@ -78,12 +78,12 @@ fn options_document(args: &ShellArgs) -> anyhow::Result<String> {
             link += &format!("{key} = {value:?}\n");
         }
     }
-    let uplink = match args.uplink.as_str() {
-        "link" | "unlimited" => String::new(),
-        rate => format!("uplink = {rate:?}\n"),
-    };
+    match args.uplink.as_str() {
+        "link" | "unlimited" => {}
+        rate => link += &format!("uplink_rate = {rate:?}\n"),
+    }
     Ok(format!(
-        "name = \"shell\"\nseed = {}\nduration = \"60s\"\n{uplink}[link]\n{link}[[flow]]\ncc = \"bbr\"\n",
+        "name = \"shell\"\nseed = {}\nduration = \"60s\"\n[link]\n{link}[[flow]]\ncc = \"bbr\"\n",
         args.seed
     ))
 }
