@@ -99,12 +99,11 @@ fn shell_config(args: &ShellArgs) -> anyhow::Result<(emu::ShellConfig, String)> 
                         // Name the option, not the document built from it.
                         Some(key) => {
                             let option = key.trim_start_matches("link.");
-                            let option = if option == "uplink_rate" {
-                                "uplink"
+                            if option == "uplink_rate" {
+                                anyhow::anyhow!("--uplink: {} (or `link`, `unlimited`)", e.message)
                             } else {
-                                option
-                            };
-                            anyhow::anyhow!("--{option}: {}", e.message)
+                                anyhow::anyhow!("--{option}: {}", e.message)
+                            }
                         }
                         None => anyhow::Error::new(e),
                     })?;
