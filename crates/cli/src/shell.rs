@@ -78,12 +78,12 @@ fn options_document(args: &ShellArgs) -> anyhow::Result<String> {
             link += &format!("{key} = {value:?}\n");
         }
     }
-    let uplink = match args.uplink.as_str() {
-        "link" | "unlimited" => String::new(),
-        rate => format!("uplink = {rate:?}\n"),
-    };
+    match args.uplink.as_str() {
+        "link" | "unlimited" => {}
+        rate => link += &format!("uplink_rate = {rate:?}\n"),
+    }
     Ok(format!(
-        "name = \"shell\"\nseed = {}\nduration = \"60s\"\n{uplink}[link]\n{link}[[flow]]\ncc = \"bbr\"\n",
+        "name = \"shell\"\nseed = {}\nduration = \"60s\"\n[link]\n{link}[[flow]]\ncc = \"bbr\"\n",
         args.seed
     ))
 }
@@ -99,12 +99,11 @@ fn shell_config(args: &ShellArgs) -> anyhow::Result<(emu::ShellConfig, String)> 
                         // Name the option, not the document built from it.
                         Some(key) => {
                             let option = key.trim_start_matches("link.");
-                            let option = if option == "uplink_rate" {
-                                "uplink"
+                            if option == "uplink_rate" {
+                                anyhow::anyhow!("--uplink: {} (or `link`, `unlimited`)", e.message)
                             } else {
-                                option
-                            };
-                            anyhow::anyhow!("--{option}: {}", e.message)
+                                anyhow::anyhow!("--{option}: {}", e.message)
+                            }
                         }
                         None => anyhow::Error::new(e),
                     })?;

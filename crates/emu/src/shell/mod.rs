@@ -94,7 +94,7 @@ pub struct ShellConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum ShellError {
     /// The machine refused a namespace, a device or a setting.
-    #[error("{0}")]
+    #[error(transparent)]
     System(#[from] io::Error),
     /// A request the shell cannot honour.
     #[error("{0}")]
