@@ -46,7 +46,7 @@ pub struct SimConfig {
     pub record_series: bool,
 }
 
-/// BBR-Copilot (paper 004): pad the probes a live stream cannot fill.
+/// BBR-Copilot (Yan et al., "When BBR Meets Live Streaming"): pad the probes a live stream cannot fill.
 ///
 /// With it, a sender whose application has nothing to send while the
 /// controller's pacing gain is above 1 sends full-size padding packets, as
