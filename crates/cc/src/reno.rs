@@ -64,13 +64,17 @@ use crate::spec::{AlgorithmInfo, AlgorithmSpec};
 use crate::units::{Bandwidth, Bytes, Instant};
 
 /// NewReno's registry entry: `"reno"`, no parameters.
-pub const INFO: AlgorithmInfo = AlgorithmInfo {
-    name: "reno",
-    summary:
+pub fn info() -> AlgorithmInfo {
+    AlgorithmInfo::new(
+        NAME,
         "NewReno as in QUIC (RFC 9002): AIMD, halves the window on loss; paced at 2x/1.2x cwnd/srtt",
-    params: &[],
-    build: build_reno,
-};
+        build_reno,
+    )
+    .display_name("NewReno")
+}
+
+/// NewReno's spec name.
+pub const NAME: &str = "reno";
 
 /// RFC 9002's kLossReductionFactor: a congestion event halves the window.
 pub const LOSS_REDUCTION_FACTOR: f64 = 0.5;
@@ -95,7 +99,7 @@ pub struct Reno {
 impl Reno {
     /// A NewReno controller with the initial window of `config`.
     pub fn new(config: &ControllerConfig) -> Reno {
-        Reno::with_spec(INFO.name, config)
+        Reno::with_spec(NAME, config)
     }
 
     fn with_spec(spec: &str, config: &ControllerConfig) -> Reno {

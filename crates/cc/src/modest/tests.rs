@@ -6,6 +6,7 @@ use super::*;
 use crate::bbr::Mode;
 use crate::controller::{AckEvent, CongestionControl, RttEstimate};
 use crate::rate::RateSample;
+use crate::spec::AlgorithmSpec;
 use crate::spec::SpecError;
 use crate::testing::Pipe;
 use crate::units::{Bandwidth, Instant};
