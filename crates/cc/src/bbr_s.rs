@@ -233,9 +233,10 @@ mod tests {
 
     use super::*;
     use crate::bbr::Mode;
-    use crate::controller::{AckEvent, RttEstimate};
+    use crate::controller::AckEvent;
     use crate::rate::RateSample;
     use crate::spec::AlgorithmSpec;
+    use crate::testing::Ack;
     use crate::testing::Pipe;
     use crate::units::{Bytes, Instant};
 
@@ -385,9 +386,8 @@ mod tests {
 
     /// An ACK carrying a rate sample that starts a new round.
     fn ack(now: Instant, total: Bytes, rate: Bandwidth, app_limited: bool) -> AckEvent {
-        AckEvent {
-            now,
-            rate: RateSample {
+        Ack::at(now)
+            .rate(RateSample {
                 delivery_rate: Some(rate),
                 delivered: Bytes(15_000),
                 interval: Duration::from_millis(40),
@@ -396,20 +396,10 @@ mod tests {
                 newest_sent_time: Some(now - Duration::from_millis(40)),
                 is_app_limited: app_limited,
                 ..RateSample::default()
-            },
-            rtt: RttEstimate {
-                latest: Some(Duration::from_millis(40)),
-                smoothed: Duration::from_millis(40),
-                rttvar: Duration::ZERO,
-                min: Duration::from_millis(40),
-            },
-            newly_acked: Bytes(1500),
-            newly_lost: Bytes::ZERO,
-            prior_in_flight: Bytes(60_000),
-            bytes_in_flight: Bytes(60_000),
-            in_recovery: false,
-            recovery_exited: false,
-        }
+            })
+            .rtt(Duration::from_millis(40))
+            .in_flight(Bytes(60_000))
+            .build()
     }
 
     #[test]

@@ -32,8 +32,7 @@ pub mod obbr;
 pub mod rate;
 pub mod reno;
 pub mod spec;
-#[cfg(test)]
-pub(crate) mod testing;
+pub mod testing;
 pub mod units;
 
 pub use controller::{
