@@ -180,7 +180,7 @@ impl Condition {
             .collect();
         for (i, c) in lineup.iter().enumerate() {
             let spec = if kernel { c.kernel } else { c.sim };
-            overrides.push(scenario::Override::new(&format!("flow.{i}.cc"), spec));
+            overrides.push(scenario::Override::new(format!("flow.{i}.cc"), spec));
         }
         let loaded = scenario::load(&self.file, &overrides)
             .map_err(|e| format!("{}: {e}", self.file.display()))?;
