@@ -178,7 +178,9 @@ struct RunArgs {
     quiet: bool,
     /// Run in real time instead: a real s2n-quic server and client per
     /// flow on loopback, through the link emulator; same outputs, with
-    /// "mode": "emulated" in summary.json (see docs/EMULATION.md).
+    /// "mode": "emulated" in summary.json (see docs/EMULATION.md). A flow
+    /// with cc = "linux:NAME" is the kernel's TCP: the whole run then goes
+    /// through the emulator's shell (a network namespace; needs root).
     #[arg(long)]
     emulate: bool,
     /// Write a qlog trace per connection (sender side) into this directory,

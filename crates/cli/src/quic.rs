@@ -251,6 +251,7 @@ pub fn get(args: GetArgs) -> anyhow::Result<()> {
         // Unknown on a real path: frame delays include the request's trip.
         request_trip: Duration::ZERO,
         live_measure_from: None,
+        socket: None,
     };
     let report = runtime()?
         .block_on(quic::client::get(config, async {

@@ -26,6 +26,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         );
     }
     let scenario = scenario::load(&args.scenario, &overrides)?;
+    if !args.emulate {
+        scenario.check_simulable()?;
+    }
     let out = args
         .out
         .clone()

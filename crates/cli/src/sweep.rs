@@ -18,6 +18,9 @@ pub fn sweep(args: SweepArgs) -> anyhow::Result<()> {
         sweep = sweep.fast()?;
     }
     let scenarios = sweep.scenarios()?;
+    for (_, scenario) in &scenarios {
+        scenario.check_simulable()?;
+    }
     let name = scenarios
         .first()
         .map(|(_, s)| s.name.clone())

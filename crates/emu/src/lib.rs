@@ -2,7 +2,9 @@
 //! ([`sim::link::Bottleneck`]: constant rate, schedules, mahimahi and Irish
 //! 5G traces, the drop-tail buffer, tc tbf's token bucket, random and
 //! Gilbert-Elliott loss) applied to real UDP datagrams on the wall clock,
-//! like mahimahi's mm-link and mm-delay in one user-space relay.
+//! like mahimahi's mm-link and mm-delay in one user-space relay; and the
+//! same model under every IP packet of any program, through TUN devices
+//! and a network namespace of its own ([`shell`], `bbrlab shell`).
 //!
 //! # The model
 //!

@@ -108,7 +108,7 @@ impl Target {
                 Err(e) => refused(&e),
                 Ok(set) => match scenario::from_str(BASE_SCENARIO, &origin(), &[set]) {
                     Err(e) => refused(&e),
-                    Ok(s) => simulate(s.config),
+                    Ok(s) => simulate_scenario(s),
                 },
             },
         }
@@ -235,7 +235,7 @@ fn scenario_text(text: &str) -> Result<Verdict, CrashKind> {
     if sweep.axes.is_empty() {
         return match scenario::from_str(text, &origin(), &[]) {
             Err(e) => refused(&e),
-            Ok(s) => simulate(s.config),
+            Ok(s) => simulate_scenario(s),
         };
     }
     // Expanding validates every point; large sweeps are only counted (the
@@ -245,7 +245,9 @@ fn scenario_text(text: &str) -> Result<Verdict, CrashKind> {
             Err(e) => refused(&e),
             Ok(points) => {
                 for (_, s) in points.into_iter().take(2) {
-                    simulate(s.config)?;
+                    if simulate_scenario(s)? == Verdict::Refused {
+                        return Ok(Verdict::Refused);
+                    }
                 }
                 Ok(Verdict::Accepted)
             }
@@ -263,6 +265,15 @@ fn simulate_over(rate: RateModel) -> Result<Verdict, CrashKind> {
         d = d.flow(spec).expect("built-in specs are valid");
     }
     simulate(d.build())
+}
+
+/// A valid scenario the simulator may refuse (a kernel TCP flow runs only
+/// in an emulated run): refused with its message, else simulated.
+fn simulate_scenario(s: scenario::Scenario) -> Result<Verdict, CrashKind> {
+    match s.check_simulable() {
+        Err(e) => refused(&e),
+        Ok(()) => simulate(s.config),
+    }
 }
 
 fn simulate(mut config: SimConfig) -> Result<Verdict, CrashKind> {
@@ -315,6 +326,17 @@ fn peak_rate(rate: &RateModel) -> Bandwidth {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_kernel_flow_is_refused_not_a_crash() {
+        assert_eq!(
+            Target::SetPath.run("flow.0.cc=linux:bbr").unwrap(),
+            Verdict::Refused
+        );
+        let text = BASE_SCENARIO.replacen("cc = \"bbr\"", "cc = \"linux:bbr\"", 1);
+        assert_ne!(text, BASE_SCENARIO);
+        assert_eq!(Target::Scenario.run(&text).unwrap(), Verdict::Refused);
+    }
 
     #[test]
     fn the_base_scenario_and_the_seeds_are_accepted() {

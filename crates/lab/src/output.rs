@@ -203,9 +203,16 @@ pub fn table(scenario: &scenario::Scenario, r: &RunResult, mode: Mode) -> String
             );
         }
         Mode::Emulated => {
+            let stacks = if !scenario.has_kernel_flows() {
+                "s2n-quic through the link emulator"
+            } else if scenario.config.flows.iter().all(|f| f.kernel.is_some()) {
+                "the kernel's TCP through the link emulator's shell"
+            } else {
+                "the kernel's TCP and s2n-quic through the link emulator's shell"
+            };
             let _ = writeln!(
                 s,
-                "{} (seed {}): {:.1} s emulated in real time (s2n-quic through the link emulator)",
+                "{} (seed {}): {:.1} s emulated in real time ({stacks})",
                 scenario.name, r.seed, r.sim_time_s
             );
         }

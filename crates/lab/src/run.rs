@@ -18,12 +18,15 @@ pub fn simulate_with(scenario: &scenario::Scenario, series: bool) -> anyhow::Res
 
 /// Like [`simulate_with`], writing a qlog trace per flow into `qlog_dir`
 /// (created if missing) when given; a trace that could not be written is
-/// an error naming its file, after the run.
+/// an error naming its file, after the run. A scenario with a kernel TCP
+/// flow (`cc = "linux:NAME"`) is refused, naming its file and key: only an
+/// emulated run carries one.
 pub fn simulate_traced(
     scenario: &scenario::Scenario,
     series: bool,
     qlog_dir: Option<&std::path::Path>,
 ) -> anyhow::Result<RunResult> {
+    scenario.check_simulable()?;
     let mut config = scenario.config.clone();
     config.record_series = series;
     if let Some(dir) = qlog_dir {
@@ -65,4 +68,21 @@ pub fn simulate_traced(
         );
         Ok(result)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_kernel_flow_is_refused_with_its_file_and_key() {
+        let text = "name = \"k\"\nduration = \"2s\"\n[link]\nrate = \"10Mbit\"\nrtt = \"20ms\"\n\
+                    buffer = \"1bdp\"\n[[flow]]\ncc = \"linux:cubic\"\n";
+        let s = scenario::from_str(text, std::path::Path::new("k.toml"), &[]).unwrap();
+        let err = super::simulate_with(&s, false).unwrap_err().to_string();
+        assert!(
+            err.starts_with(
+                "k.toml: flow[0].cc (line 8): cc = \"linux:cubic\" is the kernel's TCP"
+            ),
+            "{err}"
+        );
+    }
 }

@@ -2,6 +2,7 @@
 //! live stream and measures what arrives.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use cc::{AlgorithmSpec, Instant};
@@ -48,6 +49,10 @@ pub struct ClientConfig {
     /// (a measurement window's start, as the simulator's warmup); `None`
     /// counts every frame.
     pub live_measure_from: Option<std::time::Instant>,
+    /// The UDP socket to use, when the caller made it (e.g. inside an
+    /// emulator shell's network namespace: a socket belongs to the
+    /// namespace it was created in); `None` binds one on any address.
+    pub socket: Option<Arc<std::net::UdpSocket>>,
 }
 
 /// The largest flow-control window s2n-quic takes (its transport
@@ -75,6 +80,30 @@ pub struct GetReport {
     /// (seconds since the request, bytes received so far), every progress interval.
     #[serde(skip)]
     pub progress: Vec<(f64, u64)>,
+}
+
+/// The client's I/O: on `socket` when given (its clones for receiving and
+/// sending), else on a socket bound to `bind`.
+fn io_provider(
+    bind: SocketAddr,
+    socket: Option<&std::net::UdpSocket>,
+) -> Result<s2n_quic::provider::io::tokio::Provider, String> {
+    let builder = s2n_quic::provider::io::tokio::Builder::default();
+    let builder = match socket {
+        None => builder.with_receive_address(bind),
+        Some(socket) => {
+            let clone = |s: &std::net::UdpSocket| {
+                s.try_clone()
+                    .and_then(|s| s.set_nonblocking(true).map(|()| s))
+            };
+            builder
+                .with_rx_socket(clone(socket).map_err(|e| format!("the client socket: {e}"))?)
+                .and_then(|b| b.with_tx_socket(clone(socket)?))
+        }
+    };
+    builder
+        .and_then(|b| b.build())
+        .map_err(|e| format!("cannot bind a client socket: {e}"))
 }
 
 /// Connects, asks, reads to the end (or until `stop` resolves) and reports.
@@ -109,7 +138,7 @@ pub async fn get(
     let client = s2n_quic::Client::builder()
         .with_tls(tls)
         .map_err(|e| format!("TLS: {e}"))?
-        .with_io(bind)
+        .with_io(io_provider(bind, config.socket.as_deref())?)
         .map_err(|e| format!("cannot bind a client socket: {e}"))?
         .with_congestion_controller(controllers)
         .map_err(|e| format!("congestion controller: {e}"))?

@@ -1,6 +1,6 @@
 //! BBR-Copilot in s2n-quic: padding carried in QUIC DATAGRAM frames.
 //!
-//! The rule is the simulator's (paper 004, §3.3-3.4): when the application
+//! The rule is the simulator's (BBR-Copilot, §3.3-3.4): when the application
 //! has nothing to send and the controller's pacing gain is above 1, a
 //! packet of meaningless data goes out, so the bandwidth probe the gain
 //! asks for happens although the stream cannot fill it. DATAGRAM frames

@@ -104,6 +104,19 @@ pub fn check_feasible(config: &sim::SimConfig) -> Result<(), String> {
         );
     }
     for (i, flow) in config.flows.iter().enumerate() {
+        if let Some(name) = &flow.kernel {
+            if !matches!(flow.app, Application::Bulk) {
+                return Err(format!(
+                    "flow {i}: cc = \"linux:{name}\" carries bulk and sized transfers only \
+                     (the kernel's TCP has no live or DASH client here)"
+                ));
+            }
+            if flow.copilot.is_some() {
+                return Err(format!(
+                    "flow {i}: copilot pads QUIC datagrams; cc = \"linux:{name}\" is TCP"
+                ));
+            }
+        }
         if let Application::Dash(_) = flow.app {
             return Err(format!(
                 "flow {i}: app = \"dash\" has no real-stack client yet (serve/get carry \
@@ -129,13 +142,52 @@ fn peak_rate_bps(rate: &RateModel, duration: Duration) -> f64 {
 struct Flow {
     id: usize,
     config: FlowConfig,
-    server: RunningServer,
+    /// The s2n-quic server of a QUIC flow; `None` for a kernel TCP flow.
+    server: Option<RunningServer>,
 }
 
 /// What each flow's client brought back.
-struct Outcome {
-    report: GetReport,
+enum Outcome {
+    Quic(GetReport),
+    Kernel {
+        sent: kernel::SenderReport,
+        received: kernel::ReceiverReport,
+    },
 }
+
+/// The emulated link: the UDP relay, or (when a flow is the kernel's TCP)
+/// the shell, whose namespace every flow's receiver lives in.
+enum Link {
+    Relay(emu::Relay),
+    Shell(emu::Shell),
+}
+
+impl Link {
+    fn down(&self) -> &Arc<emu::DirectionStats> {
+        match self {
+            Link::Relay(r) => &r.down,
+            Link::Shell(s) => &s.down,
+        }
+    }
+
+    fn epoch(&self) -> std::time::Instant {
+        match self {
+            Link::Relay(r) => r.epoch(),
+            Link::Shell(s) => s.epoch(),
+        }
+    }
+
+    fn stop(self) {
+        let _ = match self {
+            Link::Relay(r) => r.stop(),
+            Link::Shell(s) => s.stop(),
+        };
+    }
+}
+
+/// How often a kernel flow's sender reads TCP_INFO at most (its RTT
+/// percentiles come from these readings).
+const KERNEL_TICK: Duration = Duration::from_millis(10);
 
 /// Runs `config` in real time and returns its result.
 ///
@@ -158,13 +210,53 @@ pub fn run(config: &sim::SimConfig, options: &EmulateOptions) -> Result<RunResul
 async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<RunResult, String> {
     let wall_start = std::time::Instant::now();
     let identity = Identity::self_signed()?;
-    let loopback: SocketAddr = "127.0.0.1:0".parse().expect("literal");
+    // Every flow's own round trip (the extra ACK-path delay lengthens it).
+    let flow_rtt = |f: &FlowConfig| f.rtt + f.ack_delay;
+    let expanded: Vec<FlowConfig> = config
+        .flows
+        .iter()
+        .flat_map(|f| std::iter::repeat_n(f.clone(), f.count as usize))
+        .collect();
+    for (id, flow) in expanded.iter().enumerate() {
+        if let Some(name) = &flow.kernel {
+            kernel::check_available(name).map_err(|e| format!("flow {id}: {e}"))?;
+        }
+    }
+    let shell = if expanded.iter().any(|f| f.kernel.is_some()) {
+        // Senders outside, receivers inside the namespace: the shell's
+        // round trip is the shortest, each flow's port gets its own.
+        let shortest = expanded.iter().map(flow_rtt).min().expect("flows");
+        let shell = emu::Shell::start(&emu::ShellConfig {
+            link: emu::EmuConfig {
+                link: config.link.clone(),
+                uplink: config.uplink.clone(),
+                rtt: shortest,
+                seed: config.seed,
+            },
+            uplink_mirrors_link: false,
+        })
+        .map_err(|e| {
+            format!(
+                "cannot start the emulator's shell (a kernel TCP flow needs a network \
+                 namespace and TUN devices: run as root): {e}"
+            )
+        })?;
+        Some(shell)
+    } else {
+        None
+    };
+    let listen: SocketAddr = match &shell {
+        Some(shell) => SocketAddr::from((shell.outer_addr(), 0)),
+        None => "127.0.0.1:0".parse().expect("literal"),
+    };
     let mut flows = Vec::new();
-    for flow in &config.flows {
-        for _ in 0..flow.count {
-            let id = flows.len();
-            let server = server::start(ServerConfig {
-                listen: loopback,
+    for flow in &expanded {
+        let id = flows.len();
+        let server = if flow.kernel.is_some() {
+            None
+        } else {
+            Some(server::start(ServerConfig {
+                listen,
                 spec: flow.cc.clone(),
                 seed: sim::derive_seed(config.seed, id as u64),
                 identity: identity.clone(),
@@ -175,46 +267,134 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
                     qlog_dir: options.qlog_dir.clone(),
                     ..TelemetryOptions::default()
                 },
-            })?;
-            flows.push(Flow {
-                id,
-                config: flow.clone(),
-                server,
-            });
-        }
+            })?)
+        };
+        flows.push(Flow {
+            id,
+            config: flow.clone(),
+            server,
+        });
     }
-    let emu_config = emu::EmuConfig {
-        link: config.link.clone(),
-        uplink: config.uplink.clone(),
-        rtt: flows[0].config.rtt,
-        seed: config.seed,
+    // Where each flow's client sends (its server, or the relay's entry for
+    // it), the socket it sends from when it must be made in the shell's
+    // namespace, and the request's one-way trip.
+    let mut entries: Vec<SocketAddr> = Vec::new();
+    let mut sockets: Vec<Option<ClientSocket>> = Vec::new();
+    let link = match shell {
+        Some(shell) => {
+            for flow in &flows {
+                let inner = SocketAddr::from((shell.inner_addr(), 0));
+                let socket = if flow.config.kernel.is_some() {
+                    ClientSocket::Tcp(
+                        shell
+                            .in_namespace(move || kernel::bound_socket(inner))
+                            .and_then(|r| r)
+                            .map_err(|e| {
+                                format!("flow {}: cannot make the receiver's socket: {e}", flow.id)
+                            })?,
+                    )
+                } else {
+                    ClientSocket::Udp(Arc::new(
+                        shell
+                            .in_namespace(move || std::net::UdpSocket::bind(inner))
+                            .and_then(|r| r)
+                            .map_err(|e| {
+                                format!("flow {}: cannot make the client's socket: {e}", flow.id)
+                            })?,
+                    ))
+                };
+                let port = socket
+                    .port()
+                    .map_err(|e| format!("flow {}: {e}", flow.id))?;
+                shell
+                    .route_port(port, flow_rtt(&flow.config))
+                    .map_err(|e| format!("flow {}: {e}", flow.id))?;
+                entries.push(flow.server.as_ref().map_or(listen, |s| s.local_addr()));
+                sockets.push(Some(socket));
+            }
+            Link::Shell(shell)
+        }
+        None => {
+            let emu_config = emu::EmuConfig {
+                link: config.link.clone(),
+                uplink: config.uplink.clone(),
+                rtt: flows[0].config.rtt,
+                seed: config.seed,
+            };
+            let routes: Vec<emu::Route> = flows
+                .iter()
+                .map(|f| emu::Route {
+                    listen,
+                    forward: f.server.as_ref().expect("a QUIC flow").local_addr(),
+                    rtt: flow_rtt(&f.config),
+                })
+                .collect();
+            let relay = emu::Relay::start_routes(&routes, &emu_config)
+                .map_err(|e| format!("cannot start the emulator: {e}"))?;
+            entries = relay.listen_addrs();
+            sockets = flows.iter().map(|_| None).collect();
+            Link::Relay(relay)
+        }
     };
-    let routes: Vec<emu::Route> = flows
-        .iter()
-        .map(|f| emu::Route {
-            listen: loopback,
-            forward: f.server.local_addr(),
-            // The extra ACK-path delay of a flow lengthens its round trip.
-            rtt: f.config.rtt + f.config.ack_delay,
-        })
-        .collect();
-    let relay = emu::Relay::start_routes(&routes, &emu_config)
-        .map_err(|e| format!("cannot start the emulator: {e}"))?;
-    let entries = relay.listen_addrs();
     let start = tokio::time::Instant::now();
     let end = start + config.duration;
     let window_start = (start + config.warmup).into_std();
     let truth = crate::telemetry::BandwidthTruth {
         capacity: Capacity::new(&config.link.rate),
-        epoch: relay.epoch(),
+        epoch: link.epoch(),
         window_start,
     };
-    for flow in &flows {
-        flow.server.paths.judge_bandwidth(truth.clone());
+    for server in flows.iter().filter_map(|f| f.server.as_ref()) {
+        server.paths.judge_bandwidth(truth.clone());
     }
+    let progress_interval = config.sample_interval.min(Duration::from_millis(100));
     let mut clients = Vec::new();
-    for flow in &flows {
+    for (flow, socket) in flows.iter().zip(sockets) {
         let remaining = config.duration.saturating_sub(flow.config.start);
+        let request_trip = flow_rtt(&flow.config) - flow_rtt(&flow.config) / 2;
+        let begin = start + flow.config.start;
+        if let Some(name) = &flow.config.kernel {
+            let Some(ClientSocket::Tcp(socket)) = socket else {
+                unreachable!("a kernel flow runs in the shell")
+            };
+            let epoch = start.into_std();
+            let sender = kernel::Sender::start(kernel::SenderConfig {
+                listen,
+                congestion: name.clone(),
+                transfer: match flow.config.size {
+                    Some(bytes) => kernel::Transfer::Sized { bytes: bytes.get() },
+                    None => kernel::Transfer::Bulk {
+                        until: end.into_std(),
+                    },
+                },
+                epoch,
+                tick: config
+                    .sample_interval
+                    .clamp(Duration::from_millis(1), KERNEL_TICK),
+                // Time for a sized transfer's last bytes to be acknowledged.
+                deadline: end.into_std() + Duration::from_secs(1),
+            })
+            .map_err(|e| format!("flow {}: {e}", flow.id))?;
+            let receiver = kernel::ReceiverConfig {
+                epoch,
+                progress_interval,
+                stop: end.into_std(),
+            };
+            let (begin, end) = (begin.into_std(), end.into_std());
+            clients.push(tokio::task::spawn_blocking(move || {
+                std::thread::sleep(begin.saturating_duration_since(std::time::Instant::now()));
+                let timeout = end
+                    .saturating_duration_since(std::time::Instant::now())
+                    .max(Duration::from_millis(1));
+                let received = kernel::connect(socket, sender.local_addr(), timeout)
+                    .map_err(|e| format!("cannot connect to {}: {e}", sender.local_addr()))
+                    .and_then(|stream| kernel::receive(stream, &receiver));
+                let sent = sender.join();
+                let (received, sent) = (received?, sent?);
+                Ok(Outcome::Kernel { sent, received })
+            }));
+            continue;
+        }
         let request = match (&flow.config.app, flow.config.size) {
             (Application::Live(live), _) => Request::Live {
                 config: *live,
@@ -231,10 +411,10 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
             trust_pem: identity.cert_pem.clone(),
             request,
             spec: AlgorithmSpec::parse("cubic").expect("a known spec"),
-            progress_interval: config.sample_interval.min(Duration::from_millis(100)),
+            progress_interval,
             telemetry: TelemetryOptions::default(),
-            // Frames are created when the request has crossed the relay.
-            request_trip: routes[flow.id].uplink_delay(),
+            // Frames are created when the request has crossed the link.
+            request_trip,
             live_measure_from: Some(window_start),
             // The simulator's receiver: the scenario's window, or unlimited.
             receive_window: Some(
@@ -243,15 +423,20 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
                     .receive_window
                     .map_or(MAX_RECEIVE_WINDOW, |w| w.get().min(MAX_RECEIVE_WINDOW)),
             ),
+            socket: match socket {
+                Some(ClientSocket::Udp(socket)) => Some(socket),
+                _ => None,
+            },
         };
-        let begin = start + flow.config.start;
         clients.push(tokio::spawn(async move {
             tokio::time::sleep_until(begin).await;
-            get(client, tokio::time::sleep_until(end)).await
+            get(client, tokio::time::sleep_until(end))
+                .await
+                .map(Outcome::Quic)
         }));
     }
     let link_samples = tokio::spawn(sample_link(
-        relay.down.clone(),
+        link.down().clone(),
         config.link.rate.clone(),
         config.sample_interval,
         start,
@@ -259,10 +444,14 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
         options.series,
     ));
     // The measurement window opens at the warmup: the link's and each
-    // sender's counters are read then, as the simulator's recorders do.
+    // QUIC sender's counters are read then, as the simulator's recorders
+    // do (a kernel flow's from its sender's readings).
     let at_warmup = {
-        let down = relay.down.clone();
-        let registries: Vec<_> = flows.iter().map(|f| f.server.paths.clone()).collect();
+        let down = link.down().clone();
+        let registries: Vec<_> = flows
+            .iter()
+            .map(|f| f.server.as_ref().map(|s| s.paths.clone()))
+            .collect();
         let at = start + config.warmup;
         tokio::spawn(async move {
             tokio::time::sleep_until(at).await;
@@ -270,8 +459,8 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
                 .iter()
                 .map(|paths| {
                     paths
-                        .path_list()
-                        .first()
+                        .as_ref()
+                        .and_then(|paths| paths.path_list().first().cloned())
                         .map_or_else(AtWarmup::default, |p| AtWarmup {
                             counters: p
                                 .log
@@ -292,11 +481,11 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
     };
     let mut outcomes = Vec::new();
     for (flow, client) in flows.iter().zip(clients) {
-        let report = client
+        let outcome = client
             .await
             .map_err(|e| format!("flow {}: the client task failed: {e}", flow.id))?
             .map_err(|e| format!("flow {}: {e}", flow.id))?;
-        outcomes.push(Outcome { report });
+        outcomes.push(outcome);
     }
     tokio::time::sleep_until(end).await;
     let (link_at_warmup, bases) = at_warmup.await.unwrap_or_else(|_| {
@@ -306,10 +495,11 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
         )
     });
     let link_series = link_samples.await.unwrap_or_default();
-    let forwarded = relay.down.sent_bytes.load(Ordering::Relaxed);
-    let dropped = relay.down.dropped_bytes.load(Ordering::Relaxed);
-    let queue_delay = relay.down.queue_delay();
-    let _ = relay.stop();
+    let down = link.down().clone();
+    let forwarded = down.sent_bytes.load(Ordering::Relaxed);
+    let dropped = down.dropped_bytes.load(Ordering::Relaxed);
+    let queue_delay = down.queue_delay();
+    link.stop();
     let result = assemble(
         config,
         &flows,
@@ -323,13 +513,32 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
             queue_delay,
         },
         link_series,
+        options.series,
     );
-    for flow in &flows {
-        for path in flow.server.paths.path_list() {
+    for server in flows.iter().filter_map(|f| f.server.as_ref()) {
+        for path in server.paths.path_list() {
             path.finish_qlog();
         }
     }
     Ok(result)
+}
+
+/// A client's socket made in the shell's namespace.
+enum ClientSocket {
+    /// A QUIC client's.
+    Udp(Arc<std::net::UdpSocket>),
+    /// A kernel flow's receiver's, bound and not yet connected.
+    Tcp(kernel::socket2::Socket),
+}
+
+impl ClientSocket {
+    fn port(&self) -> Result<u16, String> {
+        match self {
+            ClientSocket::Udp(s) => s.local_addr().map(|a| a.port()),
+            ClientSocket::Tcp(s) => kernel::local_addr(s).map(|a| a.port()),
+        }
+        .map_err(|e| format!("the client's socket has no port: {e}"))
+    }
 }
 
 /// A sender's counters when the measurement window opens.
@@ -415,6 +624,7 @@ fn assemble(
     run_start: std::time::Instant,
     link: LinkCounts,
     link_series: Vec<LinkSample>,
+    series_on: bool,
 ) -> RunResult {
     let end_s = config.duration.as_secs_f64();
     let warmup_s = config.warmup.as_secs_f64();
@@ -422,12 +632,25 @@ fn assemble(
     let mut series = Vec::new();
     let mut packets_sent = 0;
     for ((flow, outcome), base) in flows.iter().zip(outcomes).zip(bases) {
-        let path = flow.server.paths.path_list().into_iter().next();
+        let report = match outcome {
+            Outcome::Quic(report) => report,
+            Outcome::Kernel { sent, received } => {
+                let (summary, samples) = kernel_flow(config, flow, sent, received, series_on);
+                packets_sent += sent.last.as_ref().map_or(0, |t| t.counters.data_segs_out);
+                summaries.push(summary);
+                series.extend(samples);
+                continue;
+            }
+        };
+        let path = flow
+            .server
+            .as_ref()
+            .and_then(|s| s.paths.path_list().into_iter().next());
         // The request leaves after the handshake: progress times count from it.
-        let request_s = flow.config.start.as_secs_f64() + outcome.report.handshake_s;
+        let request_s = flow.config.start.as_secs_f64() + report.handshake_s;
         let window_start = warmup_s.max(flow.config.start.as_secs_f64());
         let window = (end_s - window_start).max(1e-9);
-        let progress = &outcome.report.progress;
+        let progress = &report.progress;
         let delivered_window = delivered_at(progress, request_s, end_s)
             - delivered_at(progress, request_s, window_start);
         let summary_of_path = path
@@ -447,7 +670,7 @@ fn assemble(
         let sized = flow.config.size.is_some();
         summaries.push(FlowSummary {
             id: flow.id,
-            cc: flow.config.cc.to_string(),
+            cc: flow.config.cc_label(),
             start_s: flow.config.start.as_secs_f64(),
             base_rtt_ms: (flow.config.rtt + flow.config.ack_delay).as_secs_f64() * 1e3,
             goodput_bps: delivered_window as f64 * 8.0 / window,
@@ -463,8 +686,8 @@ fn assemble(
             mean_cwnd_bytes: summary_of_path.as_ref().map_or(0.0, |s| s.mean_cwnd),
             congestion_events: counters.congestion_events,
             ptos: counters.ptos,
-            completion_time_s: (sized && outcome.report.complete)
-                .then_some(outcome.report.handshake_s + outcome.report.elapsed_s),
+            completion_time_s: (sized && report.complete)
+                .then_some(report.handshake_s + report.elapsed_s),
             startup_exit_s: summary_of_path
                 .as_ref()
                 .and_then(|s| s.startup_exit_s)
@@ -476,7 +699,7 @@ fn assemble(
             bw_sample_rmse_bps: summary_of_path.as_ref().and_then(|s| s.bw_sample_rmse),
             bw_sample_unlimited_rmse_bps: None,
             bw_estimate_rmse_bps: summary_of_path.as_ref().and_then(|s| s.bw_estimate_rmse),
-            live: outcome.report.live.clone(),
+            live: report.live.clone(),
             dash: None,
         });
         if let Some(s) = summary_of_path {
@@ -526,6 +749,112 @@ fn assemble(
         run_violations: Vec::new(),
         trace_errors: Vec::new(),
     }
+}
+
+/// A kernel TCP flow's summary and series, from its receiver's progress
+/// and its sender's TCP_INFO readings (docs/EMULATION.md, "The kernel's
+/// TCP"): goodput is what the receiver read in the window; bytes sent and
+/// retransmitted are `tcpi_bytes_sent` and `tcpi_bytes_retrans` over the
+/// window (payload bytes: TCP counts no headers), and the retransmitted
+/// bytes stand for the lost ones (TCP keeps no count of declared losses);
+/// RTTs are the smoothed RTT read every tick in the window; congestion
+/// events are the readings that find the sender newly in CWR, Recovery or
+/// Loss.
+fn kernel_flow(
+    config: &sim::SimConfig,
+    flow: &Flow,
+    sent: &kernel::SenderReport,
+    received: &kernel::ReceiverReport,
+    series_on: bool,
+) -> (FlowSummary, Vec<FlowSample>) {
+    let end_s = config.duration.as_secs_f64();
+    let start_s = flow.config.start.as_secs_f64();
+    let window_start = config.warmup.as_secs_f64().max(start_s);
+    let window = (end_s - window_start).max(1e-9);
+    let progress = &received.progress;
+    let delivered_window =
+        delivered_at(progress, 0.0, end_s) - delivered_at(progress, 0.0, window_start);
+    // The counters when the window opened: the last reading before it.
+    let base = sent
+        .ticks
+        .iter()
+        .take_while(|t| t.t_s <= window_start)
+        .last()
+        .map(|t| t.counters)
+        .unwrap_or_default();
+    let counters = sent
+        .last
+        .as_ref()
+        .map(|t| t.counters.since(&base))
+        .unwrap_or_default();
+    let in_window: Vec<&kernel::Tick> = sent
+        .ticks
+        .iter()
+        .filter(|t| t.t_s >= window_start && t.t_s <= end_s)
+        .collect();
+    let rtt = Percentiles::of_durations(
+        in_window
+            .iter()
+            .map(|t| Duration::from_secs_f64(t.sample.srtt_ms / 1e3)),
+    );
+    let mean_cwnd = if in_window.is_empty() {
+        0.0
+    } else {
+        in_window.iter().map(|t| t.sample.cwnd as f64).sum::<f64>() / in_window.len() as f64
+    };
+    let reducing = |mode: &str| matches!(mode, "cwr" | "recovery" | "loss");
+    let congestion_events = in_window
+        .windows(2)
+        .filter(|w| reducing(w[1].sample.mode) && !reducing(w[0].sample.mode))
+        .count() as u64;
+    let sized = flow.config.size.is_some();
+    let summary = FlowSummary {
+        id: flow.id,
+        cc: flow.config.cc_label(),
+        start_s,
+        base_rtt_ms: (flow.config.rtt + flow.config.ack_delay).as_secs_f64() * 1e3,
+        goodput_bps: delivered_window as f64 * 8.0 / window,
+        retransmission_ratio: ratio(counters.bytes_retrans, delivered_window),
+        loss_ratio: ratio(counters.bytes_retrans, counters.bytes_sent),
+        bytes_sent: counters.bytes_sent,
+        bytes_delivered: delivered_window,
+        bytes_retransmitted: counters.bytes_retrans,
+        bytes_lost: counters.bytes_retrans,
+        bytes_dropped: counters.bytes_retrans,
+        bytes_dropped_random: 0,
+        rtt_ms: rtt,
+        mean_cwnd_bytes: mean_cwnd,
+        congestion_events,
+        ptos: 0,
+        completion_time_s: (sized && received.complete).then_some(received.finished_s - start_s),
+        startup_exit_s: None,
+        startup_peak_pacing_bps: None,
+        padding_bytes: 0,
+        padding_ratio: 0.0,
+        lost_split: None,
+        bw_sample_rmse_bps: None,
+        bw_sample_unlimited_rmse_bps: None,
+        bw_estimate_rmse_bps: None,
+        live: None,
+        dash: None,
+    };
+    let mut samples = Vec::new();
+    if series_on && !config.sample_interval.is_zero() {
+        // The readings at the scenario's sample interval.
+        let step = config.sample_interval.as_secs_f64();
+        let mut next = 0.0;
+        for tick in &sent.ticks {
+            if tick.t_s + 1e-9 < next {
+                continue;
+            }
+            let mut sample = tick.sample.clone();
+            sample.flow = flow.id;
+            sample.delivered = delivered_at(progress, 0.0, sample.t_s);
+            samples.push(sample);
+            next = (tick.t_s / step).floor() * step + step;
+        }
+    }
+    (summary, samples)
 }
 
 fn ratio(a: u64, b: u64) -> f64 {
@@ -632,6 +961,29 @@ mod tests {
             "{refused}"
         );
         assert_eq!(check_feasible(&config("rate = \"20Mbit\"", "10s")), Ok(()));
+    }
+
+    #[test]
+    fn a_kernel_flow_carries_only_bulk_and_sized_transfers() {
+        let text = "name = \"k\"\nduration = \"4s\"\n[link]\nrate = \"20Mbit\"\nrtt = \"40ms\"\n\
+                    buffer = \"1bdp\"\n[[flow]]\ncc = \"linux:cubic\"\n";
+        let load = |extra: &str| {
+            scenario::from_str(
+                &format!("{text}{extra}"),
+                std::path::Path::new("k.toml"),
+                &[],
+            )
+            .expect("a valid scenario")
+            .config
+        };
+        assert_eq!(check_feasible(&load("size = \"1MB\"\n")), Ok(()));
+        let refused = check_feasible(&load("app = \"live\"\n")).unwrap_err();
+        assert!(
+            refused.starts_with("flow 0: cc = \"linux:cubic\" carries bulk and sized"),
+            "{refused}"
+        );
+        let refused = check_feasible(&load("copilot = true\n")).unwrap_err();
+        assert!(refused.contains("is TCP"), "{refused}");
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! BBR-Copilot in the real stack: a 5.4 Mbit/s live stream over BBRv1
 //! through the emulator pads with DATAGRAM frames only when Copilot is on,
-//! and the padding leaves Startup sooner, as in the simulator (paper 004,
+//! and the padding leaves Startup sooner, as in the simulator (BBR-Copilot,
 //! Fig. 5: without padding a live stream at 200 ms seldom leaves Startup).
 
 use std::path::Path;

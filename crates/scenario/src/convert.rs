@@ -45,7 +45,7 @@ const MAX_PACING_TIMER: std::time::Duration = std::time::Duration::from_millis(1
 /// Most flows one `[[flow]]` entry, and the whole scenario, may stand for.
 pub(crate) const MAX_FLOWS: u64 = 10_000;
 
-const CC_EXPECTED: &str = "an algorithm spec like \"bbr\" or \"cubic:beta=0.7\"";
+const CC_EXPECTED: &str = "an algorithm spec like \"bbr\" or \"cubic:beta=0.7\", or a kernel TCP like \"linux:cubic\" (emulated runs only)";
 
 /// What validation needs to know besides the document.
 pub(crate) struct Ctx<'a> {
@@ -844,11 +844,21 @@ fn flows(
     let mut total: u64 = 0;
     for (i, f) in raw.iter().enumerate() {
         let k = fk.index(i);
-        let cc = match &f.cc {
+        let (cc, kernel) = match &f.cc {
             None => return Err(ctx.missing(&k.key("cc"), CC_EXPECTED)),
             Some(v) => {
                 let s = ctx.string(&k.key("cc"), v, CC_EXPECTED)?;
-                AlgorithmSpec::parse(s).map_err(|e| ctx.err(&k.key("cc"), e.to_string()))?
+                match s.trim().strip_prefix(KERNEL_PREFIX) {
+                    Some(rest) => {
+                        let name = kernel_name(rest).map_err(|m| ctx.err(&k.key("cc"), m))?;
+                        (kernel_model(&name), Some(name))
+                    }
+                    None => (
+                        AlgorithmSpec::parse(s)
+                            .map_err(|e| ctx.err(&k.key("cc"), e.to_string()))?,
+                        None,
+                    ),
+                }
             }
         };
         let start = match &f.start {
@@ -935,9 +945,74 @@ fn flows(
             count,
             app,
             copilot,
+            kernel,
         });
     }
     Ok(out)
+}
+
+/// `cc = "linux:NAME"`: the kernel's TCP with congestion control NAME.
+const KERNEL_PREFIX: &str = "linux:";
+
+/// The project's controllers that model a kernel congestion control of
+/// the same name.
+pub(crate) const KERNEL_MODELS: &[&str] = &["bbr", "cubic", "reno"];
+
+/// The NAME of `linux:NAME`: a kernel congestion-control name (lower-case
+/// letters, digits, `_`), with no options after it.
+fn kernel_name(rest: &str) -> Result<String, String> {
+    let name = rest.trim();
+    if let Some((name, options)) = name.split_once(':') {
+        return Err(format!(
+            "\"linux:{name}:{options}\": the kernel's algorithms take no options here (they \
+             are the kernel's module parameters, set system-wide); write cc = \"linux:{name}\""
+        ));
+    }
+    if name.is_empty()
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+    {
+        return Err(format!(
+            "expected \"linux:NAME\" with NAME a kernel congestion-control name (lower-case \
+             letters, digits and _, like \"linux:bbr\" or \"linux:cubic\"), got \"linux:{name}\""
+        ));
+    }
+    Ok(name.to_string())
+}
+
+/// The project's model of kernel algorithm `name`, or `cubic` (Linux's
+/// default) as a placeholder when there is none ([`sim::FlowConfig::kernel`]).
+fn kernel_model(name: &str) -> AlgorithmSpec {
+    let model = if KERNEL_MODELS.contains(&name) {
+        name
+    } else {
+        "cubic"
+    };
+    AlgorithmSpec::parse(model).expect("the kernel models are known algorithms")
+}
+
+/// Why the simulator cannot run `config`, naming the first kernel flow's
+/// `cc` key: `None` when every flow is one of the project's controllers.
+pub(crate) fn kernel_refusal(ctx: &Ctx<'_>, config: &sim::SimConfig) -> Option<ScenarioError> {
+    let (i, flow) = config
+        .flows
+        .iter()
+        .enumerate()
+        .find(|(_, f)| f.kernel.is_some())?;
+    let name = flow.kernel.as_deref().unwrap_or_default();
+    let model = if KERNEL_MODELS.contains(&name) {
+        format!("the simulator's own `{name}` is the faithful model of it")
+    } else {
+        format!(
+            "the simulator has no model of it (models of kernel algorithms: {})",
+            KERNEL_MODELS.join(", ")
+        )
+    };
+    Some(ctx.err(
+        &KeyPath::root().key("flow").index(i).key("cc"),
+        format!("cc = \"linux:{name}\" is the kernel's TCP and runs only under --emulate; {model}"),
+    ))
 }
 
 const COPILOT_EXPECTED: &str = "true, false, \"paper\" (the same as true: the paper's padding rule) or \"lsquic\" (the authors' code: also marks ProbeRTT's packets app-limited)";

@@ -1051,3 +1051,73 @@ fn acks_behind_the_data_queue_is_a_boolean_and_excludes_an_uplink() {
     );
     assert!(ok.is_ok(), "{:?}", ok.err());
 }
+
+#[test]
+fn a_kernel_flow_loads_but_is_not_simulable() {
+    let text = format!("{BASE}[[flow]]\ncc = \"linux:bbr\"\n");
+    let s = from_str(&text, origin(), &[]).expect("a kernel flow is a valid scenario");
+    assert!(s.has_kernel_flows());
+    let flow = &s.config.flows[1];
+    assert_eq!(flow.kernel.as_deref(), Some("bbr"));
+    assert_eq!(
+        flow.cc.name(),
+        "bbr",
+        "the project's model of the same name"
+    );
+    assert_eq!(flow.cc_label(), "linux:bbr");
+    assert_eq!(s.config.flows[0].kernel, None);
+    let e = s.check_simulable().unwrap_err();
+    check(
+        &e,
+        Some("flow[1].cc"),
+        Some(10),
+        &[
+            "cc = \"linux:bbr\" is the kernel's TCP and runs only under --emulate",
+            "the simulator's own `bbr` is the faithful model of it",
+        ],
+    );
+    // A name the project has no model of: cubic stands in, never run.
+    let s = from_str(&with("cc = \"bbr\"", "cc = \"linux:htcp\""), origin(), &[]).unwrap();
+    assert_eq!(s.config.flows[0].cc.name(), "cubic");
+    let e = s.check_simulable().unwrap_err();
+    check(
+        &e,
+        Some("flow[0].cc"),
+        Some(8),
+        &["\"linux:htcp\"", "no model of it"],
+    );
+    // Set on the command line: the key, and the override that set it.
+    let over: Vec<Override> = vec!["flow.0.cc=linux:cubic".parse().unwrap()];
+    let s = from_str(BASE, origin(), &over).unwrap();
+    let e = s.check_simulable().unwrap_err();
+    check(
+        &e,
+        Some("flow[0].cc"),
+        None,
+        &["--set flow.0.cc=linux:cubic"],
+    );
+    assert!(from_str(BASE, origin(), &[])
+        .unwrap()
+        .check_simulable()
+        .is_ok());
+}
+
+#[test]
+fn a_kernel_flow_takes_a_plain_name_and_no_options() {
+    let e = err_of(&with("cc = \"bbr\"", "cc = \"linux:bbr:cwnd_gain=2\""));
+    check(
+        &e,
+        Some("flow[0].cc"),
+        Some(8),
+        &["take no options", "write cc = \"linux:bbr\""],
+    );
+    for bad in ["linux:", "linux:BBR", "linux:bb-r"] {
+        let e = err_of(&with("cc = \"bbr\"", &format!("cc = \"{bad}\"")));
+        check(
+            &e,
+            Some("flow[0].cc"),
+            Some(8),
+            &["lower-case letters, digits and _"],
+        );
+    }
+}

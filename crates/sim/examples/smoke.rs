@@ -48,6 +48,7 @@ fn main() {
             count: 1,
             app: Default::default(),
             copilot: None,
+            kernel: None,
         }],
         transport: TransportConfig::default(),
         stop_when_done: false,

@@ -154,6 +154,7 @@ impl Dumbbell {
             count: 1,
             app: Default::default(),
             copilot: None,
+            kernel: None,
         };
         edit(&mut flow);
         self.config.flows.push(flow);

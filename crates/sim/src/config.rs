@@ -46,7 +46,7 @@ pub struct SimConfig {
     pub record_series: bool,
 }
 
-/// BBR-Copilot (paper 004): pad the probes a live stream cannot fill.
+/// BBR-Copilot (Yan et al., "When BBR Meets Live Streaming"): pad the probes a live stream cannot fill.
 ///
 /// With it, a sender whose application has nothing to send while the
 /// controller's pacing gain is above 1 sends full-size padding packets, as
@@ -80,6 +80,15 @@ pub struct FlowConfig {
     pub app: crate::app::Application,
     /// BBR-Copilot padding, if on.
     pub copilot: Option<CopilotConfig>,
+    /// The Linux kernel's TCP congestion control of this name (a scenario's
+    /// `cc = "linux:NAME"`), when the flow is a kernel TCP transfer rather
+    /// than one of the project's controllers. Such a flow runs only in an
+    /// emulated run (the real kernel through the emulated link); the
+    /// simulator refuses it. `cc` then holds the project's model of the
+    /// same name where one exists (`bbr`, `cubic`, `reno`), which the flow
+    /// would be if simulated, and Linux's default `cubic` for any other
+    /// name, only as a placeholder: nothing runs it.
+    pub kernel: Option<String>,
 }
 
 impl FlowConfig {
@@ -88,6 +97,15 @@ impl FlowConfig {
     /// streams run until the end of the run.
     pub fn ends_by_itself(&self) -> bool {
         self.size.is_some() || matches!(self.app, crate::app::Application::Dash(_))
+    }
+
+    /// The label of the flow's controller in results: `linux:NAME` for a
+    /// kernel TCP flow, else the controller's spec.
+    pub fn cc_label(&self) -> String {
+        match &self.kernel {
+            Some(name) => format!("linux:{name}"),
+            None => self.cc.to_string(),
+        }
     }
 }
 

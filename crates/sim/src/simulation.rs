@@ -142,7 +142,23 @@ impl Simulation {
     }
 
     /// Prepares a run (nothing is simulated until [`Simulation::run`]).
+    ///
+    /// # Panics
+    /// A flow is the kernel's TCP ([`crate::FlowConfig::kernel`]): only an
+    /// emulated run carries one (callers check it first, with the
+    /// scenario's file and key).
     pub fn new(config: SimConfig) -> Self {
+        if let Some((i, f)) = config
+            .flows
+            .iter()
+            .enumerate()
+            .find(|(_, f)| f.kernel.is_some())
+        {
+            panic!(
+                "flow {i}: cc = \"{}\" is the kernel's TCP and runs only in an emulated run",
+                f.cc_label()
+            );
+        }
         let link = Bottleneck::new(&config.link, derive_seed(config.seed, 0x4c49_4e4b));
         let uplink = config.uplink.as_ref().map(|rate| {
             let ack_path = LinkConfig {

@@ -116,7 +116,7 @@
 //! - "On a loss" is per ACK that reveals losses (`newly_lost > 0`), as in
 //!   the code; losses declared by a timer reach the controller with the
 //!   next ACK.
-//! - The task brief summarised the rescale as unconditional; §4.1 applies
+//! - A summary of the rescale as unconditional would misread §4.1: it applies
 //!   it "once we discover the packet loss is caused by a shallow buffer",
 //!   i.e. when `RTT_latest/RTprop < g` where g is BBR's fixed 2 (= g_max),
 //!   and the paper wins in paper mode (a deep buffer shared with other

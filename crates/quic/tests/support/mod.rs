@@ -22,5 +22,6 @@ pub fn client_config(to: SocketAddr, identity: &Identity, request: Request) -> C
         receive_window: None,
         request_trip: Duration::ZERO,
         live_measure_from: None,
+        socket: None,
     }
 }

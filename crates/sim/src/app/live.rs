@@ -7,7 +7,7 @@
 //! bottleneck. When the viewer connects, the server hands over the latest
 //! group of pictures (GOP) at once, from its cache, so playback can start at
 //! a keyframe: a burst of `gop` worth of frames, then the live edge. This
-//! is the traffic BBR-Copilot (paper 004) addresses: a stream of 5.4 Mbit/s
+//! is the traffic BBR-Copilot (Yan et al., "When BBR Meets Live Streaming") addresses: a stream of 5.4 Mbit/s
 //! rarely gives Startup the full pipe it needs to see the path's rate.
 //!
 //! The paper gives the bitrate only. The defaults for what it leaves open,

@@ -263,7 +263,7 @@ impl Sender {
 
     /// Decides whether a packet leaves now.
     ///
-    /// With BBR-Copilot (paper 004, §3.3-3.4): when the application has
+    /// With BBR-Copilot (§3.3-3.4): when the application has
     /// nothing to send, the controller's pacing gain is above 1 and cwnd and
     /// the pacer allow a packet, one full-size padding packet leaves instead,
     /// and the sender is not marked app-limited: the probe the gain asks for
