@@ -28,62 +28,79 @@ pub struct EmuArgs {
     /// Bottleneck rate, e.g. 50Mbit (or a trace: see --scenario).
     #[arg(long, default_value = "100Mbit")]
     rate: String,
-    /// Round-trip propagation delay, split evenly between the directions.
-    #[arg(long, default_value = "40ms")]
-    rtt: String,
-    /// Drop-tail buffer: bytes (300KB), packets (100pkt) or BDPs (1bdp).
-    #[arg(long, default_value = "1bdp")]
-    buffer: String,
-    /// Random loss on the bottleneck, e.g. 1%.
-    #[arg(long)]
-    loss: Option<String>,
-    /// Token-bucket depth (tc tbf burst), e.g. 1MB.
-    #[arg(long)]
-    burst: Option<String>,
+    #[command(flatten)]
+    link: LinkOptions,
     /// Uplink rate (client to server), unlimited if not given.
     #[arg(long)]
     uplink: Option<String>,
-    /// Seed of the loss process.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
     /// Stop after this long (e.g. 30s); runs until interrupted if not given.
     #[arg(long)]
     duration: Option<String>,
 }
 
-/// The scenario document the link options describe, so they are checked
-/// by the scenario parser with its messages.
-fn options_document(args: &EmuArgs) -> String {
-    let mut link = format!(
-        "rate = {:?}\nrtt = {:?}\nbuffer = {:?}\n",
-        args.rate, args.rtt, args.buffer
-    );
-    for (key, value) in [("loss", &args.loss), ("burst", &args.burst)] {
-        if let Some(value) = value {
-            link += &format!("{key} = {value:?}\n");
+/// The link options `bbrlab emu` and `bbrlab shell` share (the rate, its
+/// trace and the uplink differ between them).
+#[derive(clap::Args, Debug)]
+pub struct LinkOptions {
+    /// Round-trip propagation delay, split evenly between the directions.
+    #[arg(long, default_value = "40ms")]
+    pub rtt: String,
+    /// Drop-tail buffer: bytes (300KB), packets (100pkt) or BDPs (1bdp).
+    #[arg(long, default_value = "1bdp")]
+    pub buffer: String,
+    /// Random loss on the bottleneck, e.g. 1%.
+    #[arg(long)]
+    pub loss: Option<String>,
+    /// Token-bucket depth (tc tbf burst), e.g. 1MB.
+    #[arg(long)]
+    pub burst: Option<String>,
+    /// Seed of the loss process.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+impl LinkOptions {
+    /// The scenario document these options describe with `capacity` (a
+    /// `rate = ...` or `trace = ...` line) and `extra` lines of `[link]`,
+    /// so they are checked by the scenario parser with its messages;
+    /// an error names the option (`--rtt`), not the document.
+    pub fn scenario(&self, capacity: &str, extra: &str) -> anyhow::Result<scenario::Scenario> {
+        let mut link = format!(
+            "{capacity}rtt = {:?}\nbuffer = {:?}\n{extra}",
+            self.rtt, self.buffer
+        );
+        for (key, value) in [("loss", &self.loss), ("burst", &self.burst)] {
+            if let Some(value) = value {
+                link += &format!("{key} = {value:?}\n");
+            }
         }
+        let document = format!(
+            "name = \"link\"\nseed = {}\nduration = \"60s\"\n[link]\n{link}[[flow]]\ncc = \"bbr\"\n",
+            self.seed
+        );
+        scenario::from_str(&document, Path::new("the command line"), &[]).map_err(|e| {
+            match e.key.as_deref() {
+                Some(key) => match key.trim_start_matches("link.") {
+                    "uplink_rate" => anyhow::anyhow!("--uplink: {}", e.message),
+                    option => anyhow::anyhow!("--{option}: {}", e.message),
+                },
+                None => anyhow::Error::new(e),
+            }
+        })
     }
-    let uplink = args
-        .uplink
-        .as_ref()
-        .map_or(String::new(), |u| format!("uplink = {u:?}\n"));
-    format!(
-        "name = \"emu\"\nseed = {}\nduration = \"60s\"\n{uplink}[link]\n{link}[[flow]]\ncc = \"bbr\"\n",
-        args.seed
-    )
 }
 
 pub fn emu(args: EmuArgs) -> anyhow::Result<()> {
     let scenario = match &args.scenario {
         Some(path) => scenario::load(path, &[])?,
-        None => scenario::from_str(&options_document(&args), Path::new("the command line"), &[])
-            .map_err(|e| match e.key.as_deref() {
-                // Name the option, not the document built from it.
-                Some(key) => {
-                    anyhow::anyhow!("--{}: {}", key.trim_start_matches("link."), e.message)
-                }
-                None => anyhow::Error::new(e),
-            })?,
+        None => {
+            let uplink = args
+                .uplink
+                .as_ref()
+                .map_or(String::new(), |u| format!("uplink_rate = {u:?}\n"));
+            args.link
+                .scenario(&format!("rate = {:?}\n", args.rate), &uplink)?
+        }
     };
     let config = emu::EmuConfig::from_scenario(&scenario).map_err(anyhow::Error::msg)?;
     let run_for = args
@@ -98,7 +115,7 @@ pub fn emu(args: EmuArgs) -> anyhow::Result<()> {
         relay.listen_addr(),
         args.forward,
         args.scenario.as_ref().map_or_else(
-            || format!("{} / {} buffer", args.rate, args.buffer),
+            || format!("{} / {} buffer", args.rate, args.link.buffer),
             |p| p.display().to_string()
         ),
         config.rtt,

@@ -2,7 +2,7 @@
 //! IP packet crosses the link model (see the `emu` crate's `shell`
 //! module), like mahimahi's `mm-delay 50 mm-link up down -- CMD`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitStatus;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -27,28 +27,13 @@ pub struct ShellArgs {
     /// A capacity trace instead of a rate (mahimahi, or an Irish 5G .csv).
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
-    /// Round-trip propagation delay, split evenly between the directions.
-    #[arg(long, default_value = "40ms")]
-    rtt: String,
-    /// Drop-tail buffer of each direction: bytes (125KB), packets (100pkt)
-    /// or BDPs (1bdp).
-    #[arg(long, default_value = "1bdp")]
-    buffer: String,
-    /// Random loss, e.g. 1% (each direction draws its own, unless the
-    /// uplink is the ACK path).
-    #[arg(long)]
-    loss: Option<String>,
-    /// Token-bucket depth (tc tbf burst), e.g. 100KB.
-    #[arg(long)]
-    burst: Option<String>,
+    #[command(flatten)]
+    link: crate::emu::LinkOptions,
     /// The uplink (from the command out): `link` (default: the same link
     /// as the downlink, its own queue), `unlimited`, or a rate such as
     /// 10Mbit (the simulator's ACK path: no loss, no queue limit).
     #[arg(long, default_value = "link")]
     uplink: String,
-    /// Seed of the loss processes.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
     /// Print nothing but the command's own output.
     #[arg(long, short)]
     quiet: bool,
@@ -57,56 +42,30 @@ pub struct ShellArgs {
     command: Vec<String>,
 }
 
-/// The scenario document the link options describe, so they are checked
-/// by the scenario parser with its messages.
-fn options_document(args: &ShellArgs) -> anyhow::Result<String> {
-    let capacity = match (&args.rate, &args.trace) {
-        (_, Some(trace)) => {
-            let absolute = std::path::absolute(trace)
-                .with_context(|| format!("--trace {}", trace.display()))?;
-            format!("trace = {:?}\n", absolute.display().to_string())
-        }
-        (Some(rate), None) => format!("rate = {rate:?}\n"),
-        (None, None) => "rate = \"100Mbit\"\n".to_string(),
-    };
-    let mut link = format!(
-        "{capacity}rtt = {:?}\nbuffer = {:?}\n",
-        args.rtt, args.buffer
-    );
-    for (key, value) in [("loss", &args.loss), ("burst", &args.burst)] {
-        if let Some(value) = value {
-            link += &format!("{key} = {value:?}\n");
-        }
-    }
-    match args.uplink.as_str() {
-        "link" | "unlimited" => {}
-        rate => link += &format!("uplink_rate = {rate:?}\n"),
-    }
-    Ok(format!(
-        "name = \"shell\"\nseed = {}\nduration = \"60s\"\n[link]\n{link}[[flow]]\ncc = \"bbr\"\n",
-        args.seed
-    ))
-}
-
 /// Reads the link the options or the scenario describe.
 fn shell_config(args: &ShellArgs) -> anyhow::Result<(emu::ShellConfig, String)> {
     let (scenario, mirrors) = match &args.scenario {
         Some(path) => (scenario::load(path, &[])?, false),
         None => {
-            let scenario =
-                scenario::from_str(&options_document(args)?, Path::new("the command line"), &[])
-                    .map_err(|e| match e.key.as_deref() {
-                        // Name the option, not the document built from it.
-                        Some(key) => {
-                            let option = key.trim_start_matches("link.");
-                            if option == "uplink_rate" {
-                                anyhow::anyhow!("--uplink: {} (or `link`, `unlimited`)", e.message)
-                            } else {
-                                anyhow::anyhow!("--{option}: {}", e.message)
-                            }
-                        }
-                        None => anyhow::Error::new(e),
-                    })?;
+            let capacity = match (&args.rate, &args.trace) {
+                (_, Some(trace)) => {
+                    let absolute = std::path::absolute(trace)
+                        .with_context(|| format!("--trace {}", trace.display()))?;
+                    format!("trace = {:?}\n", absolute.display().to_string())
+                }
+                (Some(rate), None) => format!("rate = {rate:?}\n"),
+                (None, None) => "rate = \"100Mbit\"\n".to_string(),
+            };
+            let uplink = match args.uplink.as_str() {
+                "link" | "unlimited" => String::new(),
+                rate => format!("uplink_rate = {rate:?}\n"),
+            };
+            let scenario = args.link.scenario(&capacity, &uplink).map_err(|e| {
+                match e.to_string().starts_with("--uplink") {
+                    true => anyhow::anyhow!("{e} (or `link`, `unlimited`)"),
+                    false => e,
+                }
+            })?;
             (scenario, args.uplink == "link")
         }
     };
@@ -128,14 +87,16 @@ fn shell_config(args: &ShellArgs) -> anyhow::Result<(emu::ShellConfig, String)> 
                 Some(_) => "trace",
                 None => "100Mbit",
             }),
-            args.buffer,
-            args.loss
+            args.link.buffer,
+            args.link
+                .loss
                 .as_ref()
                 .map_or(String::new(), |l| format!(", {l} loss")),
-            args.burst
+            args.link
+                .burst
                 .as_ref()
                 .map_or(String::new(), |b| format!(", {b} token bucket")),
-            args.rtt,
+            args.link.rtt,
             match args.uplink.as_str() {
                 "link" => "the same link, its own queue",
                 "unlimited" => "unlimited",

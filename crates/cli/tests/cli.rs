@@ -1364,8 +1364,9 @@ fn emu_serves_several_clients_each_its_own_replies() {
 #[test]
 fn emu_rejects_bad_input_with_clear_errors() {
     let base = ["emu", "--listen", "127.0.0.1:0", "--forward", "127.0.0.1:9"];
-    let cases: [(&[&str], i32, &str); 6] = [
+    let cases: [(&[&str], i32, &str); 7] = [
         (&["--rate", "fast"], 1, "--rate: expected a rate like"),
+        (&["--uplink", "slow"], 1, "--uplink: expected a rate like"),
         (&["--loss", "200%"], 1, "--loss: expected a probability"),
         (&["--buffer", "lots"], 1, "--buffer:"),
         (&["--duration", "1x"], 1, "--duration: expected a duration"),
@@ -1386,6 +1387,19 @@ fn emu_rejects_bad_input_with_clear_errors() {
         assert_eq!(o.status.code(), Some(code), "{args:?}: {}", stderr(&o));
         assert!(stderr(&o).contains(message), "{args:?}: {}", stderr(&o));
     }
+    // A good uplink rate is taken (it used to be refused as an unknown key).
+    let o = bbrlab(&[
+        "emu",
+        "--listen",
+        "127.0.0.1:0",
+        "--forward",
+        "127.0.0.1:9",
+        "--uplink",
+        "10Mbit",
+        "--duration",
+        "1s",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
     let o = bbrlab(&["emu", "--listen", "localhost", "--forward", "127.0.0.1:9"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("invalid value 'localhost' for '--listen <ADDR>'"));

@@ -10,7 +10,8 @@ use std::net::SocketAddr;
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::net::UnixDatagram;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 use cc::{Bytes, Instant};
@@ -409,6 +410,55 @@ pub fn pump(
         }
     }
     Ok(())
+}
+
+/// The pump threads of an emulator, one per direction, stopped together
+/// (and when dropped).
+#[derive(Default)]
+pub(crate) struct Pumps {
+    stop: Arc<AtomicBool>,
+    threads: Vec<JoinHandle<io::Result<()>>>,
+}
+
+impl Pumps {
+    /// Starts a thread named `name` pumping `ports` through `path`.
+    pub(crate) fn spawn<P: Ports + Send + 'static>(
+        &mut self,
+        name: &str,
+        mut ports: P,
+        path: Path,
+        clock: Clock,
+        stats: Arc<DirectionStats>,
+    ) -> io::Result<()> {
+        let stop = self.stop.clone();
+        self.threads.push(
+            std::thread::Builder::new()
+                .name(name.into())
+                .spawn(move || pump(&mut ports, path, clock, &stop, &stats))?,
+        );
+        Ok(())
+    }
+
+    /// Stops every thread and reports the first error any hit.
+    pub(crate) fn halt(&mut self) -> io::Result<()> {
+        self.stop.store(true, Ordering::Relaxed);
+        let mut result = Ok(());
+        for thread in self.threads.drain(..) {
+            let outcome = thread
+                .join()
+                .unwrap_or_else(|_| Err(io::Error::other("an emulator thread panicked")));
+            if result.is_ok() {
+                result = outcome;
+            }
+        }
+        result
+    }
+}
+
+impl Drop for Pumps {
+    fn drop(&mut self) {
+        let _ = self.halt();
+    }
 }
 
 /// Waits up to `wait` for any of `fds` to become readable (ppoll:

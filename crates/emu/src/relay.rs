@@ -5,9 +5,8 @@ use std::collections::HashMap;
 use std::io;
 use std::net::{SocketAddr, UdpSocket};
 use std::os::unix::net::UnixDatagram;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use sim::link::{Bottleneck, BufferLimit, LinkConfig, LossModel, RateModel};
@@ -15,7 +14,7 @@ use sim::link::{Bottleneck, BufferLimit, LinkConfig, LossModel, RateModel};
 use std::os::fd::{AsRawFd, RawFd};
 
 use crate::pump::{
-    pump, Clock, Datagram, DirectionStats, Hop, Path, Ports, Received, HEADER_BYTES,
+    Clock, Datagram, DirectionStats, Hop, Path, Ports, Pumps, Received, HEADER_BYTES,
 };
 
 /// Socket buffers the relay asks for: a 500 Mbit/s burst of 100 ms fits.
@@ -312,8 +311,7 @@ impl UdpPorts for Downlink {
 pub struct Relay {
     listen: Vec<SocketAddr>,
     nat: Arc<Nat>,
-    stop: Arc<AtomicBool>,
-    threads: Vec<JoinHandle<io::Result<()>>>,
+    pumps: Pumps,
     clock: Clock,
     /// Server to client, all routes and clients together.
     pub down: Arc<DirectionStats>,
@@ -370,7 +368,6 @@ impl Relay {
         wake_sender.set_nonblocking(true)?;
         wake_receiver.set_nonblocking(true)?;
         let nat = Arc::new(Nat::default());
-        let stop = Arc::new(AtomicBool::new(false));
         let (down, up) = (
             Arc::new(DirectionStats::default()),
             Arc::new(DirectionStats::default()),
@@ -406,26 +403,21 @@ impl Relay {
         let mut relay = Relay {
             listen,
             nat,
-            stop,
-            threads: Vec::new(),
+            pumps: Pumps::default(),
             clock,
             down,
             up,
         };
         // On a failed spawn, dropping `relay` stops the thread already
         // running.
-        let (stop, stats) = (relay.stop.clone(), relay.up.clone());
-        relay.threads.push(
-            std::thread::Builder::new()
-                .name("emu-uplink".into())
-                .spawn(move || pump(&mut Udp(up_ports), uplink, clock, &stop, &stats))?,
-        );
-        let (stop, stats) = (relay.stop.clone(), relay.down.clone());
-        relay.threads.push(
-            std::thread::Builder::new()
-                .name("emu-downlink".into())
-                .spawn(move || pump(&mut Udp(down_ports), downlink, clock, &stop, &stats))?,
-        );
+        let stats = relay.up.clone();
+        relay
+            .pumps
+            .spawn("emu-uplink", Udp(up_ports), uplink, clock, stats)?;
+        let stats = relay.down.clone();
+        relay
+            .pumps
+            .spawn("emu-downlink", Udp(down_ports), downlink, clock, stats)?;
         Ok(relay)
     }
 
@@ -458,27 +450,7 @@ impl Relay {
     /// # Errors
     /// A pump's socket failed.
     pub fn stop(mut self) -> io::Result<()> {
-        self.halt()
-    }
-
-    fn halt(&mut self) -> io::Result<()> {
-        self.stop.store(true, Ordering::Relaxed);
-        let mut result = Ok(());
-        for thread in self.threads.drain(..) {
-            let outcome = thread
-                .join()
-                .unwrap_or_else(|_| Err(io::Error::other("a relay thread panicked")));
-            if result.is_ok() {
-                result = outcome;
-            }
-        }
-        result
-    }
-}
-
-impl Drop for Relay {
-    fn drop(&mut self) {
-        let _ = self.halt();
+        self.pumps.halt()
     }
 }
 

@@ -14,6 +14,7 @@ pub mod adapter;
 pub mod client;
 pub mod copilot;
 pub mod emulate;
+pub mod kernel_xval;
 pub mod protocol;
 pub mod pto;
 pub mod server;

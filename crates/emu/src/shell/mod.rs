@@ -56,14 +56,12 @@ use std::io;
 use std::net::Ipv4Addr;
 use std::os::unix::process::CommandExt;
 use std::process::Command;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use sim::link::Bottleneck;
 
-use crate::pump::{pump, Clock, DirectionStats, Path};
+use crate::pump::{Clock, DirectionStats, Path, Pumps};
 use crate::relay::EmuConfig;
 pub use netns::Namespace;
 use ports::{PortRoutes, TunDirection};
@@ -110,8 +108,7 @@ pub struct Shell {
     inner_addr: Ipv4Addr,
     rtt: Duration,
     routes: Arc<PortRoutes>,
-    stop: Arc<AtomicBool>,
-    threads: Vec<JoinHandle<io::Result<()>>>,
+    pumps: Pumps,
     clock: Clock,
     /// The downlink's counters (outer to inner namespace).
     pub down: Arc<DirectionStats>,
@@ -146,8 +143,7 @@ impl Shell {
             inner_addr,
             rtt: link.rtt,
             routes: routes.clone(),
-            stop: Arc::new(AtomicBool::new(false)),
-            threads: Vec::new(),
+            pumps: Pumps::default(),
             clock: Clock::start(),
             down: Arc::default(),
             up: Arc::default(),
@@ -184,15 +180,11 @@ impl Shell {
                 shell.up.clone(),
             ),
         ];
-        for (name, mut ports, path, stats) in directions {
-            let (stop, clock) = (shell.stop.clone(), shell.clock);
+        for (name, ports, path, stats) in directions {
             // On a failed spawn, dropping `shell` stops the thread already
             // running.
-            shell.threads.push(
-                std::thread::Builder::new()
-                    .name(name.into())
-                    .spawn(move || pump(&mut ports, path, clock, &stop, &stats))?,
-            );
+            let clock = shell.clock;
+            shell.pumps.spawn(name, ports, path, clock, stats)?;
         }
         Ok(shell)
     }
@@ -303,27 +295,7 @@ impl Shell {
     /// # Errors
     /// A pump's device failed.
     pub fn stop(mut self) -> io::Result<()> {
-        self.halt()
-    }
-
-    fn halt(&mut self) -> io::Result<()> {
-        self.stop.store(true, Ordering::Relaxed);
-        let mut result = Ok(());
-        for thread in self.threads.drain(..) {
-            let outcome = thread
-                .join()
-                .unwrap_or_else(|_| Err(io::Error::other("a shell thread panicked")));
-            if result.is_ok() {
-                result = outcome;
-            }
-        }
-        result
-    }
-}
-
-impl Drop for Shell {
-    fn drop(&mut self) {
-        let _ = self.halt();
+        self.pumps.halt()
     }
 }
 
