@@ -356,15 +356,10 @@ fn algorithms() -> Vec<AlgorithmRow> {
                 .params
                 .iter()
                 .map(|p| {
-                    let kind = match p.kind {
-                        cc::ParamKind::Float { min, max } => format!("number in [{min}, {max}]"),
-                        cc::ParamKind::Int { min, max } => format!("integer in [{min}, {max}]"),
-                        cc::ParamKind::Bool => "true|false".to_string(),
-                    };
                     (
                         p.name.to_string(),
-                        p.default.to_string(),
-                        kind,
+                        p.default_text(),
+                        p.kind.to_string(),
                         p.doc.to_string(),
                     )
                 })

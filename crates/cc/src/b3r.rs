@@ -114,9 +114,9 @@
 use std::time::Duration;
 
 use crate::bbr::extension::{AckContext, Extensions, PhaseContext, ProbeGainPolicy};
-use crate::bbr::{Bbr, BbrParams, Mode, BBR_PARAMS};
+use crate::bbr::{Bbr, BbrParams, Mode};
 use crate::controller::ControllerConfig;
-use crate::spec::{AlgorithmInfo, AlgorithmSpec, ParamKind, ParamSpec};
+use crate::spec::{AlgorithmInfo, AlgorithmSpec};
 use crate::units::{Bytes, Instant};
 
 /// Probe gains are `num / GAIN_DENOMINATOR`.
@@ -143,32 +143,32 @@ pub const MAX_RTT_WINDOW: Duration = Duration::from_secs(30);
 /// Large-queue drain target gain when the queue delay is under 1.5 min_rtt.
 pub const LARGE_QUEUE_DRAIN_GAIN: f64 = 15.0 / 16.0;
 
-/// The parameters of `b3r`: its own, then the BBRv1 core's.
-pub const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "simple",
-        kind: ParamKind::Bool,
-        default: "false",
-        doc: "the oBBR code's simplified B3R (gum/40, -2 per lossy ACK, +2 per ACK min_rtt after a loss) instead of the author's module",
-    },
-    ParamSpec {
-        name: "literal_code",
-        kind: ParamKind::Bool,
-        default: "false",
-        doc: "reproduce the reference code's gain-array bookkeeping (probe gain reset to 1.25 on reclassification; simple: gain rewritten only on loss)",
-    },
-    BBR_PARAMS[0],
-    BBR_PARAMS[1],
-    BBR_PARAMS[2],
-];
+crate::params! {
+    /// B3R's spec parameters (read into [`B3rParams`]).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct B3rSpec {
+        /// The oBBR code's simplified B3R.
+        pub simple: bool ["simple"] = false
+            => "the oBBR code's simplified B3R (gum/40, -2 per lossy ACK, +2 per ACK min_rtt after a loss) instead of the author's module",
+        /// Reproduce the reference code's gain-array bookkeeping.
+        pub literal_code: bool ["literal_code"] = false
+            => "reproduce the reference code's gain-array bookkeeping (probe gain reset to 1.25 on reclassification; simple: gain rewritten only on loss)",
+    }
+}
 
-/// Registry entry for `b3r`.
-pub const INFO: AlgorithmInfo = AlgorithmInfo {
-    name: "b3r",
-    summary: "B3R (Singhania et al.): BBRv1 that classifies the queue and probes a shallow one with a loss-adapted gain",
-    params: PARAMS,
-    build: |spec, config| Box::new(build(spec, config)),
-};
+/// Registry entry for `b3r`: its own parameters, then the BBRv1 core's
+/// (`parent`) but `pacing_margin`.
+pub fn info(parent: &AlgorithmInfo) -> AlgorithmInfo {
+    AlgorithmInfo::new(
+        "b3r",
+        "B3R (Singhania et al.): BBRv1 that classifies the queue and probes a shallow one with a loss-adapted gain",
+        |spec, config| Box::new(build(spec, config)),
+    )
+    .display_name("B3R")
+    .param_table(B3rSpec::params())
+    .inherit(parent)
+    .without(&["pacing_margin"])
+}
 
 /// Which B3R.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -198,13 +198,14 @@ impl Default for B3rParams {
 }
 
 fn build(spec: &AlgorithmSpec, config: &ControllerConfig) -> Bbr {
+    let b3r = B3rSpec::from_spec(spec);
     let params = B3rParams {
-        variant: if spec.flag("simple") {
+        variant: if b3r.simple {
             Variant::Simple
         } else {
             Variant::Full
         },
-        literal_code: spec.flag("literal_code"),
+        literal_code: b3r.literal_code,
     };
     new(spec.as_str(), BbrParams::from_spec(spec), params, config)
 }

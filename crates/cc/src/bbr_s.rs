@@ -70,9 +70,9 @@
 use std::collections::VecDeque;
 
 use crate::bbr::extension::{BandwidthFilter, Extensions, WindowedMaxBandwidth};
-use crate::bbr::{Bbr, BbrParams, BBR_PARAMS};
+use crate::bbr::{Bbr, BbrParams};
 use crate::controller::ControllerConfig;
-use crate::spec::{AlgorithmInfo, AlgorithmSpec, ParamKind, ParamSpec};
+use crate::spec::AlgorithmInfo;
 use crate::units::Bandwidth;
 
 /// The oBBR code's percentile.
@@ -80,67 +80,41 @@ pub const DEFAULT_PERCENTILE: f64 = 0.85;
 /// The oBBR code's window, in samples.
 pub const DEFAULT_WINDOW: usize = 100;
 
-/// Tunables of BBR-S.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct BbrSParams {
-    /// Which sample of the window sets the pacing rate (0.85: the 85th percentile).
-    pub percentile: f64,
-    /// How many recent samples the percentile covers.
-    pub window: usize,
-    /// Admit app-limited samples that are at least the current estimate.
-    pub admit_app_limited: bool,
-}
-
-impl Default for BbrSParams {
-    fn default() -> Self {
-        BbrSParams {
-            percentile: DEFAULT_PERCENTILE,
-            window: DEFAULT_WINDOW,
-            admit_app_limited: false,
-        }
+crate::params! {
+    /// Tunables of BBR-S.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct BbrSParams {
+        /// Which sample of the window sets the pacing rate (0.85: the 85th percentile).
+        pub percentile: f64 ["percentile", 0.5..=1.0] = DEFAULT_PERCENTILE
+            => "percentile of the recent rate samples that sets the pacing rate (1 = their max)",
+        /// How many recent samples the percentile covers.
+        pub window: usize ["window", 10..=1000] = DEFAULT_WINDOW
+            => "number of recent non-app-limited rate samples the percentile is taken over",
+        /// Admit app-limited samples that are at least the current estimate.
+        pub admit_app_limited: bool ["admit_app_limited"] = false
+            => "also admit app-limited samples at least as large as the estimate (the oBBR code's rule)",
     }
 }
 
-/// The parameters of `bbr-s`: its own, then the BBRv1 core's.
-pub const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "percentile",
-        kind: ParamKind::Float { min: 0.5, max: 1.0 },
-        default: "0.85",
-        doc: "percentile of the recent rate samples that sets the pacing rate (1 = their max)",
-    },
-    ParamSpec {
-        name: "window",
-        kind: ParamKind::Int { min: 10, max: 1000 },
-        default: "100",
-        doc: "number of recent non-app-limited rate samples the percentile is taken over",
-    },
-    ParamSpec {
-        name: "admit_app_limited",
-        kind: ParamKind::Bool,
-        default: "false",
-        doc: "also admit app-limited samples at least as large as the estimate (the oBBR code's rule)",
-    },
-    BBR_PARAMS[0],
-    BBR_PARAMS[1],
-    BBR_PARAMS[2],
-];
-
-/// Registry entry for `bbr-s`.
-pub const INFO: AlgorithmInfo = AlgorithmInfo {
-    name: "bbr-s",
-    summary: "BBR-S as in the oBBR paper: pacing at the 85th percentile of the last 100 rate samples, cwnd from the max filter",
-    params: PARAMS,
-    build: |spec, config| Box::new(build(spec, config)),
-};
-
-fn build(spec: &AlgorithmSpec, config: &ControllerConfig) -> Bbr {
-    let params = BbrSParams {
-        percentile: spec.float("percentile"),
-        window: spec.int("window") as usize,
-        admit_app_limited: spec.flag("admit_app_limited"),
-    };
-    new(spec.as_str(), BbrParams::from_spec(spec), params, config)
+/// Registry entry for `bbr-s`: its own parameters, then the BBRv1 core's
+/// (`parent`) but `pacing_margin`.
+pub fn info(parent: &AlgorithmInfo) -> AlgorithmInfo {
+    AlgorithmInfo::new(
+        "bbr-s",
+        "BBR-S as in the oBBR paper: pacing at the 85th percentile of the last 100 rate samples, cwnd from the max filter",
+        |spec, config| {
+            Box::new(new(
+                spec.as_str(),
+                BbrParams::from_spec(spec),
+                BbrSParams::from_spec(spec),
+                config,
+            ))
+        },
+    )
+    .display_name("BBR-S")
+    .param_table(BbrSParams::params())
+    .inherit(parent)
+    .without(&["pacing_margin"])
 }
 
 /// A BBR-S controller: the BBRv1 core with a [`PercentileBandwidth`] filter.
@@ -259,8 +233,10 @@ mod tests {
 
     use super::*;
     use crate::bbr::Mode;
-    use crate::controller::{AckEvent, RttEstimate};
+    use crate::controller::AckEvent;
     use crate::rate::RateSample;
+    use crate::spec::AlgorithmSpec;
+    use crate::testing::Ack;
     use crate::testing::Pipe;
     use crate::units::{Bytes, Instant};
 
@@ -410,9 +386,8 @@ mod tests {
 
     /// An ACK carrying a rate sample that starts a new round.
     fn ack(now: Instant, total: Bytes, rate: Bandwidth, app_limited: bool) -> AckEvent {
-        AckEvent {
-            now,
-            rate: RateSample {
+        Ack::at(now)
+            .rate(RateSample {
                 delivery_rate: Some(rate),
                 delivered: Bytes(15_000),
                 interval: Duration::from_millis(40),
@@ -421,20 +396,10 @@ mod tests {
                 newest_sent_time: Some(now - Duration::from_millis(40)),
                 is_app_limited: app_limited,
                 ..RateSample::default()
-            },
-            rtt: RttEstimate {
-                latest: Some(Duration::from_millis(40)),
-                smoothed: Duration::from_millis(40),
-                rttvar: Duration::ZERO,
-                min: Duration::from_millis(40),
-            },
-            newly_acked: Bytes(1500),
-            newly_lost: Bytes::ZERO,
-            prior_in_flight: Bytes(60_000),
-            bytes_in_flight: Bytes(60_000),
-            in_recovery: false,
-            recovery_exited: false,
-        }
+            })
+            .rtt(Duration::from_millis(40))
+            .in_flight(Bytes(60_000))
+            .build()
     }
 
     #[test]

@@ -78,44 +78,23 @@ use crate::controller::{
     AckEvent, CongestionControl, ControllerConfig, LossEvent, SentEvent, Snapshot,
 };
 use crate::reno::{Growth, LossWindow};
-use crate::spec::{AlgorithmInfo, AlgorithmSpec, ParamKind, ParamSpec};
+use crate::spec::{AlgorithmInfo, AlgorithmSpec};
 use crate::units::{Bandwidth, Bytes, Instant};
 
 /// CUBIC's registry entry: `"cubic"`, parameters `beta`, `c`,
 /// `fast_convergence` and `hystart`.
-pub const INFO: AlgorithmInfo = AlgorithmInfo {
-    name: "cubic",
-    summary: "CUBIC (RFC 9438): cubic window growth around the last loss point, beta 0.7; paced at 2x/1.2x cwnd/srtt",
-    params: PARAMS,
-    build: build_cubic,
-};
+pub fn info() -> AlgorithmInfo {
+    AlgorithmInfo::new(
+        NAME,
+        "CUBIC (RFC 9438): cubic window growth around the last loss point, beta 0.7; paced at 2x/1.2x cwnd/srtt",
+        build_cubic,
+    )
+    .display_name("CUBIC")
+    .param_table(CubicParams::params())
+}
 
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "beta",
-        kind: ParamKind::Float { min: 0.1, max: 0.95 },
-        default: "0.7",
-        doc: "multiplicative decrease factor beta_cubic: the window after a loss as a fraction of the window before",
-    },
-    ParamSpec {
-        name: "c",
-        kind: ParamKind::Float { min: 0.01, max: 10.0 },
-        default: "0.4",
-        doc: "the cubic function's scaling constant C, in segments per second cubed: larger regrows faster",
-    },
-    ParamSpec {
-        name: "fast_convergence",
-        kind: ParamKind::Bool,
-        default: "true",
-        doc: "after a loss below the previous W_max, lower W_max further to release bandwidth to newer flows (RFC 9438 §4.7)",
-    },
-    ParamSpec {
-        name: "hystart",
-        kind: ParamKind::Bool,
-        default: "false",
-        doc: "leave the initial slow start when the RTT starts rising, with HyStart++ (RFC 9406)",
-    },
-];
+/// CUBIC's spec name.
+pub const NAME: &str = "cubic";
 
 fn build_cubic(spec: &AlgorithmSpec, config: &ControllerConfig) -> Box<dyn CongestionControl> {
     let mut cubic = Cubic::new(config, CubicParams::from_spec(spec));
@@ -131,46 +110,31 @@ const N_RTT_SAMPLE: u32 = 8;
 const CSS_GROWTH_DIVISOR: u64 = 4;
 const CSS_ROUNDS: u32 = 5;
 
-/// CUBIC's tunables (the spec parameters of [`INFO`]).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct CubicParams {
-    /// beta_cubic, the multiplicative decrease factor (RFC: 0.7).
-    pub beta: f64,
-    /// C, in segments per second cubed (RFC: 0.4).
-    pub c: f64,
-    /// Fast convergence (RFC 9438 §4.7; RFC: on).
-    pub fast_convergence: bool,
-    /// HyStart++ in the initial slow start (RFC 9406; here off by default).
-    pub hystart: bool,
-}
-
-impl Default for CubicParams {
+crate::params! {
+    /// CUBIC's tunables (the spec parameters of [`info`]); `Default` is
     /// RFC 9438's values, without HyStart++.
-    fn default() -> Self {
-        CubicParams {
-            beta: 0.7,
-            c: 0.4,
-            fast_convergence: true,
-            hystart: false,
-        }
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct CubicParams {
+        /// beta_cubic, the multiplicative decrease factor (RFC: 0.7).
+        pub beta: f64 ["beta", 0.1..=0.95] = 0.7
+            => "multiplicative decrease factor beta_cubic: the window after a loss as a fraction of the window before",
+        /// C, in segments per second cubed (RFC: 0.4).
+        pub c: f64 ["c", 0.01..=10.0] = 0.4
+            => "the cubic function's scaling constant C, in segments per second cubed: larger regrows faster",
+        /// Fast convergence (RFC 9438 §4.7; RFC: on).
+        pub fast_convergence: bool ["fast_convergence"] = true
+            => "after a loss below the previous W_max, lower W_max further to release bandwidth to newer flows (RFC 9438 §4.7)",
+        /// HyStart++ in the initial slow start (RFC 9406; here off by default).
+        pub hystart: bool ["hystart"] = false
+            => "leave the initial slow start when the RTT starts rising, with HyStart++ (RFC 9406)",
     }
 }
 
 impl CubicParams {
-    /// The parameters of a validated `cubic` spec.
-    pub fn from_spec(spec: &AlgorithmSpec) -> CubicParams {
-        CubicParams {
-            beta: spec.float("beta"),
-            c: spec.float("c"),
-            fast_convergence: spec.flag("fast_convergence"),
-            hystart: spec.flag("hystart"),
-        }
-    }
-
     /// The spec string that builds a controller with these parameters.
     pub fn to_spec_string(&self) -> String {
         if *self == CubicParams::default() {
-            return INFO.name.to_string();
+            return NAME.to_string();
         }
         format!(
             "cubic:beta={},c={},fast_convergence={},hystart={}",
@@ -223,12 +187,13 @@ pub struct Cubic {
 impl Cubic {
     /// A CUBIC controller with the initial window of `config`.
     ///
-    /// Panics if `beta` or `c` is outside the range [`INFO`] declares (the
+    /// Panics if `beta` or `c` is outside the range [`info`] declares (the
     /// spec parser rejects such values; a direct caller passing them has a bug).
     pub fn new(config: &ControllerConfig, params: CubicParams) -> Cubic {
+        let table = CubicParams::params();
         for (name, value) in [("beta", params.beta), ("c", params.c)] {
-            let range = PARAMS.iter().find(|p| p.name == name).map(|p| p.kind);
-            if let Some(ParamKind::Float { min, max }) = range {
+            let range = table.iter().find(|p| p.name == name).map(|p| p.kind);
+            if let Some(crate::spec::ParamKind::Float { min, max }) = range {
                 assert!(
                     (min..=max).contains(&value),
                     "cubic: {name} = {value} outside [{min}, {max}]"

@@ -136,9 +136,9 @@ use std::cell::Cell;
 use std::time::Duration;
 
 use crate::bbr::extension::{AckContext, Extensions, LossReaction};
-use crate::bbr::{Bbr, BbrParams, BBR_PARAMS};
+use crate::bbr::{Bbr, BbrParams};
 use crate::controller::ControllerConfig;
-use crate::spec::{AlgorithmInfo, AlgorithmSpec, ParamKind, ParamSpec};
+use crate::spec::AlgorithmInfo;
 use crate::units::{Bytes, Instant};
 
 /// The wait before judging a loss, and the period of the factor's growth,
@@ -147,98 +147,45 @@ pub const WAIT_RTTS: u32 = 3;
 /// The recovery window is `inflight / RECOVERY_DIVISOR` (line 7).
 pub const RECOVERY_DIVISOR: u64 = 3;
 
-/// BBR-CWS's tunables.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct CwsParams {
-    /// β: multiplies the factor when a loss is not followed by a lower RTprop.
-    pub beta: f64,
-    /// δ: added to the factor every 3 RTT without loss.
-    pub delta: f64,
-    /// The factor's lower bound.
-    pub floor: f64,
-    /// Whether a lower RTprop found after a loss resets the factor to 1
-    /// (§4.2 text; Algorithm 1 does not).
-    pub rtprop_reset: bool,
-}
-
-impl Default for CwsParams {
-    /// The paper's values.
-    fn default() -> Self {
-        CwsParams {
-            beta: 0.9,
-            delta: 0.01,
-            floor: 0.2,
-            rtprop_reset: true,
-        }
+crate::params! {
+    /// BBR-CWS's tunables; `Default` is the paper's values.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct CwsParams {
+        /// β: multiplies the factor when a loss is not followed by a lower RTprop.
+        pub beta: f64 ["beta", 0.1..=0.99] = 0.9
+            => "upper_scaling_factor multiplier when a loss is not followed by a lower RTprop within 3 RTT",
+        /// δ: added to the factor every 3 RTT without loss.
+        pub delta: f64 ["delta", 0.001..=0.5] = 0.01
+            => "upper_scaling_factor increment per 3 RTT without loss (capped at 1)",
+        /// The factor's lower bound.
+        pub floor: f64 ["floor", 0.05..=1.0] = 0.2 => "lowest upper_scaling_factor",
+        /// Whether a lower RTprop found after a loss resets the factor to 1
+        /// (§4.2 text; Algorithm 1 does not).
+        pub rtprop_reset: bool ["rtprop_reset"] = true
+            => "reset upper_scaling_factor to 1 when a lower RTprop follows a loss (paper text; false = Algorithm 1 as printed)",
     }
 }
 
-impl CwsParams {
-    /// Reads the parameters from a spec declaring [`PARAMS`].
-    pub fn from_spec(spec: &AlgorithmSpec) -> Self {
-        CwsParams {
-            beta: spec.float("beta"),
-            delta: spec.float("delta"),
-            floor: spec.float("floor"),
-            rtprop_reset: spec.flag("rtprop_reset"),
-        }
-    }
+/// Registry entry for `bbr-cws`: its own parameters, then the BBRv1 core's
+/// (`parent`) but `pacing_margin`.
+pub fn info(parent: &AlgorithmInfo) -> AlgorithmInfo {
+    AlgorithmInfo::new(
+        "bbr-cws",
+        "BBR-CWS (Kim et al. 2020): cwnd cut to inflight/3 on loss, target scaled by a loss-driven factor",
+        |spec, config| {
+            Box::new(new_bbr_cws(
+                spec.as_str(),
+                BbrParams::from_spec(spec),
+                CwsParams::from_spec(spec),
+                config,
+            ))
+        },
+    )
+    .display_name("BBR-CWS")
+    .param_table(CwsParams::params())
+    .inherit(parent)
+    .without(&["pacing_margin"])
 }
-
-/// The parameters of `bbr-cws`: its own, then the parent's.
-pub const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "beta",
-        kind: ParamKind::Float {
-            min: 0.1,
-            max: 0.99,
-        },
-        default: "0.9",
-        doc: "upper_scaling_factor multiplier when a loss is not followed by a lower RTprop within 3 RTT",
-    },
-    ParamSpec {
-        name: "delta",
-        kind: ParamKind::Float {
-            min: 0.001,
-            max: 0.5,
-        },
-        default: "0.01",
-        doc: "upper_scaling_factor increment per 3 RTT without loss (capped at 1)",
-    },
-    ParamSpec {
-        name: "floor",
-        kind: ParamKind::Float {
-            min: 0.05,
-            max: 1.0,
-        },
-        default: "0.2",
-        doc: "lowest upper_scaling_factor",
-    },
-    ParamSpec {
-        name: "rtprop_reset",
-        kind: ParamKind::Bool,
-        default: "true",
-        doc: "reset upper_scaling_factor to 1 when a lower RTprop follows a loss (paper text; false = Algorithm 1 as printed)",
-    },
-    BBR_PARAMS[0],
-    BBR_PARAMS[1],
-    BBR_PARAMS[2],
-];
-
-/// Registry entry for `bbr-cws`.
-pub const INFO: AlgorithmInfo = AlgorithmInfo {
-    name: "bbr-cws",
-    summary: "BBR-CWS (Kim et al. 2020): cwnd cut to inflight/3 on loss, target scaled by a loss-driven factor",
-    params: PARAMS,
-    build: |spec, config| {
-        Box::new(new_bbr_cws(
-            spec.as_str(),
-            BbrParams::from_spec(spec),
-            CwsParams::from_spec(spec),
-            config,
-        ))
-    },
-};
 
 /// A BBRv1 core running BBR-CWS's loss reaction.
 pub fn new_bbr_cws(spec: &str, bbr: BbrParams, cws: CwsParams, config: &ControllerConfig) -> Bbr {

@@ -32,8 +32,7 @@ pub mod obbr;
 pub mod rate;
 pub mod reno;
 pub mod spec;
-#[cfg(test)]
-pub(crate) mod testing;
+pub mod testing;
 pub mod units;
 
 pub use controller::{
@@ -41,23 +40,28 @@ pub use controller::{
     Snapshot,
 };
 pub use rate::{DeliveryRateEstimator, DeliveryState, RateSample};
-pub use spec::{AlgorithmInfo, AlgorithmSpec, ParamKind, ParamSpec, SpecError};
+pub use spec::{
+    algorithms, find, register, AlgorithmInfo, AlgorithmSpec, ParamChoice, ParamKind, ParamSpec,
+    ParamValue, RegisterError, SpecError, Value,
+};
 pub use units::{Bandwidth, Bytes, Instant};
 
-/// Every algorithm bbrlab knows, in the order `bbrlab list` shows them.
-pub fn algorithms() -> &'static [AlgorithmInfo] {
-    static ALGORITHMS: &[AlgorithmInfo] = &[
-        reno::INFO,
-        cubic::INFO,
-        bbr::INFO,
-        bbr2::BBR2_INFO,
-        bbr2::BBR3_INFO,
-        bbr2::ADAPTIVE_INFO,
-        obbr::INFO,
-        cws::INFO,
-        modest::INFO,
-        bbr_s::INFO,
-        b3r::INFO,
-    ];
-    ALGORITHMS
+/// The built-in algorithms, in the order `bbrlab list` shows them; the
+/// registry ([`spec::algorithms`], [`spec::register`]) starts with these.
+pub(crate) fn builtin_algorithms() -> Vec<AlgorithmInfo> {
+    let bbr = bbr::info();
+    let bbr2 = bbr2::bbr2_info();
+    vec![
+        reno::info(),
+        cubic::info(),
+        bbr.clone(),
+        bbr2.clone(),
+        bbr2::bbr3_info(&bbr2),
+        bbr2::adaptive_info(&bbr2),
+        obbr::info(&bbr),
+        cws::info(&bbr),
+        modest::info(&bbr),
+        bbr_s::info(&bbr),
+        b3r::info(&bbr),
+    ]
 }

@@ -116,90 +116,49 @@
 //! and the parent's `cwnd_gain`, `lt_bw`, `extra_acked`.
 
 use crate::bbr::extension::{AckContext, Extensions, LossReaction};
-use crate::bbr::{Bbr, BbrParams, BBR_PARAMS};
+use crate::bbr::{Bbr, BbrParams};
 use crate::controller::ControllerConfig;
-use crate::spec::{AlgorithmInfo, AlgorithmSpec, ParamKind, ParamSpec};
+use crate::spec::AlgorithmInfo;
 use crate::units::Bytes;
 
-/// Modest BBR's tunables (Table 1).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ModestParams {
-    /// `Wmin`: the search's lower bound as a fraction of the window that lost.
-    pub wmin: f64,
-    /// `Wmax`: the search's first upper bound as a fraction of that window.
-    pub wmax: f64,
-    /// `Smin`, in packets: the bracket width that ends the search and the
-    /// linear phase's step per ACK.
-    pub smin_packets: f64,
-}
-
-impl Default for ModestParams {
-    /// The values chosen for bbrlab (the paper gives none); see the module docs.
-    fn default() -> Self {
-        ModestParams {
-            wmin: 0.5,
-            wmax: 0.75,
-            smin_packets: 0.01,
-        }
+crate::params! {
+    /// Modest BBR's tunables (Table 1); `Default` is the values chosen for
+    /// bbrlab (the paper gives none); see the module docs.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct ModestParams {
+        /// `Wmin`: the search's lower bound as a fraction of the window that lost.
+        pub wmin: f64 ["wmin", 0.1..=0.95] = 0.5
+            => "Wmin: lower binary-search bound = Wmin x the cwnd that saw a retransmission",
+        /// `Wmax`: the search's first upper bound as a fraction of that window.
+        pub wmax: f64 ["wmax", 0.1..=1.0] = 0.75
+            => "Wmax: first upper search bound = Wmax x that cwnd (0.75 = Algorithm 2's (cwnd + min_win)/2 with Wmin 0.5)",
+        /// `Smin`, in packets: the bracket width that ends the search and the
+        /// linear phase's step per ACK.
+        pub smin_packets: f64 ["smin", 0.001..=64.0] = 0.01
+            => "Smin in packets: search ends when max_win - min_win <= Smin; linear phase adds Smin per ACK",
     }
 }
 
-impl ModestParams {
-    /// Reads the parameters from a spec declaring [`PARAMS`].
-    pub fn from_spec(spec: &AlgorithmSpec) -> Self {
-        ModestParams {
-            wmin: spec.float("wmin"),
-            wmax: spec.float("wmax"),
-            smin_packets: spec.float("smin"),
-        }
-    }
+/// Registry entry for `modest-bbr`: its own parameters, then the BBRv1
+/// core's (`parent`) but `pacing_margin`.
+pub fn info(parent: &AlgorithmInfo) -> AlgorithmInfo {
+    AlgorithmInfo::new(
+        "modest-bbr",
+        "Modest BBR (Zhang et al. 2018, as in BBR-CWS Alg. 2): binary search then linear increase on retransmission",
+        |spec, config| {
+            Box::new(new_modest_bbr(
+                spec.as_str(),
+                BbrParams::from_spec(spec),
+                ModestParams::from_spec(spec),
+                config,
+            ))
+        },
+    )
+    .display_name("Modest BBR")
+    .param_table(ModestParams::params())
+    .inherit(parent)
+    .without(&["pacing_margin"])
 }
-
-/// The parameters of `modest-bbr`: its own, then the parent's.
-pub const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "wmin",
-        kind: ParamKind::Float {
-            min: 0.1,
-            max: 0.95,
-        },
-        default: "0.5",
-        doc: "Wmin: lower binary-search bound = Wmin x the cwnd that saw a retransmission",
-    },
-    ParamSpec {
-        name: "wmax",
-        kind: ParamKind::Float { min: 0.1, max: 1.0 },
-        default: "0.75",
-        doc: "Wmax: first upper search bound = Wmax x that cwnd (0.75 = Algorithm 2's (cwnd + min_win)/2 with Wmin 0.5)",
-    },
-    ParamSpec {
-        name: "smin",
-        kind: ParamKind::Float {
-            min: 0.001,
-            max: 64.0,
-        },
-        default: "0.01",
-        doc: "Smin in packets: search ends when max_win - min_win <= Smin; linear phase adds Smin per ACK",
-    },
-    BBR_PARAMS[0],
-    BBR_PARAMS[1],
-    BBR_PARAMS[2],
-];
-
-/// Registry entry for `modest-bbr`.
-pub const INFO: AlgorithmInfo = AlgorithmInfo {
-    name: "modest-bbr",
-    summary: "Modest BBR (Zhang et al. 2018, as in BBR-CWS Alg. 2): binary search then linear increase on retransmission",
-    params: PARAMS,
-    build: |spec, config| {
-        Box::new(new_modest_bbr(
-            spec.as_str(),
-            BbrParams::from_spec(spec),
-            ModestParams::from_spec(spec),
-            config,
-        ))
-    },
-};
 
 /// A BBRv1 core running Modest BBR's loss reaction.
 pub fn new_modest_bbr(

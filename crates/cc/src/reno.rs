@@ -64,13 +64,17 @@ use crate::spec::{AlgorithmInfo, AlgorithmSpec};
 use crate::units::{Bandwidth, Bytes, Instant};
 
 /// NewReno's registry entry: `"reno"`, no parameters.
-pub const INFO: AlgorithmInfo = AlgorithmInfo {
-    name: "reno",
-    summary:
+pub fn info() -> AlgorithmInfo {
+    AlgorithmInfo::new(
+        NAME,
         "NewReno as in QUIC (RFC 9002): AIMD, halves the window on loss; paced at 2x/1.2x cwnd/srtt",
-    params: &[],
-    build: build_reno,
-};
+        build_reno,
+    )
+    .display_name("NewReno")
+}
+
+/// NewReno's spec name.
+pub const NAME: &str = "reno";
 
 /// RFC 9002's kLossReductionFactor: a congestion event halves the window.
 pub const LOSS_REDUCTION_FACTOR: f64 = 0.5;
@@ -95,7 +99,7 @@ pub struct Reno {
 impl Reno {
     /// A NewReno controller with the initial window of `config`.
     pub fn new(config: &ControllerConfig) -> Reno {
-        Reno::with_spec(INFO.name, config)
+        Reno::with_spec(NAME, config)
     }
 
     fn with_spec(spec: &str, config: &ControllerConfig) -> Reno {
@@ -375,6 +379,7 @@ impl LossWindow {
 pub(crate) mod tests {
     use super::*;
     use crate::rate::RateSample;
+    use crate::testing::Ack;
     use proptest::prelude::*;
 
     const MDS: u64 = 1500;
@@ -412,27 +417,20 @@ pub(crate) mod tests {
             let prior_delivered =
                 (self.prev_round_base + (self.delivered - self.round_base)).min(self.delivered);
             self.delivered += acked;
-            AckEvent {
-                now: self.now,
-                rate: RateSample {
+            Ack::at(self.now)
+                .rate(RateSample {
                     prior_delivered: Some(prior_delivered),
                     total_delivered: self.delivered,
                     delivered: acked,
                     ..RateSample::default()
-                },
-                rtt: RttEstimate {
-                    latest: Some(self.srtt),
-                    smoothed: self.srtt,
-                    rttvar: self.srtt / 4,
-                    min: self.srtt,
-                },
-                newly_acked: acked,
-                newly_lost: Bytes::ZERO,
-                prior_in_flight,
-                bytes_in_flight: prior_in_flight - acked,
-                in_recovery: self.in_recovery,
-                recovery_exited: false,
-            }
+                })
+                .rtt(self.srtt)
+                .rttvar(self.srtt / 4)
+                .acked(acked)
+                .prior_in_flight(prior_in_flight)
+                .bytes_in_flight(prior_in_flight - acked)
+                .in_recovery(self.in_recovery)
+                .build()
         }
 
         /// A cwnd-limited ACK: the window was full when it arrived.
@@ -780,26 +778,24 @@ pub(crate) mod tests {
                     let rtt = Duration::from_micros(rtt_us);
                     let prior = delivered;
                     delivered += Bytes(acked);
-                    cc.on_ack(&AckEvent {
-                        now,
-                        rate: RateSample {
-                            prior_delivered: Some(prior),
-                            total_delivered: delivered,
-                            ..RateSample::default()
-                        },
-                        rtt: RttEstimate {
-                            latest: sample.then_some(rtt),
-                            smoothed: rtt,
-                            rttvar: rtt / 2,
-                            min: if sample { rtt } else { Duration::ZERO },
-                        },
-                        newly_acked: Bytes(acked),
-                        newly_lost: Bytes::ZERO,
-                        prior_in_flight: Bytes(prior_in_flight_pkts * mds),
-                        bytes_in_flight: Bytes(prior_in_flight_pkts * mds) - Bytes(acked),
-                        in_recovery,
-                        recovery_exited: false,
-                    })
+                    cc.on_ack(
+                        &Ack::at(now)
+                            .with_rate(|r| {
+                                r.prior_delivered = Some(prior);
+                                r.total_delivered = delivered;
+                            })
+                            .rtt_estimate(RttEstimate {
+                                latest: sample.then_some(rtt),
+                                smoothed: rtt,
+                                rttvar: rtt / 2,
+                                min: if sample { rtt } else { Duration::ZERO },
+                            })
+                            .acked(Bytes(acked))
+                            .prior_in_flight(Bytes(prior_in_flight_pkts * mds))
+                            .bytes_in_flight(Bytes(prior_in_flight_pkts * mds) - Bytes(acked))
+                            .in_recovery(in_recovery)
+                            .build(),
+                    )
                 }
                 Op::Loss {
                     new_event,

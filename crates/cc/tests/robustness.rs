@@ -6,9 +6,10 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
+use cc::testing::Ack;
 use cc::{
-    AckEvent, AlgorithmSpec, Bandwidth, Bytes, CongestionControl, ControllerConfig,
-    DeliveryRateEstimator, DeliveryState, Instant, LossEvent, RttEstimate, SentEvent,
+    AlgorithmSpec, Bandwidth, Bytes, CongestionControl, ControllerConfig, DeliveryRateEstimator,
+    DeliveryState, Instant, LossEvent, SentEvent,
 };
 use proptest::prelude::*;
 
@@ -131,22 +132,20 @@ impl Harness {
         self.srtt = (self.srtt * 7 + rtt) / 8;
         let sample = self.est.generate_sample(self.now, self.min_rtt);
         let in_recovery = self.in_recovery_since.is_some_and(|t| sent <= t);
-        self.cc.on_ack(&AckEvent {
-            now: self.now,
-            rate: sample,
-            rtt: RttEstimate {
-                latest: Some(rtt),
-                smoothed: self.srtt,
-                rttvar: rtt / 4,
-                min: self.min_rtt.unwrap(),
-            },
-            newly_acked: acked,
-            newly_lost,
-            prior_in_flight: prior,
-            bytes_in_flight: self.in_flight,
-            in_recovery,
-            recovery_exited: false,
-        });
+        self.cc.on_ack(
+            &Ack::at(self.now)
+                .rate(sample)
+                .rtt(rtt)
+                .smoothed_rtt(self.srtt)
+                .rttvar(rtt / 4)
+                .min_rtt(self.min_rtt.unwrap())
+                .acked(acked)
+                .lost(newly_lost)
+                .prior_in_flight(prior)
+                .bytes_in_flight(self.in_flight)
+                .in_recovery(in_recovery)
+                .build(),
+        );
     }
 }
 
@@ -244,22 +243,18 @@ fn extreme_rates_and_rtts_stay_sane() {
                 in_flight -= p.size;
                 est.on_packet_acked(now, &p);
                 let sample = est.generate_sample(now, Some(rtt));
-                cc.on_ack(&AckEvent {
-                    now,
-                    rate: sample,
-                    rtt: RttEstimate {
-                        latest: Some(now - p.sent_time),
-                        smoothed: rtt,
-                        rttvar: rtt / 4,
-                        min: rtt,
-                    },
-                    newly_acked: p.size,
-                    newly_lost: Bytes::ZERO,
-                    prior_in_flight: prior,
-                    bytes_in_flight: in_flight,
-                    in_recovery: false,
-                    recovery_exited: false,
-                });
+                cc.on_ack(
+                    &Ack::at(now)
+                        .rate(sample)
+                        .rtt(now - p.sent_time)
+                        .smoothed_rtt(rtt)
+                        .rttvar(rtt / 4)
+                        .min_rtt(rtt)
+                        .acked(p.size)
+                        .prior_in_flight(prior)
+                        .bytes_in_flight(in_flight)
+                        .build(),
+                );
                 assert!(cc.cwnd() >= mss * 2, "{} at {rate} / {rtt:?}", info.name);
                 assert!(
                     cc.pacing_rate() > Bandwidth::ZERO,

@@ -20,22 +20,23 @@ fn suites() {
 }
 
 fn algorithms() {
-    let width = cc::algorithms()
-        .iter()
-        .map(|a| a.name.len())
-        .max()
-        .unwrap_or(0);
-    for info in cc::algorithms() {
-        println!("{:width$}  {}", info.name, info.summary);
-        for p in info.params {
-            let kind = match p.kind {
-                cc::ParamKind::Float { min, max } => format!("number in [{min}, {max}]"),
-                cc::ParamKind::Int { min, max } => format!("integer in [{min}, {max}]"),
-                cc::ParamKind::Bool => "true|false".to_string(),
-            };
+    let all = cc::algorithms();
+    let width = all.iter().map(|a| a.name.len()).max().unwrap_or(0);
+    for info in all {
+        let display = if info.display_name == info.name {
+            String::new()
+        } else {
+            format!(" [shown as {}]", info.display_name)
+        };
+        println!("{:width$}  {}{display}", info.name, info.summary);
+        for p in &info.params {
             println!(
-                "{:width$}    {}={} ({kind}): {}",
-                "", p.name, p.default, p.doc
+                "{:width$}    {}={} ({}): {}",
+                "",
+                p.name,
+                p.default_text(),
+                p.kind,
+                p.doc
             );
         }
     }

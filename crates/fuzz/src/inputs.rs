@@ -468,7 +468,7 @@ pub fn spec() -> BoxedStrategy<String> {
         any::<bool>(),
     )
         .prop_map(|(which, kvs, colon)| {
-            let algorithm = &cc::algorithms()[which];
+            let algorithm = cc::algorithms()[which];
             let items: Vec<String> = kvs
                 .iter()
                 .map(|(i, own, v)| {

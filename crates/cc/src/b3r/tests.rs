@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use super::*;
 use crate::bbr::GAIN_CYCLE;
-use crate::controller::{AckEvent, RttEstimate};
-use crate::rate::RateSample;
+use crate::controller::AckEvent;
+use crate::testing::Ack;
 use crate::testing::Pipe;
 use crate::units::Bandwidth;
 
@@ -40,22 +40,13 @@ impl Driver {
     }
 
     fn event(&self, lost: bool, rtt: Duration) -> AckEvent {
-        AckEvent {
-            now: self.now,
-            rate: RateSample::default(),
-            rtt: RttEstimate {
-                latest: Some(rtt),
-                smoothed: rtt,
-                rttvar: Duration::ZERO,
-                min: MIN_RTT,
-            },
-            newly_acked: Bytes(1500),
-            newly_lost: if lost { Bytes(1500) } else { Bytes::ZERO },
-            prior_in_flight: Bytes(100_000),
-            bytes_in_flight: Bytes(100_000),
-            in_recovery: lost,
-            recovery_exited: false,
-        }
+        Ack::at(self.now)
+            .rtt(rtt)
+            .min_rtt(MIN_RTT)
+            .lost(if lost { Bytes(1500) } else { Bytes::ZERO })
+            .in_flight(Bytes(100_000))
+            .in_recovery(lost)
+            .build()
     }
 
     /// One ACK `dt` after the previous one.

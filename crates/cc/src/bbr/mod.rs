@@ -99,7 +99,7 @@ use rand_pcg::Pcg64Mcg;
 use crate::controller::{
     AckEvent, CongestionControl, ControllerConfig, LossEvent, ProbeState, SentEvent, Snapshot,
 };
-use crate::spec::{AlgorithmInfo, AlgorithmSpec, ParamKind, ParamSpec};
+use crate::spec::AlgorithmInfo;
 use crate::units::{Bandwidth, Bytes, Instant};
 
 use ack_aggregation::AckAggregation;
@@ -152,92 +152,39 @@ impl Mode {
     }
 }
 
-/// Tunables of the BBRv1 core (the spec parameters of `bbr`).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct BbrParams {
-    /// ProbeBW cwnd gain (Linux: 2; the oBBR paper's Fig. 3 varies it).
-    pub cwnd_gain: f64,
-    /// Enable the long-term bandwidth (policer) mode.
-    pub long_term_bw: bool,
-    /// Enable the extra-acked aggregation allowance.
-    pub extra_acked: bool,
-    /// How far below the estimate BBR paces (Linux: 1%, so that a standing
-    /// queue cannot build; the oBBR authors' nginx-quic BBR: 0).
-    pub pacing_margin: f64,
-}
-
-impl Default for BbrParams {
-    fn default() -> Self {
-        BbrParams {
-            cwnd_gain: CWND_GAIN,
-            long_term_bw: true,
-            extra_acked: true,
-            pacing_margin: PACING_MARGIN,
-        }
+crate::params! {
+    /// Tunables of the BBRv1 core (the spec parameters of `bbr`; variants
+    /// built on the core inherit them by name).
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct BbrParams {
+        /// ProbeBW cwnd gain (Linux: 2; the oBBR paper's Fig. 3 varies it).
+        pub cwnd_gain: f64 ["cwnd_gain", 1.0..=4.0] = CWND_GAIN
+            => "ProbeBW cwnd gain g: inflight cap = g x BDP",
+        /// Enable the long-term bandwidth (policer) mode.
+        pub long_term_bw: bool ["lt_bw"] = true
+            => "long-term bandwidth (policer detection) mode",
+        /// Enable the extra-acked aggregation allowance.
+        pub extra_acked: bool ["extra_acked"] = true
+            => "cwnd allowance for ACK aggregation",
+        /// How far below the estimate BBR paces (Linux: 1%, so that a standing
+        /// queue cannot build; the oBBR authors' nginx-quic BBR: 0). Variants
+        /// that do not declare the parameter pace 1% below.
+        pub pacing_margin: f64 ["pacing_margin", 0.0..=0.1] = PACING_MARGIN
+            => "pace this fraction below the estimate (Linux 0.01; the oBBR authors' nginx-quic BBR 0)",
     }
 }
 
-impl BbrParams {
-    /// Reads the parameters from a spec declaring [`BBR_PARAMS`].
-    pub fn from_spec(spec: &AlgorithmSpec) -> Self {
-        BbrParams {
-            cwnd_gain: spec.float("cwnd_gain"),
-            long_term_bw: spec.flag("lt_bw"),
-            extra_acked: spec.flag("extra_acked"),
-            pacing_margin: pacing_margin_of(spec),
-        }
-    }
-}
-
-/// A spec's `pacing_margin`, or Linux's 1% for variants that do not
-/// declare the parameter.
-pub fn pacing_margin_of(spec: &AlgorithmSpec) -> f64 {
-    if spec.info().params.iter().any(|p| p.name == "pacing_margin") {
-        spec.float("pacing_margin")
-    } else {
-        PACING_MARGIN
-    }
-}
-
-/// The core's `pacing_margin` parameter, for variants that offer it.
-pub const PACING_MARGIN_PARAM: ParamSpec = ParamSpec {
-    name: "pacing_margin",
-    kind: ParamKind::Float { min: 0.0, max: 0.1 },
-    default: "0.01",
-    doc: "pace this fraction below the estimate (Linux 0.01; the oBBR authors' nginx-quic BBR 0)",
-};
-
-/// The parameters of `bbr`; variants built on the core may declare them too.
-pub const BBR_PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "cwnd_gain",
-        kind: ParamKind::Float { min: 1.0, max: 4.0 },
-        default: "2",
-        doc: "ProbeBW cwnd gain g: inflight cap = g x BDP",
-    },
-    ParamSpec {
-        name: "lt_bw",
-        kind: ParamKind::Bool,
-        default: "true",
-        doc: "long-term bandwidth (policer detection) mode",
-    },
-    ParamSpec {
-        name: "extra_acked",
-        kind: ParamKind::Bool,
-        default: "true",
-        doc: "cwnd allowance for ACK aggregation",
-    },
-    PACING_MARGIN_PARAM,
-];
-
-/// Registry entry for `bbr`.
-pub const INFO: AlgorithmInfo = AlgorithmInfo {
-    name: "bbr",
-    summary:
+/// Registry entry for `bbr`; the variants built on the core inherit its
+/// parameters from it.
+pub fn info() -> AlgorithmInfo {
+    AlgorithmInfo::new(
+        "bbr",
         "BBRv1 as in Linux tcp_bbr.c: max-filtered bandwidth, min RTT, 8-phase gain cycle, ProbeRTT",
-    params: BBR_PARAMS,
-    build: |spec, config| Box::new(Bbr::new(spec.as_str(), BbrParams::from_spec(spec), config)),
-};
+        |spec, config| Box::new(Bbr::new(spec.as_str(), BbrParams::from_spec(spec), config)),
+    )
+    .display_name("BBRv1")
+    .param_table(BbrParams::params())
+}
 
 /// The send quantum at `pacing_rate` (Linux `bbr_tso_segs_goal`, the
 /// draft's `SetSendQuantum`): about 1 ms of data, at most 64 KB, at least 2

@@ -3,8 +3,8 @@
 use std::time::Duration;
 
 use super::*;
-use crate::controller::RttEstimate;
 use crate::rate::RateSample;
+use crate::testing::Ack;
 use crate::testing::Pipe;
 
 fn bbr(seed: u64) -> Bbr {
@@ -21,9 +21,8 @@ fn secs(s: f64) -> Instant {
 
 /// An ACK that starts a new round with a given delivery rate.
 fn round_ack(now: Instant, total: Bytes, rate: Bandwidth, in_flight: Bytes) -> AckEvent {
-    AckEvent {
-        now,
-        rate: RateSample {
+    Ack::at(now)
+        .rate(RateSample {
             delivery_rate: Some(rate),
             delivered: Bytes(15_000),
             interval: Duration::from_millis(40),
@@ -31,20 +30,10 @@ fn round_ack(now: Instant, total: Bytes, rate: Bandwidth, in_flight: Bytes) -> A
             total_delivered: total,
             newest_sent_time: Some(now - Duration::from_millis(40)),
             ..RateSample::default()
-        },
-        rtt: RttEstimate {
-            latest: Some(Duration::from_millis(40)),
-            smoothed: Duration::from_millis(40),
-            rttvar: Duration::ZERO,
-            min: Duration::from_millis(40),
-        },
-        newly_acked: Bytes(1500),
-        newly_lost: Bytes::ZERO,
-        prior_in_flight: in_flight,
-        bytes_in_flight: in_flight,
-        in_recovery: false,
-        recovery_exited: false,
-    }
+        })
+        .rtt(Duration::from_millis(40))
+        .in_flight(in_flight)
+        .build()
 }
 
 #[test]

@@ -176,8 +176,8 @@ use crate::units::{Bandwidth, Bytes, Instant};
 
 pub use bounds::{inflight_at_loss, is_inflight_too_high, Bounds};
 pub use params::{
-    Bbr2Params, HiReset, HiResetAt, PlateauSignal, StartupLossHi, UpExit, ADAPTIVE_PARAMS,
-    BBR2_PARAMS, BBR3_PARAMS, NO_UPPER_BOUND_LOSS_THRESH, V2_HIGH_GAIN,
+    AdaptiveSpec, Bbr2Params, Bbr2Spec, Bbr3Spec, HiReset, HiResetAt, PlateauSignal, StartupLossHi,
+    UpExit, NO_UPPER_BOUND_LOSS_THRESH, V2_HIGH_GAIN,
 };
 pub use probe_bw::Phase;
 
@@ -187,46 +187,54 @@ use probe_rtt::MinRttState;
 use startup::StartupState;
 
 /// Registry entry for `bbr2`.
-pub const BBR2_INFO: AlgorithmInfo = AlgorithmInfo {
-    name: "bbr2",
-    summary: "BBRv2 as google/bbr v2alpha: inflight_hi/lo and bw_lo bounds, 2% loss threshold, DOWN/CRUISE/REFILL/UP",
-    params: BBR2_PARAMS,
-    build: |spec, config| {
-        Box::new(Bbr2::new(
-            spec.as_str(),
-            Bbr2Params::from_v2_spec(spec),
-            config,
-        ))
-    },
-};
+pub fn bbr2_info() -> AlgorithmInfo {
+    AlgorithmInfo::new(
+        "bbr2",
+        "BBRv2 as google/bbr v2alpha: inflight_hi/lo and bw_lo bounds, 2% loss threshold, DOWN/CRUISE/REFILL/UP",
+        |spec, config| Box::new(Bbr2::new(spec.as_str(), Bbr2Params::from_v2_spec(spec), config)),
+    )
+    .display_name("BBRv2")
+    .param_table(Bbr2Spec::params())
+}
 
-/// Registry entry for `bbr3`.
-pub const BBR3_INFO: AlgorithmInfo = AlgorithmInfo {
-    name: "bbr3",
-    summary: "BBRv3 per draft-ietf-ccwg-bbr (Linux v3 differences as parameters)",
-    params: BBR3_PARAMS,
-    build: |spec, config| {
-        Box::new(Bbr2::new(
-            spec.as_str(),
-            Bbr2Params::from_v3_spec(spec),
-            config,
-        ))
-    },
-};
+/// Registry entry for `bbr3`: `bbr2`'s parameters (`parent`) but
+/// `startup_hi`, with the draft's defaults, and its own.
+pub fn bbr3_info(parent: &AlgorithmInfo) -> AlgorithmInfo {
+    AlgorithmInfo::new(
+        "bbr3",
+        "BBRv3 per draft-ietf-ccwg-bbr (Linux v3 differences as parameters)",
+        |spec, config| {
+            Box::new(Bbr2::new(
+                spec.as_str(),
+                Bbr2Params::from_v3_spec(spec),
+                config,
+            ))
+        },
+    )
+    .display_name("BBRv3")
+    .inherit(parent)
+    .without(&["startup_hi"])
+    .param_table(Bbr3Spec::params())
+}
 
-/// Registry entry for `bbr2-adaptive`.
-pub const ADAPTIVE_INFO: AlgorithmInfo = AlgorithmInfo {
-    name: "bbr2-adaptive",
-    summary: "BBRv2 with Drucker et al.'s adaptive inflight_hi: reset to one BDP at max_bw at every REFILL",
-    params: ADAPTIVE_PARAMS,
-    build: |spec, config| {
-        Box::new(Bbr2::new(
-            spec.as_str(),
-            Bbr2Params::from_adaptive_spec(spec),
-            config,
-        ))
-    },
-};
+/// Registry entry for `bbr2-adaptive`: `bbr2`'s parameters (`parent`),
+/// then its own.
+pub fn adaptive_info(parent: &AlgorithmInfo) -> AlgorithmInfo {
+    AlgorithmInfo::new(
+        "bbr2-adaptive",
+        "BBRv2 with Drucker et al.'s adaptive inflight_hi: reset to one BDP at max_bw at every REFILL",
+        |spec, config| {
+            Box::new(Bbr2::new(
+                spec.as_str(),
+                Bbr2Params::from_adaptive_spec(spec),
+                config,
+            ))
+        },
+    )
+    .display_name("adaptive BBRv2")
+    .inherit(parent)
+    .param_table(AdaptiveSpec::params())
+}
 
 /// The core's modes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

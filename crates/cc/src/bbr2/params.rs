@@ -19,7 +19,7 @@
 
 use std::time::Duration;
 
-use crate::spec::{AlgorithmSpec, ParamKind, ParamSpec};
+use crate::spec::AlgorithmSpec;
 
 /// What ends a ProbeBW_UP phase besides loss and precautionary probing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,17 +54,6 @@ pub enum StartupLossHi {
     MaxBdpLatest,
 }
 
-impl StartupLossHi {
-    /// The spec encoding (`startup_hi=0|1|2`).
-    pub fn from_code(code: u64) -> Self {
-        match code {
-            0 => StartupLossHi::Cwnd,
-            1 => StartupLossHi::Bdp,
-            _ => StartupLossHi::MaxBdpLatest,
-        }
-    }
-}
-
 /// What adaptive BBRv2 resets inflight_hi to at PROBE_REFILL.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HiReset {
@@ -78,16 +67,6 @@ pub enum HiReset {
     /// and §I's "reset to BBRv2's maximum bandwidth estimate"; `reset_to=1`,
     /// the default): the bound is as steady as max_bw.
     MaxBwBdp,
-}
-
-impl HiReset {
-    /// The spec encoding (`reset_to=0|1`).
-    pub fn from_code(code: u64) -> Self {
-        match code {
-            0 => HiReset::Latest,
-            _ => HiReset::MaxBwBdp,
-        }
-    }
 }
 
 /// When adaptive BBRv2 resets inflight_hi (Drucker et al. §V-B a).
@@ -106,16 +85,20 @@ pub enum HiResetAt {
     Cycle,
 }
 
-impl HiResetAt {
-    /// The spec encoding (`reset_at=0|1|2`).
-    pub fn from_code(code: u64) -> Self {
-        match code {
-            1 => HiResetAt::Flow,
-            2 => HiResetAt::Cycle,
-            _ => HiResetAt::Refill,
-        }
-    }
-}
+crate::param_choice!(StartupLossHi {
+    Cwnd = "cwnd",
+    Bdp = "bdp",
+    MaxBdpLatest = "max_bdp_latest",
+});
+crate::param_choice!(HiReset {
+    Latest = "latest",
+    MaxBwBdp = "max_bw_bdp",
+});
+crate::param_choice!(HiResetAt {
+    Refill = "refill",
+    Flow = "flow",
+    Cycle = "cycle",
+});
 
 /// Every tunable of the BBRv2/v3 core.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -246,20 +229,23 @@ impl Bbr2Params {
         }
     }
 
+    /// Applies the parameters every spec of the family declares (for
+    /// `bbr3`, `down_gain` and `full_loss_cnt` with its own defaults).
     fn apply_common(&mut self, spec: &AlgorithmSpec) {
-        self.loss_thresh = spec.float("loss_thresh");
-        self.beta = spec.float("beta");
-        self.headroom = spec.float("headroom");
-        self.down_gain = spec.float("down_gain");
-        self.full_loss_cnt = spec.int("full_loss_cnt") as u32;
-        self.extra_acked = spec.flag("extra_acked");
+        let v2 = Bbr2Spec::from_spec(spec);
+        self.loss_thresh = v2.loss_thresh;
+        self.beta = v2.beta;
+        self.headroom = v2.headroom;
+        self.down_gain = v2.down_gain;
+        self.full_loss_cnt = v2.full_loss_cnt;
+        self.extra_acked = v2.extra_acked;
     }
 
     /// Reads a `bbr2` spec.
     pub fn from_v2_spec(spec: &AlgorithmSpec) -> Self {
         let mut p = Bbr2Params::v2();
         p.apply_common(spec);
-        p.startup_loss_hi = StartupLossHi::from_code(spec.int("startup_hi"));
+        p.startup_loss_hi = Bbr2Spec::from_spec(spec).startup_hi;
         p
     }
 
@@ -267,8 +253,9 @@ impl Bbr2Params {
     pub fn from_v3_spec(spec: &AlgorithmSpec) -> Self {
         let mut p = Bbr2Params::v3();
         p.apply_common(spec);
-        p.drain_pacing_gain = spec.float("drain_gain");
-        p.drain_max_rounds = spec.flag("drain_round_cap").then_some(3);
+        let v3 = Bbr3Spec::from_spec(spec);
+        p.drain_pacing_gain = v3.drain_gain;
+        p.drain_max_rounds = v3.drain_round_cap.then_some(3);
         p
     }
 
@@ -277,9 +264,10 @@ impl Bbr2Params {
     /// set) and no reset at REFILL, which would otherwise create the bound.
     pub fn from_adaptive_spec(spec: &AlgorithmSpec) -> Self {
         let mut p = Bbr2Params::from_v2_spec(spec);
-        p.refill_hi_reset = Some(HiReset::from_code(spec.int("reset_to")));
-        p.hi_reset_at = HiResetAt::from_code(spec.int("reset_at"));
-        if spec.flag("no_upper_bound") {
+        let adaptive = AdaptiveSpec::from_spec(spec);
+        p.refill_hi_reset = Some(adaptive.reset_to);
+        p.hi_reset_at = adaptive.reset_at;
+        if adaptive.no_upper_bound {
             p.loss_thresh = NO_UPPER_BOUND_LOSS_THRESH;
             p.refill_hi_reset = None;
         }
@@ -290,124 +278,67 @@ impl Bbr2Params {
 /// The loss threshold of Drucker et al.'s "no upper bound" experiment (§V-A): 1000%.
 pub const NO_UPPER_BOUND_LOSS_THRESH: f64 = 10.0;
 
-const LOSS_THRESH: ParamSpec = ParamSpec {
-    name: "loss_thresh",
-    kind: ParamKind::Float {
-        min: 0.0,
-        max: 10.0,
-    },
-    default: "0.02",
-    doc: "loss rate (lost / inflight at send) above which a bandwidth probe went too high",
-};
-const BETA: ParamSpec = ParamSpec {
-    name: "beta",
-    kind: ParamKind::Float { min: 0.0, max: 1.0 },
-    default: "0.7",
-    doc: "multiplicative factor on bw_lo / inflight_lo per lossy round, floor of inflight_hi cuts",
-};
-const HEADROOM: ParamSpec = ParamSpec {
-    name: "headroom",
-    kind: ParamKind::Float { min: 0.0, max: 0.5 },
-    default: "0.15",
-    doc: "fraction of inflight_hi left unused in CRUISE and ProbeRTT",
-};
-const EXTRA_ACKED: ParamSpec = ParamSpec {
-    name: "extra_acked",
-    kind: ParamKind::Bool,
-    default: "true",
-    doc: "cwnd allowance for ACK aggregation",
-};
-const STARTUP_HI: ParamSpec = ParamSpec {
-    name: "startup_hi",
-    kind: ParamKind::Int { min: 0, max: 2 },
-    default: "0",
-    doc: "inflight_hi on a loss exit from Startup: 0 = cwnd (Drucker et al. IV-A), 1 = BDP (v2alpha code), 2 = max(BDP, inflight_latest) (BBRv3)",
-};
+crate::params! {
+    /// The spec parameters of `bbr2` (defaults: [`Bbr2Params::v2`]); `bbr3`
+    /// and `bbr2-adaptive` inherit them by name.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct Bbr2Spec {
+        /// See [`Bbr2Params::loss_thresh`].
+        pub loss_thresh: f64 ["loss_thresh", 0.0..=10.0] = Bbr2Params::v2().loss_thresh
+            => "loss rate (lost / inflight at send) above which a bandwidth probe went too high",
+        /// See [`Bbr2Params::beta`].
+        pub beta: f64 ["beta", 0.0..=1.0] = Bbr2Params::v2().beta
+            => "multiplicative factor on bw_lo / inflight_lo per lossy round, floor of inflight_hi cuts",
+        /// See [`Bbr2Params::headroom`].
+        pub headroom: f64 ["headroom", 0.0..=0.5] = Bbr2Params::v2().headroom
+            => "fraction of inflight_hi left unused in CRUISE and ProbeRTT",
+        /// BBRv2's ProbeBW_DOWN gain (v2alpha: 0.75).
+        pub down_gain: f64 ["down_gain", 0.5..=1.0] = Bbr2Params::v2().down_gain
+            => "ProbeBW_DOWN pacing gain",
+        /// BBRv2's Startup loss exit (v2alpha: 8 lossy ACKs).
+        pub full_loss_cnt: u32 ["full_loss_cnt", 0..=15] = Bbr2Params::v2().full_loss_cnt
+            => "ACKs with losses in a round needed (with a loss rate > loss_thresh) to end Startup; 0 disables",
+        /// See [`StartupLossHi`].
+        pub startup_hi: StartupLossHi ["startup_hi"] = Bbr2Params::v2().startup_loss_hi
+            => "inflight_hi on a loss exit from Startup: cwnd (Drucker et al. IV-A), bdp (v2alpha code), max_bdp_latest = max(BDP, inflight_latest) (BBRv3); the codes 0, 1, 2 name them too",
+        /// See [`Bbr2Params::extra_acked`].
+        pub extra_acked: bool ["extra_acked"] = Bbr2Params::v2().extra_acked
+            => "cwnd allowance for ACK aggregation",
+    }
+}
 
-/// BBRv2's ProbeBW_DOWN gain (v2alpha: 0.75), shared by `bbr2` and `bbr2-adaptive`.
-const V2_DOWN_GAIN: ParamSpec = ParamSpec {
-    name: "down_gain",
-    kind: ParamKind::Float { min: 0.5, max: 1.0 },
-    default: "0.75",
-    doc: "ProbeBW_DOWN pacing gain",
-};
+crate::params! {
+    /// What `bbr3` declares beyond (or instead of) `bbr2`'s parameters
+    /// (defaults: [`Bbr2Params::v3`]).
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct Bbr3Spec {
+        /// The draft's ProbeBW_DOWN gain.
+        pub down_gain: f64 ["down_gain", 0.5..=1.0] = Bbr2Params::v3().down_gain
+            => "ProbeBW_DOWN pacing gain (draft 0.90; Linux v3 0.91)",
+        /// The draft's Drain pacing gain.
+        pub drain_gain: f64 ["drain_gain", 0.1..=1.0] = Bbr2Params::v3().drain_pacing_gain
+            => "Drain pacing gain (draft 0.5; Linux v3 0.35)",
+        /// The draft's 3-round cap on Drain.
+        pub drain_round_cap: bool ["drain_round_cap"] = Bbr2Params::v3().drain_max_rounds.is_some()
+            => "leave Drain after 3 rounds even if inflight > BDP (draft; Linux v3: false)",
+        /// The draft's Startup loss exit.
+        pub full_loss_cnt: u32 ["full_loss_cnt", 0..=15] = Bbr2Params::v3().full_loss_cnt
+            => "lossy ACKs in a round needed (with a loss rate > loss_thresh) to end Startup; 0 disables",
+    }
+}
 
-/// BBRv2's Startup loss exit (v2alpha: 8 lossy ACKs), shared by `bbr2` and `bbr2-adaptive`.
-const V2_FULL_LOSS_CNT: ParamSpec = ParamSpec {
-    name: "full_loss_cnt",
-    kind: ParamKind::Int { min: 0, max: 15 },
-    default: "8",
-    doc: "ACKs with losses in a round needed (with a loss rate > loss_thresh) to end Startup; 0 disables",
-};
-
-/// The parameters of `bbr2`.
-pub const BBR2_PARAMS: &[ParamSpec] = &[
-    LOSS_THRESH,
-    BETA,
-    HEADROOM,
-    V2_DOWN_GAIN,
-    V2_FULL_LOSS_CNT,
-    STARTUP_HI,
-    EXTRA_ACKED,
-];
-
-/// The parameters of `bbr3`.
-pub const BBR3_PARAMS: &[ParamSpec] = &[
-    LOSS_THRESH,
-    BETA,
-    HEADROOM,
-    ParamSpec {
-        name: "down_gain",
-        kind: ParamKind::Float { min: 0.5, max: 1.0 },
-        default: "0.9",
-        doc: "ProbeBW_DOWN pacing gain (draft 0.90; Linux v3 0.91)",
-    },
-    ParamSpec {
-        name: "drain_gain",
-        kind: ParamKind::Float { min: 0.1, max: 1.0 },
-        default: "0.5",
-        doc: "Drain pacing gain (draft 0.5; Linux v3 0.35)",
-    },
-    ParamSpec {
-        name: "drain_round_cap",
-        kind: ParamKind::Bool,
-        default: "true",
-        doc: "leave Drain after 3 rounds even if inflight > BDP (draft; Linux v3: false)",
-    },
-    ParamSpec {
-        name: "full_loss_cnt",
-        kind: ParamKind::Int { min: 0, max: 15 },
-        default: "6",
-        doc: "lossy ACKs in a round needed (with a loss rate > loss_thresh) to end Startup; 0 disables",
-    },
-    EXTRA_ACKED,
-];
-
-/// The parameters of `bbr2-adaptive`.
-pub const ADAPTIVE_PARAMS: &[ParamSpec] = &[
-    LOSS_THRESH,
-    BETA,
-    HEADROOM,
-    V2_DOWN_GAIN,
-    V2_FULL_LOSS_CNT,
-    STARTUP_HI,
-    EXTRA_ACKED,
-    ParamSpec {
-        name: "reset_to",
-        kind: ParamKind::Int { min: 0, max: 1 },
-        default: "1",
-        doc: "inflight_hi at each REFILL: 1 = BDP at max_bw (abstract, I; Fig. 6's steady bound), 0 = inflight_latest (V-B b)",
-    },
-    ParamSpec {
-        name: "reset_at",
-        kind: ParamKind::Int { min: 0, max: 2 },
-        default: "0",
-        doc: "where inflight_hi is reset: 0 = every PROBE_REFILL (V-B a), 1 = once per flow, at the first ProbeBW entry, 2 = every cycle start, PROBE_DOWN (the two V-B a rejects)",
-    },
-    ParamSpec {
-        name: "no_upper_bound",
-        kind: ParamKind::Bool,
-        default: "false",
-        doc: "Drucker et al. V-A: loss threshold 1000% and no reset, so inflight_hi is (almost) never set",
-    },
-];
+crate::params! {
+    /// What `bbr2-adaptive` declares beyond `bbr2`'s parameters.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct AdaptiveSpec {
+        /// See [`HiReset`].
+        pub reset_to: HiReset ["reset_to"] = HiReset::MaxBwBdp
+            => "inflight_hi at each REFILL: max_bw_bdp = BDP at max_bw (abstract, I; Fig. 6's steady bound), latest = inflight_latest (V-B b); the codes 1, 0 name them too",
+        /// See [`HiResetAt`].
+        pub reset_at: HiResetAt ["reset_at"] = HiResetAt::Refill
+            => "where inflight_hi is reset: refill = every PROBE_REFILL (V-B a), flow = once per flow, at the first ProbeBW entry, cycle = every cycle start, PROBE_DOWN (the two V-B a rejects); the codes 0, 1, 2 name them too",
+        /// Drucker et al. §V-A.
+        pub no_upper_bound: bool ["no_upper_bound"] = false
+            => "Drucker et al. V-A: loss threshold 1000% and no reset, so inflight_hi is (almost) never set",
+    }
+}

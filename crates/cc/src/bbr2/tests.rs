@@ -3,9 +3,9 @@
 use std::time::Duration;
 
 use super::*;
-use crate::controller::RttEstimate;
 use crate::rate::{DeliveryState, RateSample};
 use crate::spec::AlgorithmSpec;
+use crate::testing::Ack as AckBuilder;
 use crate::testing::Pipe;
 
 const MSS: Bytes = Bytes(1500);
@@ -72,9 +72,8 @@ impl Ack {
     }
 
     fn event(&self) -> AckEvent {
-        AckEvent {
-            now: self.now,
-            rate: RateSample {
+        AckBuilder::at(self.now)
+            .rate(RateSample {
                 delivery_rate: Some(self.rate),
                 delivered: self.delivered,
                 interval: Duration::from_millis(40),
@@ -85,20 +84,14 @@ impl Ack {
                 total_delivered: self.total_delivered,
                 total_lost: Bytes::ZERO,
                 newest_sent_time: Some(self.now - Duration::from_millis(40)),
-            },
-            rtt: RttEstimate {
-                latest: Some(Duration::from_millis(40)),
-                smoothed: Duration::from_millis(40),
-                rttvar: Duration::ZERO,
-                min: Duration::from_millis(40),
-            },
-            newly_acked: MSS,
-            newly_lost: self.newly_lost,
-            prior_in_flight: self.in_flight + MSS,
-            bytes_in_flight: self.in_flight,
-            in_recovery: self.in_recovery,
-            recovery_exited: false,
-        }
+            })
+            .rtt(Duration::from_millis(40))
+            .acked(MSS)
+            .lost(self.newly_lost)
+            .prior_in_flight(self.in_flight + MSS)
+            .bytes_in_flight(self.in_flight)
+            .in_recovery(self.in_recovery)
+            .build()
     }
 }
 

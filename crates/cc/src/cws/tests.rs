@@ -4,9 +4,10 @@ use std::time::Duration;
 
 use super::*;
 use crate::bbr::Mode;
-use crate::controller::{AckEvent, CongestionControl, RttEstimate};
-use crate::rate::RateSample;
+use crate::controller::{AckEvent, CongestionControl};
+use crate::spec::AlgorithmSpec;
 use crate::spec::SpecError;
+use crate::testing::Ack;
 use crate::testing::Pipe;
 use crate::units::Bandwidth;
 
@@ -18,22 +19,12 @@ fn ms(v: f64) -> Instant {
 }
 
 fn ack(now: Instant, in_recovery: bool) -> AckEvent {
-    AckEvent {
-        now,
-        rate: RateSample::default(),
-        rtt: RttEstimate {
-            latest: Some(SRTT),
-            smoothed: SRTT,
-            rttvar: Duration::ZERO,
-            min: SRTT,
-        },
-        newly_acked: MSS,
-        newly_lost: Bytes::ZERO,
-        prior_in_flight: Bytes(90_000),
-        bytes_in_flight: Bytes(90_000),
-        in_recovery,
-        recovery_exited: false,
-    }
+    Ack::at(now)
+        .rtt(SRTT)
+        .acked(MSS)
+        .in_flight(Bytes(90_000))
+        .in_recovery(in_recovery)
+        .build()
 }
 
 fn ctx(event: &AckEvent, min_rtt: Duration, recovery_entered: bool) -> AckContext<'_> {

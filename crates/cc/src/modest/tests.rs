@@ -4,31 +4,21 @@ use std::time::Duration;
 
 use super::*;
 use crate::bbr::Mode;
-use crate::controller::{AckEvent, CongestionControl, RttEstimate};
-use crate::rate::RateSample;
+use crate::controller::{AckEvent, CongestionControl};
+use crate::spec::AlgorithmSpec;
 use crate::spec::SpecError;
+use crate::testing::Ack;
 use crate::testing::Pipe;
 use crate::units::{Bandwidth, Instant};
 
 const MSS: Bytes = Bytes(1500);
 
 fn ack(now_ms: u64) -> AckEvent {
-    AckEvent {
-        now: Instant::from_nanos(now_ms * 1_000_000),
-        rate: RateSample::default(),
-        rtt: RttEstimate {
-            latest: Some(Duration::from_millis(10)),
-            smoothed: Duration::from_millis(10),
-            rttvar: Duration::ZERO,
-            min: Duration::from_millis(10),
-        },
-        newly_acked: MSS,
-        newly_lost: Bytes::ZERO,
-        prior_in_flight: Bytes(100_000),
-        bytes_in_flight: Bytes(100_000),
-        in_recovery: false,
-        recovery_exited: false,
-    }
+    Ack::at(Instant::from_nanos(now_ms * 1_000_000))
+        .rtt(Duration::from_millis(10))
+        .acked(MSS)
+        .in_flight(Bytes(100_000))
+        .build()
 }
 
 fn ctx(event: &AckEvent, cwnd: Bytes, recovery_entered: bool, round_start: bool) -> AckContext<'_> {

@@ -164,7 +164,7 @@ use std::time::Duration;
 use crate::bbr::extension::Extensions;
 use crate::bbr::{Bbr, BbrParams, CWND_GAIN};
 use crate::controller::{CongestionControl, ControllerConfig};
-use crate::spec::{AlgorithmInfo, AlgorithmSpec, ParamKind, ParamSpec};
+use crate::spec::{AlgorithmInfo, AlgorithmSpec};
 
 pub use cwnd_gain::{AdaptiveCwndGain, AdaptiveGainConfig};
 pub use drop_detector::{DropDetectorConfig, TimelyBandwidthUpdate};
@@ -174,60 +174,70 @@ pub const PAPER_G_MAX: f64 = 2.0;
 /// The authors' code's g_max (`max_ngx_bbr_cwnd_gain`).
 pub const CODE_G_MAX: f64 = 2.05;
 
-/// oBBR's tunables (the spec parameters of [`INFO`]).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ObbrParams {
-    /// mu, the share of the detected buffer the window may fill.
-    pub mu: f64,
-    /// alpha, g's regrowth per BDP acknowledged.
-    pub alpha: f64,
-    /// g_max, the deep-buffer gain.
-    pub g_max: f64,
-    /// k, the run length that signals a drop.
-    pub k: u64,
-    /// T, the delivery-score interval.
-    pub interval: Duration,
-    /// A bandwidth sample below this multiple of BtlBw counts as low.
-    pub low_ratio: f64,
-    /// The new estimate is the max of the k latest samples, not their mean.
-    pub estimate_max: bool,
-    /// Reproduce the authors' code instead of the paper.
-    pub code: bool,
-    /// The adaptive gain of the authors' May 2023 revisions (see
-    /// [`AdaptiveGainConfig::may_gain`]).
-    pub may_gain: bool,
-    /// Use the adaptive gain (otherwise ProbeBW's gain is `g_max`).
-    pub adaptive_g: bool,
-    /// Use the bandwidth-drop detector.
-    pub timely_bw: bool,
-    /// BBRv1's long-term bandwidth mode.
-    pub long_term_bw: bool,
-    /// BBRv1's ACK-aggregation allowance.
-    pub extra_acked: bool,
-    /// How far below the estimate the core paces (BBRv1's 1%; the code's 0).
-    pub pacing_margin: f64,
+crate::params! {
+    /// oBBR's tunables (the spec parameters of [`info`]); `Default` is the
+    /// paper's settings (§5.1), mu = 0.5.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct ObbrParams {
+        /// mu, the share of the detected buffer the window may fill.
+        pub mu: f64 ["mu", 0.0..=2.0] = 0.5
+            => "share of the detected bottleneck buffer the window may fill: g = 1 + mu (RTT_latest - RTprop)/RTprop on a loss (paper: 0.5, 0.75, 1)",
+        /// alpha, g's regrowth per BDP acknowledged.
+        pub alpha: f64 ["alpha", 0.0..=1.0] = 0.01 => "regrowth of the cwnd gain per BDP acknowledged",
+        /// g_max, the deep-buffer gain.
+        pub g_max: f64 ["g_max", 1.0..=4.0] = PAPER_G_MAX
+            => "the deep-buffer cwnd gain and g's cap (paper 2; with code=true 2.05 unless given)",
+        /// k, the run length that signals a drop.
+        pub k: u64 ["k", 1..=10_000] = 30
+            => "consecutive low-bandwidth (< 0.75 BtlBw) or high-RTT (> (g_max+0.5) RTprop) samples that signal a bandwidth drop; the new estimate is the mean of the k latest samples",
+        /// T, the delivery-score interval.
+        pub interval: Duration ["t_ms", 1..=60_000] = Duration::from_millis(200)
+            => "delivery-score interval T in ms: an update is reverted if the 2T after it score below the 2T before",
+        /// A bandwidth sample below this multiple of BtlBw counts as low.
+        pub low_ratio: f64 ["low_ratio", 0.05..=2.0] = drop_detector::LOW_BANDWIDTH_RATIO
+            => "a bandwidth sample below low_ratio x BtlBw counts as low (paper and final code 0.75; the May 2023 code compared with BtlBw / 0.75: low_ratio=1.3333, so any loss after k ProbeBW samples triggers)",
+        /// The new estimate is the max of the k latest samples, not their mean.
+        pub estimate_max: bool ["estimate_max"] = false
+            => "on a drop, BtlBw becomes the max of the k latest samples instead of their mean (paper and final code: mean; the May 2023 code: max)",
+        /// Reproduce the authors' code instead of the paper.
+        pub code: bool ["code"] = false
+            => "reproduce the authors' nginx-quic code (g_max 2.05, 3 s no-loss override, loss-gated trigger, delayed update, revert spacing) instead of the paper",
+        /// The adaptive gain of the authors' May 2023 revisions (see
+        /// [`AdaptiveGainConfig::may_gain`]).
+        pub may_gain: bool ["may_gain"] = false
+            => "the adaptive gain of the authors' May 2023 revisions (the figure scripts' code): adapted in ProbeBW only, g = 2 on entering it, rescale on every loss whose RTT exceeds min_rtt, regrowth on every other ACK, a probe stores max(g, 2) into g when the last loss is over 5 s old and max(g, 1.25) otherwise, no hard cap, g_max 2 unless given",
+        /// Use the adaptive gain (otherwise ProbeBW's gain is `g_max`).
+        pub adaptive_g: bool ["adaptive_g"] = true
+            => "adapt the cwnd gain to the bottleneck buffer (off: ProbeBW cwnd gain g_max)",
+        /// Use the bandwidth-drop detector.
+        pub timely_bw: bool ["timely_bw"] = true
+            => "detect bandwidth drops and update the estimate at once (with revert)",
+        /// BBRv1's long-term bandwidth mode.
+        pub long_term_bw: bool ["lt_bw"] = true
+            => "BBRv1's long-term bandwidth (policer detection) mode",
+        /// BBRv1's ACK-aggregation allowance.
+        pub extra_acked: bool ["extra_acked"] = true
+            => "BBRv1's cwnd allowance for ACK aggregation",
+        /// How far below the estimate the core paces (BBRv1's 1%; the code's 0).
+        pub pacing_margin: f64 ["pacing_margin", 0.0..=0.1] = crate::bbr::PACING_MARGIN
+            => "pace this fraction below the estimate (Linux 0.01; the oBBR authors' nginx-quic BBR 0)",
+    }
+    then code_g_max
 }
 
-impl Default for ObbrParams {
-    /// The paper's settings (§5.1), mu = 0.5.
-    fn default() -> Self {
-        ObbrParams {
-            mu: 0.5,
-            alpha: 0.01,
-            g_max: PAPER_G_MAX,
-            k: 30,
-            interval: Duration::from_millis(200),
-            low_ratio: drop_detector::LOW_BANDWIDTH_RATIO,
-            estimate_max: false,
-            code: false,
-            may_gain: false,
-            adaptive_g: true,
-            timely_bw: true,
-            long_term_bw: true,
-            extra_acked: true,
-            pacing_margin: crate::bbr::PACING_MARGIN,
-        }
-    }
+/// `g_max` left out of a `code=true` spec is the code's 2.05 (and the
+/// paper's 2 with `may_gain=true`).
+fn code_g_max(params: ObbrParams, spec: &AlgorithmSpec) -> ObbrParams {
+    let g_max = if spec.is_given("g_max") {
+        params.g_max
+    } else if params.may_gain {
+        PAPER_G_MAX
+    } else if params.code {
+        CODE_G_MAX
+    } else {
+        params.g_max
+    };
+    ObbrParams { g_max, ..params }
 }
 
 impl ObbrParams {
@@ -237,36 +247,6 @@ impl ObbrParams {
             g_max: CODE_G_MAX,
             code: true,
             ..ObbrParams::default()
-        }
-    }
-
-    /// Reads the parameters from a spec of [`INFO`]. `g_max` left out of a
-    /// `code=true` spec is the code's 2.05.
-    pub fn from_spec(spec: &AlgorithmSpec) -> Self {
-        let code = spec.flag("code");
-        let may_gain = spec.flag("may_gain");
-        let g_max = if may_gain && !is_given(spec, "g_max") {
-            PAPER_G_MAX
-        } else if code && !is_given(spec, "g_max") {
-            CODE_G_MAX
-        } else {
-            spec.float("g_max")
-        };
-        ObbrParams {
-            mu: spec.float("mu"),
-            alpha: spec.float("alpha"),
-            g_max,
-            k: spec.int("k"),
-            interval: Duration::from_millis(spec.int("t_ms")),
-            low_ratio: spec.float("low_ratio"),
-            estimate_max: spec.flag("estimate_max"),
-            code,
-            may_gain,
-            adaptive_g: spec.flag("adaptive_g"),
-            timely_bw: spec.flag("timely_bw"),
-            long_term_bw: spec.flag("lt_bw"),
-            extra_acked: spec.flag("extra_acked"),
-            pacing_margin: spec.float("pacing_margin"),
         }
     }
 
@@ -298,103 +278,20 @@ impl ObbrParams {
     }
 }
 
-/// Whether `name` was written in the spec (rather than defaulted).
-fn is_given(spec: &AlgorithmSpec, name: &str) -> bool {
-    spec.as_str().split_once(':').is_some_and(|(_, rest)| {
-        rest.split(',')
-            .any(|item| item.split_once('=').is_some_and(|(k, _)| k.trim() == name))
-    })
+/// Registry entry for `obbr`: its own parameters (the BBRv1 core's
+/// `lt_bw`, `extra_acked` and `pacing_margin` among them: oBBR fixes the
+/// core's `cwnd_gain` and documents the others as BBRv1's).
+pub fn info(parent: &AlgorithmInfo) -> AlgorithmInfo {
+    AlgorithmInfo::new(
+        "obbr",
+        "oBBR (Bi et al., ATC 2023): BBRv1 with a cwnd gain adapted to the buffer a loss reveals, and timely, revertible bandwidth-drop updates",
+        build_obbr,
+    )
+    .display_name("oBBR")
+    .param_table(ObbrParams::params())
+    .inherit(parent)
+    .without(&["cwnd_gain"])
 }
-
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "mu",
-        kind: ParamKind::Float { min: 0.0, max: 2.0 },
-        default: "0.5",
-        doc: "share of the detected bottleneck buffer the window may fill: g = 1 + mu (RTT_latest - RTprop)/RTprop on a loss (paper: 0.5, 0.75, 1)",
-    },
-    ParamSpec {
-        name: "alpha",
-        kind: ParamKind::Float { min: 0.0, max: 1.0 },
-        default: "0.01",
-        doc: "regrowth of the cwnd gain per BDP acknowledged",
-    },
-    ParamSpec {
-        name: "g_max",
-        kind: ParamKind::Float { min: 1.0, max: 4.0 },
-        default: "2",
-        doc: "the deep-buffer cwnd gain and g's cap (paper 2; with code=true 2.05 unless given)",
-    },
-    ParamSpec {
-        name: "k",
-        kind: ParamKind::Int { min: 1, max: 10_000 },
-        default: "30",
-        doc: "consecutive low-bandwidth (< 0.75 BtlBw) or high-RTT (> (g_max+0.5) RTprop) samples that signal a bandwidth drop; the new estimate is the mean of the k latest samples",
-    },
-    ParamSpec {
-        name: "t_ms",
-        kind: ParamKind::Int { min: 1, max: 60_000 },
-        default: "200",
-        doc: "delivery-score interval T in ms: an update is reverted if the 2T after it score below the 2T before",
-    },
-    ParamSpec {
-        name: "low_ratio",
-        kind: ParamKind::Float { min: 0.05, max: 2.0 },
-        default: "0.75",
-        doc: "a bandwidth sample below low_ratio x BtlBw counts as low (paper and final code 0.75; the May 2023 code compared with BtlBw / 0.75: low_ratio=1.3333, so any loss after k ProbeBW samples triggers)",
-    },
-    ParamSpec {
-        name: "estimate_max",
-        kind: ParamKind::Bool,
-        default: "false",
-        doc: "on a drop, BtlBw becomes the max of the k latest samples instead of their mean (paper and final code: mean; the May 2023 code: max)",
-    },
-    ParamSpec {
-        name: "code",
-        kind: ParamKind::Bool,
-        default: "false",
-        doc: "reproduce the authors' nginx-quic code (g_max 2.05, 3 s no-loss override, loss-gated trigger, delayed update, revert spacing) instead of the paper",
-    },
-    ParamSpec {
-        name: "may_gain",
-        kind: ParamKind::Bool,
-        default: "false",
-        doc: "the adaptive gain of the authors' May 2023 revisions (the figure scripts' code): adapted in ProbeBW only, g = 2 on entering it, rescale on every loss whose RTT exceeds min_rtt, regrowth on every other ACK, a probe stores max(g, 2) into g when the last loss is over 5 s old and max(g, 1.25) otherwise, no hard cap, g_max 2 unless given",
-    },
-    ParamSpec {
-        name: "adaptive_g",
-        kind: ParamKind::Bool,
-        default: "true",
-        doc: "adapt the cwnd gain to the bottleneck buffer (off: ProbeBW cwnd gain g_max)",
-    },
-    ParamSpec {
-        name: "timely_bw",
-        kind: ParamKind::Bool,
-        default: "true",
-        doc: "detect bandwidth drops and update the estimate at once (with revert)",
-    },
-    ParamSpec {
-        name: "lt_bw",
-        kind: ParamKind::Bool,
-        default: "true",
-        doc: "BBRv1's long-term bandwidth (policer detection) mode",
-    },
-    ParamSpec {
-        name: "extra_acked",
-        kind: ParamKind::Bool,
-        default: "true",
-        doc: "BBRv1's cwnd allowance for ACK aggregation",
-    },
-    crate::bbr::PACING_MARGIN_PARAM,
-];
-
-/// Registry entry for `obbr`.
-pub const INFO: AlgorithmInfo = AlgorithmInfo {
-    name: "obbr",
-    summary: "oBBR (Bi et al., ATC 2023): BBRv1 with a cwnd gain adapted to the buffer a loss reveals, and timely, revertible bandwidth-drop updates",
-    params: PARAMS,
-    build: build_obbr,
-};
 
 fn build_obbr(spec: &AlgorithmSpec, config: &ControllerConfig) -> Box<dyn CongestionControl> {
     Box::new(new(spec.as_str(), ObbrParams::from_spec(spec), config))

@@ -9,8 +9,9 @@ use super::drop_detector::{DropDetectorConfig, TimelyBandwidthUpdate};
 use super::*;
 use crate::bbr::extension::{AckContext, BandwidthDropDetector, CwndGainPolicy};
 use crate::bbr::Mode;
-use crate::controller::{AckEvent, RttEstimate};
+use crate::controller::AckEvent;
 use crate::rate::RateSample;
+use crate::testing::Ack;
 use crate::testing::Pipe;
 use crate::units::{Bandwidth, Bytes, Instant};
 
@@ -30,9 +31,8 @@ fn mbps(v: u64) -> Bandwidth {
 
 /// An ACK at `now` acking `acked`, losing `lost`, with RTT sample `rtt`.
 fn ack(now: Instant, acked: Bytes, lost: Bytes, rtt: Duration) -> AckEvent {
-    AckEvent {
-        now,
-        rate: RateSample {
+    Ack::at(now)
+        .rate(RateSample {
             delivery_rate: Some(mbps(40)),
             delivered: acked,
             interval: ms(100),
@@ -40,20 +40,14 @@ fn ack(now: Instant, acked: Bytes, lost: Bytes, rtt: Duration) -> AckEvent {
             total_delivered: Bytes(10_000_000),
             newest_sent_time: Some(now - rtt),
             ..RateSample::default()
-        },
-        rtt: RttEstimate {
-            latest: Some(rtt),
-            smoothed: rtt,
-            rttvar: Duration::ZERO,
-            min: ms(100),
-        },
-        newly_acked: acked,
-        newly_lost: lost,
-        prior_in_flight: Bytes(500_000),
-        bytes_in_flight: Bytes(500_000),
-        in_recovery: lost > Bytes::ZERO,
-        recovery_exited: false,
-    }
+        })
+        .rtt(rtt)
+        .min_rtt(ms(100))
+        .acked(acked)
+        .lost(lost)
+        .in_flight(Bytes(500_000))
+        .in_recovery(lost > Bytes::ZERO)
+        .build()
 }
 
 /// The core's context for `event`: 40 Mbit/s x 100 ms (BDP 500 KB).
@@ -376,9 +370,8 @@ impl Feed {
         self.now += step;
         self.sent += sent;
         self.delivered += delivered;
-        let event = AckEvent {
-            now: self.now,
-            rate: RateSample {
+        let event = Ack::at(self.now)
+            .rate(RateSample {
                 delivery_rate: sample,
                 delivered,
                 interval: ms(100),
@@ -388,20 +381,13 @@ impl Feed {
                 newest_sent_time: Some(self.sent_at.unwrap_or(self.now - rtt)),
                 is_app_limited: self.app_limited,
                 ..RateSample::default()
-            },
-            rtt: RttEstimate {
-                latest: Some(rtt),
-                smoothed: rtt,
-                rttvar: Duration::ZERO,
-                min: ms(100),
-            },
-            newly_acked: delivered,
-            newly_lost: lost,
-            prior_in_flight: Bytes(500_000),
-            bytes_in_flight: Bytes(500_000),
-            in_recovery: false,
-            recovery_exited: false,
-        };
+            })
+            .rtt(rtt)
+            .min_rtt(ms(100))
+            .acked(delivered)
+            .lost(lost)
+            .in_flight(Bytes(500_000))
+            .build();
         let mut c = ctx(&event, self.mode, 1.0);
         c.bandwidth = self.estimate;
         let verdict = self.det.on_ack(&c, sample);
