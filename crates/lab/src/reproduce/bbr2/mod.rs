@@ -82,21 +82,7 @@ fn bin_mean(points: &[(f64, f64)], width: f64) -> Vec<(f64, f64)> {
 /// The median of the values of `points` whose x lies in `[from, to)`; NaN
 /// when there are none.
 fn median_between(points: &[(f64, f64)], from: f64, to: f64) -> f64 {
-    let mut values: Vec<f64> = points
-        .iter()
-        .filter(|(x, y)| *x >= from && *x < to && y.is_finite())
-        .map(|(_, y)| *y)
-        .collect();
-    if values.is_empty() {
-        return f64::NAN;
-    }
-    values.sort_by(f64::total_cmp);
-    let mid = values.len() / 2;
-    if values.len() % 2 == 1 {
-        values[mid]
-    } else {
-        (values[mid - 1] + values[mid]) / 2.0
-    }
+    crate::stats::window_median(points, from, to)
 }
 
 #[cfg(test)]
