@@ -13,6 +13,7 @@ mod copilot;
 mod cws;
 pub(crate) mod data;
 pub mod doc;
+pub mod file;
 mod obbr;
 pub mod outside;
 mod quick;
