@@ -43,6 +43,130 @@ pub struct Experiment {
     pub analyze: fn(&Runs) -> Analysis,
 }
 
+/// An experiment file compiled into the binary: its repository path
+/// (`experiments/<suite>/<id>.toml`) and its text.
+pub struct EmbeddedFile {
+    /// The file's path in the repository.
+    pub path: &'static str,
+    /// Its bytes.
+    pub text: &'static str,
+}
+
+/// One entry of a suite's list: an experiment whose analysis is Rust, or
+/// an experiment file (`reproduce::file`, docs/EXPERIMENTS.md). Both run
+/// their sweep into `<out>/<id>/` and make one report section.
+pub enum Entry {
+    /// An experiment with its analysis in Rust.
+    Rust(Experiment),
+    /// An experiment file, judged by its declared measures and claims.
+    File(EmbeddedFile),
+}
+
+/// An [`Entry::File`] of the file at `$path` (from the repository root),
+/// compiled in.
+macro_rules! experiment_file {
+    ($path:literal) => {
+        $crate::reproduce::Entry::File($crate::reproduce::EmbeddedFile {
+            path: $path,
+            text: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../", $path)),
+        })
+    };
+}
+pub(crate) use experiment_file;
+
+/// How an experiment's runs become its section.
+enum Analyzer {
+    Rust(fn(&Runs) -> Analysis),
+    File(Box<file::ExperimentFile>),
+}
+
+/// An entry made ready to run: its id, sweep, series need and analysis.
+struct Resolved {
+    id: String,
+    /// The sweep file as the report names it.
+    scenario_label: String,
+    series: bool,
+    analyzer: Analyzer,
+    /// The Rust experiment's sweep file (relative to the scenarios directory).
+    rust_scenario: Option<&'static str>,
+}
+
+impl Entry {
+    /// What `bbrlab list` and errors call it: its id, or its file's path.
+    pub fn name(&self) -> &str {
+        match self {
+            Entry::Rust(e) => e.id,
+            Entry::File(f) => f.path,
+        }
+    }
+
+    /// Its id (its file's path for an experiment file that does not parse).
+    pub fn id(&self) -> String {
+        self.resolve()
+            .map_or_else(|_| self.name().to_string(), |r| r.id)
+    }
+
+    /// Its sweep file, as `bbrlab list` shows it (a file's own path for an
+    /// experiment file whose text does not parse).
+    pub fn scenario_label(&self) -> String {
+        match self.resolve() {
+            Ok(r) => r.scenario_label,
+            Err(_) => self.name().to_string(),
+        }
+    }
+
+    fn resolve(&self) -> anyhow::Result<Resolved> {
+        Ok(match self {
+            Entry::Rust(e) => Resolved {
+                id: e.id.to_string(),
+                scenario_label: format!("scenarios/{}", e.scenario),
+                series: e.series,
+                analyzer: Analyzer::Rust(e.analyze),
+                rust_scenario: Some(e.scenario),
+            },
+            Entry::File(f) => {
+                let parsed = file::ExperimentFile::parse(f.path, f.text, None)?;
+                Resolved {
+                    id: parsed.id().to_string(),
+                    scenario_label: parsed.scenario_label(),
+                    series: parsed.series(),
+                    analyzer: Analyzer::File(Box::new(parsed)),
+                    rust_scenario: None,
+                }
+            }
+        })
+    }
+}
+
+impl Resolved {
+    /// Its sweep, in full or shortened.
+    fn sweep(&self, scenarios: &Path, fast: bool) -> anyhow::Result<scenario::Sweep> {
+        match (&self.analyzer, self.rust_scenario) {
+            (Analyzer::File(f), _) => f.sweep(scenarios, fast),
+            (Analyzer::Rust(_), Some(s)) => {
+                let sweep = scenario::load_sweep(&scenarios.join(s), &[])?;
+                Ok(if fast { sweep.fast()? } else { sweep })
+            }
+            (Analyzer::Rust(_), None) => anyhow::bail!("{}: no sweep", self.id),
+        }
+    }
+
+    fn analyze(&self, runs: &Runs) -> Analysis {
+        match &self.analyzer {
+            Analyzer::Rust(f) => f(runs),
+            Analyzer::File(f) => f.analyze(runs),
+        }
+    }
+
+    /// The experiment file's name and hash, for claims.json.
+    fn file(&self) -> Option<(String, String)> {
+        match &self.analyzer {
+            Analyzer::File(f) => Some((f.name.clone(), f.sha256.clone())),
+            Analyzer::Rust(_) => None,
+        }
+    }
+}
+
 /// What an analysis makes of an experiment's runs: its report section and
 /// the claims it judged on them.
 pub struct Analysis {
@@ -80,7 +204,7 @@ pub struct Suite {
     /// One line on what it covers.
     pub summary: &'static str,
     /// Its experiments, in report order.
-    pub experiments: &'static [Experiment],
+    pub experiments: &'static [Entry],
     /// The paper's claims that no simulated experiment can measure.
     pub outside: &'static [outside::Outside],
 }
@@ -204,12 +328,6 @@ fn scenarios_dir(given: Option<&Path>) -> anyhow::Result<PathBuf> {
     })
 }
 
-/// An experiment's sweep, in full or shortened.
-fn load(experiment: &Experiment, scenarios: &Path, fast: bool) -> anyhow::Result<scenario::Sweep> {
-    let sweep = scenario::load_sweep(&scenarios.join(experiment.scenario), &[])?;
-    Ok(if fast { sweep.fast()? } else { sweep })
-}
-
 /// Hears how a reproduction progresses: each experiment's sweep (through
 /// [`sweep::Progress`]) and its end. Every method has an empty default.
 pub trait Observer: sweep::Progress {
@@ -275,13 +393,18 @@ pub fn reproduce(
     // at once rather than after the others' minutes of simulation.
     let mut plans = Vec::new();
     let mut not_run = Vec::new();
-    for e in suite.experiments {
-        match load(e, &scenarios, fast).and_then(|sweep| sweep.scenarios().map_err(Into::into)) {
-            Ok(runs) => plans.push((e, runs)),
+    for entry in suite.experiments {
+        let planned = entry.resolve().and_then(|e| {
+            let runs = e.sweep(&scenarios, fast)?.scenarios()?;
+            Ok((e, runs))
+        });
+        match planned {
+            Ok(plan) => plans.push(plan),
             Err(err) => {
                 let reason = format!("{err:#}");
-                observer.experiment_not_run(e.id, &reason);
-                not_run.push((e.id.to_string(), reason));
+                let id = entry.resolve().map_or_else(|_| entry.name().to_string(), |e| e.id);
+                observer.experiment_not_run(&id, &reason);
+                not_run.push((id, reason));
             }
         }
     }
@@ -291,10 +414,10 @@ pub fn reproduce(
     for (e, runs) in plans {
         let t = std::time::Instant::now();
         let series = e.series.then_some(options.series_format);
-        let report = sweep::run_points(&out.join(e.id), runs, jobs, series, observer)?;
+        let report = sweep::run_points(&out.join(&e.id), runs, jobs, series, observer)?;
         failed_runs += report.failures.len();
         resumed_runs += report.skipped;
-        observer.experiment_done(e.id, &report, t.elapsed().as_secs_f64());
+        observer.experiment_done(&e.id, &report, t.elapsed().as_secs_f64());
     }
     let manifest = Manifest {
         suite: suite.name.to_string(),
@@ -350,18 +473,29 @@ fn write_report(
         suite.summary,
     );
     let mut seeds = std::collections::BTreeSet::new();
-    for e in suite.experiments {
-        let loaded = load(e, &manifest.scenarios, manifest.fast).and_then(|sweep| {
+    for entry in suite.experiments {
+        let e = match entry.resolve() {
+            Ok(e) => e,
+            Err(err) => {
+                let id = entry.name();
+                let section = report::Section::new(id, id)
+                    .verdict(report::VerdictStatus::NotRun, format!("not run: {err:#}"));
+                verdicts.push(SectionVerdict::of(id, &section));
+                report = report.section(section);
+                continue;
+            }
+        };
+        let loaded = e.sweep(&manifest.scenarios, manifest.fast).and_then(|sweep| {
             let scenarios = sweep.scenarios()?;
             Ok((sweep, scenarios))
         });
         let (sweep, scenarios) = match loaded {
             Ok(loaded) => loaded,
             Err(err) => {
-                let section = report::Section::new(e.id, e.id)
+                let section = report::Section::new(e.id.clone(), e.id.clone())
                     .verdict(report::VerdictStatus::NotRun, format!("not run: {err:#}"))
-                    .description(format!("Scenario: scenarios/{}.", e.scenario));
-                verdicts.push(SectionVerdict::of(e.id, &section));
+                    .description(format!("Scenario: {}.", e.scenario_label));
+                verdicts.push(SectionVerdict::of(&e.id, &section));
                 report = report.section(section);
                 continue;
             }
@@ -373,19 +507,24 @@ fn write_report(
                 (p, id)
             })
             .collect();
-        let runs = Runs::collect(&out.join(e.id), sweep.axes.clone(), &ids, e.series)?;
+        let runs = Runs::collect(&out.join(&e.id), sweep.axes.clone(), &ids, e.series)?;
         seeds.extend(
             runs.points
                 .iter()
                 .filter_map(|(_, r)| r.summary["seed"].as_u64()),
         );
         let mut section = if runs.points.is_empty() {
-            report::Section::new(e.id, e.id)
+            report::Section::new(e.id.clone(), e.id.clone())
                 .verdict(report::VerdictStatus::NotRun, "no runs recorded")
         } else {
-            let analysis = (e.analyze)(&runs);
-            claims.extend(analysis.claims.iter().map(|j| (e.id, j.record())));
-            with_reasons(analysis.section, e.id, &analysis.claims)?
+            let analysis = e.analyze(&runs);
+            claims.extend(
+                analysis
+                    .claims
+                    .iter()
+                    .map(|j| (e.id.clone(), j.record(), e.file())),
+            );
+            with_reasons(analysis.section, &e.id, &analysis.claims)?
         };
         if !runs.rejected.is_empty() {
             section.description.push_str(&format!(
@@ -399,7 +538,7 @@ fn write_report(
             ));
         }
         rejected.extend(runs.rejected.iter().cloned());
-        verdicts.push(SectionVerdict::of(e.id, &section));
+        verdicts.push(SectionVerdict::of(&e.id, &section));
         if runs.missing > 0 {
             section.description.push_str(&format!(
                 " ({} of {} runs missing.)",
@@ -409,7 +548,7 @@ fn write_report(
         }
         section
             .description
-            .push_str(&format!(" Scenario: scenarios/{}.", e.scenario));
+            .push_str(&format!(" Scenario: {}.", e.scenario_label));
         report = report.section(section);
     }
     for note in [
@@ -423,7 +562,11 @@ fn write_report(
     report = with_provenance(report, manifest, &seeds);
     if !suite.outside.is_empty() {
         let judged: Vec<_> = suite.outside.iter().map(|o| o.judged()).collect();
-        claims.extend(judged.iter().map(|j| (OUTSIDE_ID, j.record())));
+        claims.extend(
+            judged
+                .iter()
+                .map(|j| (OUTSIDE_ID.to_string(), j.record(), None)),
+        );
         let section = Analysis::judged(
             report::Section::new(OUTSIDE_ID, "Claims not run").description(
                 "Claims of the paper that no experiment of this suite judges: those that need something a \
@@ -441,8 +584,8 @@ fn write_report(
     }
     let differs: Vec<String> = claims
         .iter()
-        .filter(|(_, c)| c.verdict == report::VerdictStatus::Differs.label())
-        .map(|(_, c)| format!("{} (paper {}, ours {})", c.statement, c.paper_says, c.ours))
+        .filter(|(_, c, _)| c.verdict == report::VerdictStatus::Differs.label())
+        .map(|(_, c, _)| format!("{} (paper {}, ours {})", c.statement, c.paper_says, c.ours))
         .collect();
     if !differs.is_empty() {
         report = report.note(format!(
@@ -542,15 +685,30 @@ impl SectionVerdict {
 #[derive(Serialize)]
 struct ClaimRow<'a> {
     experiment: &'a str,
+    /// The experiment file that declared the claim, for claims of files.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    experiment_file: Option<&'a str>,
+    /// That file's SHA-256: a changed tolerance changes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    experiment_sha256: Option<&'a str>,
     #[serde(flatten)]
     claim: &'a claims::ClaimRecord,
 }
 
+/// A judged claim of an experiment, with the experiment file (name,
+/// sha256) that declared it, if a file did.
+type ClaimOf = (String, claims::ClaimRecord, Option<(String, String)>);
+
 /// Writes claims.json and claims.csv: every claim the analyses judged.
-fn write_claims(out: &Path, claims: &[(&str, claims::ClaimRecord)]) -> anyhow::Result<()> {
+fn write_claims(out: &Path, claims: &[ClaimOf]) -> anyhow::Result<()> {
     let rows: Vec<ClaimRow> = claims
         .iter()
-        .map(|(experiment, claim)| ClaimRow { experiment, claim })
+        .map(|(experiment, claim, file)| ClaimRow {
+            experiment,
+            experiment_file: file.as_ref().map(|f| f.0.as_str()),
+            experiment_sha256: file.as_ref().map(|f| f.1.as_str()),
+            claim,
+        })
         .collect();
     let json = out.join("claims.json");
     std::fs::write(&json, serde_json::to_string_pretty(&rows)? + "\n")
@@ -574,7 +732,7 @@ fn write_claims(out: &Path, claims: &[(&str, claims::ClaimRecord)]) -> anyhow::R
         "precondition",
         "verdict",
     ])?;
-    for (experiment, c) in claims {
+    for (experiment, c, _) in claims {
         w.serialize((
             experiment,
             c.id,

@@ -17,18 +17,18 @@ use report::Cell;
 
 use super::data::{link_column, metric};
 use super::verdict::{mean_sd_cell, paper_name as cc_label};
-use super::{Experiment, Runs};
+use super::{Entry, Runs};
 
 /// The experiments, in report order.
-pub static EXPERIMENTS: &[Experiment] = &[
-    decision_tree::DECISION_TREE,
-    decision_tree::LINUX_RECEIVE_WINDOW,
-    loss::GOODPUT_UNDER_LOSS,
-    harm::HARM,
-    changing::CHANGING_BANDWIDTH,
-    cellular::CELLULAR,
-    bounds::BOUNDS,
-    dash::DASH,
+pub static EXPERIMENTS: &[Entry] = &[
+    Entry::Rust(decision_tree::DECISION_TREE),
+    Entry::Rust(decision_tree::LINUX_RECEIVE_WINDOW),
+    Entry::Rust(loss::GOODPUT_UNDER_LOSS),
+    Entry::Rust(harm::HARM),
+    Entry::Rust(changing::CHANGING_BANDWIDTH),
+    Entry::Rust(cellular::CELLULAR),
+    Entry::Rust(bounds::BOUNDS),
+    Entry::Rust(dash::DASH),
 ];
 
 /// "no loss" or "2% loss" for a value of a `link.loss` axis.
