@@ -298,7 +298,8 @@ pub enum Measure {
         #[serde(default)]
         by: Option<String>,
     },
-    /// The ratio of a quantity's means at two conditions, `a / b`.
+    /// The ratio of a quantity's means at two conditions, `a / b` (of
+    /// two controllers, say), once or along `by`.
     Ratio {
         /// The measure's id.
         id: String,
@@ -308,8 +309,12 @@ pub enum Measure {
         a: BTreeMap<String, String>,
         /// The denominator's condition.
         b: BTreeMap<String, String>,
+        /// The axis along which it is taken.
+        #[serde(default)]
+        by: Option<String>,
     },
-    /// The difference of a quantity's means at two conditions, `a - b`.
+    /// The difference of a quantity's means at two conditions, `a - b`,
+    /// once or along `by`.
     Difference {
         /// The measure's id.
         id: String,
@@ -319,6 +324,9 @@ pub enum Measure {
         a: BTreeMap<String, String>,
         /// The condition subtracted.
         b: BTreeMap<String, String>,
+        /// The axis along which it is taken.
+        #[serde(default)]
+        by: Option<String>,
     },
     /// Harm (Ware et al.): `(alone - beside) / alone` of a quantity's means.
     Harm {
@@ -478,6 +486,8 @@ impl Measure {
     fn by(&self) -> Option<&str> {
         match self {
             Measure::Mean { by, .. }
+            | Measure::Ratio { by, .. }
+            | Measure::Difference { by, .. }
             | Measure::WindowMean { by, .. }
             | Measure::FirstCrossing { by, .. }
             | Measure::Jain { by, .. } => by.as_deref(),
@@ -775,14 +785,14 @@ impl ExperimentFile {
                 return Err(key_error(name, text, "measure.id", &needle, format!("`{}` is declared twice", m.id())));
             }
             if let Some(of) = m.refers_to() {
-                let ok = ids.get(of).is_some_and(|o| matches!(o, Measure::Mean { by: Some(_), .. }));
+                let ok = ids.get(of).is_some_and(|o| o.by().is_some());
                 if !ok {
                     return Err(key_error(
                         name,
                         text,
                         "measure.of",
                         &needle,
-                        format!("`{of}` must be a `mean` measure with `by`, declared before `{}`", m.id()),
+                        format!("`{of}` must be a measure taken `by` an axis, declared before `{}`", m.id()),
                     ));
                 }
             }
@@ -954,13 +964,11 @@ impl ExperimentFile {
         };
         Ok(match m {
             Measure::Mean { of, at, by, .. } => along(at, by, &|r| of.of(r)),
-            Measure::Ratio { of, a, b, .. } => {
-                let (a, b) = (stat_at(&fixed(a), &|r| of.of(r)), stat_at(&fixed(b), &|r| of.of(r)));
-                Value::Number(a.mean / b.mean)
+            Measure::Ratio { of, a, b, by, .. } => {
+                self.pair(runs, of, a, b, by, |a, b| a / b)
             }
-            Measure::Difference { of, a, b, .. } => {
-                let (a, b) = (stat_at(&fixed(a), &|r| of.of(r)), stat_at(&fixed(b), &|r| of.of(r)));
-                Value::Number(a.mean - b.mean)
+            Measure::Difference { of, a, b, by, .. } => {
+                self.pair(runs, of, a, b, by, |a, b| a - b)
             }
             Measure::Harm { of, alone, beside, .. } => {
                 let alone = stat_at(&fixed(alone), &|r| of.of(r));
@@ -1034,6 +1042,38 @@ impl ExperimentFile {
                 f(runs, params, margin)?
             }
         })
+    }
+
+    /// `f` of a quantity's means at conditions `a` and `b`, once or along
+    /// `by` (each value then a [`Stat`] of one number).
+    fn pair(
+        &self,
+        runs: &Runs,
+        of: &Quantity,
+        a: &BTreeMap<String, String>,
+        b: &BTreeMap<String, String>,
+        by: &Option<String>,
+        f: fn(f64, f64) -> f64,
+    ) -> Value {
+        let mean = |at: &BTreeMap<String, String>, extra: Option<(&str, &str)>| {
+            let mut fixed: Vec<(&str, &str)> = at.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            fixed.extend(extra);
+            runs.over_seeds(&fixed, |r| of.of(r)).mean
+        };
+        match by {
+            None => Value::Number(f(mean(a, None), mean(b, None))),
+            Some(axis) => Value::ByAxis(
+                runs.axis(axis)
+                    .into_iter()
+                    .map(|v| {
+                        let x = f(mean(a, Some((axis, &v))), mean(b, Some((axis, &v))));
+                        let label = self.label(axis, &v);
+                        let stat = if x.is_finite() { Stat::of(&[x]) } else { Stat::of(&[]) };
+                        (v, label, stat)
+                    })
+                    .collect(),
+            ),
+        }
     }
 
     fn series_points(&self, runs: &Runs, record: &RunRecord, s: &SeriesColumn) -> anyhow::Result<Vec<(f64, f64)>> {

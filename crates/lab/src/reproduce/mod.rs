@@ -50,6 +50,9 @@ pub struct EmbeddedFile {
     pub path: &'static str,
     /// Its bytes.
     pub text: &'static str,
+    /// Its directory, for a `sweep` beside it (none for a suite's files,
+    /// whose sweeps are under the scenarios directory).
+    pub dir: Option<&'static Path>,
 }
 
 /// One entry of a suite's list: an experiment whose analysis is Rust, or
@@ -69,6 +72,7 @@ macro_rules! experiment_file {
         $crate::reproduce::Entry::File($crate::reproduce::EmbeddedFile {
             path: $path,
             text: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../", $path)),
+            dir: None,
         })
     };
 }
@@ -125,7 +129,7 @@ impl Entry {
                 rust_scenario: Some(e.scenario),
             },
             Entry::File(f) => {
-                let parsed = file::ExperimentFile::parse(f.path, f.text, None)?;
+                let parsed = file::ExperimentFile::parse(f.path, f.text, f.dir)?;
                 Resolved {
                     id: parsed.id().to_string(),
                     scenario_label: parsed.scenario_label(),
@@ -303,6 +307,59 @@ pub(crate) struct Manifest {
     /// Where the results come from (absent in outputs of older versions).
     #[serde(default)]
     pub(crate) provenance: Option<crate::provenance::Invocation>,
+    /// The experiment file of `bbrlab experiment` (then `suite` is
+    /// [`EXPERIMENT_SUITE`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) experiment_file: Option<PathBuf>,
+}
+
+/// The suite name `bbrlab experiment` records in suite.json.
+const EXPERIMENT_SUITE: &str = "experiment";
+
+fn leak<T: ?Sized>(value: Box<T>) -> &'static T {
+    Box::leak(value)
+}
+
+/// A suite of one experiment file read at run time (`bbrlab experiment`);
+/// the file is parsed here, so its errors (file, line, key) come first.
+fn file_suite(path: &Path) -> anyhow::Result<&'static Suite> {
+    let parsed = file::ExperimentFile::load(path)?;
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read experiment file {}", path.display()))?;
+    let entry = Entry::File(EmbeddedFile {
+        path: leak(path.display().to_string().into_boxed_str()),
+        text: leak(text.into_boxed_str()),
+        dir: path.parent().map(|d| leak(d.to_path_buf().into_boxed_path())),
+    });
+    Ok(leak(Box::new(Suite {
+        name: EXPERIMENT_SUITE,
+        summary: leak(format!("experiment {} ({})", parsed.id(), path.display()).into_boxed_str()),
+        experiments: leak(vec![entry].into_boxed_slice()),
+        outside: &[],
+    })))
+}
+
+/// Runs the experiment file at `path` (resuming what an earlier call
+/// recorded) and writes its report, claims.json and sections.json, as
+/// `reproduce` does for a suite. The output directory defaults to
+/// `out/experiments/<id>` (`-fast` with `fast`).
+pub fn experiment(
+    path: &Path,
+    options: &Options,
+    observer: &dyn Observer,
+) -> anyhow::Result<Reproduction> {
+    let suite = file_suite(path)?;
+    let id = suite.experiments[0].id();
+    let out = options.out.clone().unwrap_or_else(|| {
+        PathBuf::from("out")
+            .join("experiments")
+            .join(format!("{id}{}", if options.fast { "-fast" } else { "" }))
+    });
+    let options = Options {
+        out: Some(out),
+        ..options.clone()
+    };
+    run_suite(suite, &options, observer, Some(path))
 }
 
 /// Where the scenario files are: `--scenarios`, else `./scenarios`, else the
@@ -381,7 +438,15 @@ pub fn reproduce(
     options: &Options,
     observer: &dyn Observer,
 ) -> anyhow::Result<Reproduction> {
-    let suite = find_suite(suite)?;
+    run_suite(find_suite(suite)?, options, observer, None)
+}
+
+fn run_suite(
+    suite: &Suite,
+    options: &Options,
+    observer: &dyn Observer,
+    experiment_file: Option<&Path>,
+) -> anyhow::Result<Reproduction> {
     let jobs = sweep::jobs(options.jobs)?;
     let scenarios = scenarios_dir(options.scenarios.as_deref())?;
     let fast = options.fast;
@@ -424,6 +489,7 @@ pub fn reproduce(
         fast,
         scenarios: scenarios.canonicalize().unwrap_or(scenarios),
         provenance: Some(clock.finish(resumed_runs)),
+        experiment_file: experiment_file.map(|p| p.canonicalize().unwrap_or(p.to_path_buf())),
     };
     std::fs::write(
         out.join("suite.json"),
@@ -454,7 +520,10 @@ pub fn rebuild(dir: &Path) -> anyhow::Result<(PathBuf, Vec<(PathBuf, String)>)> 
     })?;
     let manifest: Manifest = serde_json::from_str(&text)
         .with_context(|| format!("{}: not a suite manifest", path.display()))?;
-    let suite = find_suite(&manifest.suite)?;
+    let suite = match &manifest.experiment_file {
+        Some(path) if manifest.suite == EXPERIMENT_SUITE => file_suite(path)?,
+        _ => find_suite(&manifest.suite)?,
+    };
     write_report(dir, suite, &manifest)
 }
 
@@ -468,10 +537,12 @@ fn write_report(
     let mut rejected = Vec::new();
     let mut claims = Vec::new();
     let mut verdicts = Vec::new();
-    let mut report = report::Report::new(
-        format!("bbrlab: reproducing the papers ({} suite)", suite.name),
-        suite.summary,
-    );
+    let title = if suite.name == EXPERIMENT_SUITE {
+        format!("bbrlab: {}", suite.summary)
+    } else {
+        format!("bbrlab: reproducing the papers ({} suite)", suite.name)
+    };
+    let mut report = report::Report::new(title, suite.summary);
     let mut seeds = std::collections::BTreeSet::new();
     for entry in suite.experiments {
         let e = match entry.resolve() {
