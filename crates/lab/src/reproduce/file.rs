@@ -122,6 +122,11 @@ pub enum Metric {
     DashQs,
     DashRb,
     DashQoeLin,
+    DashMeanBitrateBps,
+    DashStalls,
+    DashRebufferS,
+    /// 1 for a DASH session that downloaded and played the whole video, else 0.
+    DashComplete,
     LiveLateFrameRatio,
     LiveFrameDelayP95Ms,
     /// Run-wide: Jain's index over the flows' goodputs.
@@ -164,6 +169,10 @@ impl Metric {
             DashQs => f.dash.as_ref()?.qs as f64,
             DashRb => f.dash.as_ref()?.rb?,
             DashQoeLin => f.dash.as_ref()?.qoe_lin,
+            DashMeanBitrateBps => f.dash.as_ref()?.mean_bitrate_bps,
+            DashStalls => f.dash.as_ref()?.stalls as f64,
+            DashRebufferS => f.dash.as_ref()?.rebuffer_s,
+            DashComplete => f64::from(u8::from(f.dash.as_ref()?.complete)),
             LiveLateFrameRatio => f.live.as_ref()?.late_frame_ratio,
             LiveFrameDelayP95Ms => f.live.as_ref()?.frame_delay_ms.p95,
             JainIndex | LinkUtilization | QueueDelayP50Ms | QueueDelayP95Ms
@@ -442,6 +451,13 @@ pub enum Measure {
         #[serde(default)]
         by: Option<String>,
     },
+    /// The least of several one-number measures (NaN if any has no number).
+    Least {
+        /// The measure's id.
+        id: String,
+        /// The measures, by id.
+        of: Vec<String>,
+    },
     /// A named Rust measure ([`named`]), with its parameters.
     Named {
         /// The measure's id.
@@ -469,6 +485,7 @@ impl Measure {
             | Measure::FirstCrossing { id, .. }
             | Measure::Quantile { id, .. }
             | Measure::Jain { id, .. }
+            | Measure::Least { id, .. }
             | Measure::Named { id, .. } => id,
         }
     }
@@ -582,6 +599,10 @@ struct TableSpec {
     title: String,
     /// The axis whose values are the rows.
     by: String,
+    /// A second axis: one row per pair of values (`by` slowest); the
+    /// columns' measures must then be `mean` measures.
+    #[serde(default)]
+    then: Option<String>,
     #[serde(default = "default_first_header")]
     first: String,
     columns: Vec<ColumnSpec>,
@@ -624,6 +645,10 @@ struct FigureSpec {
     scale: f64,
     #[serde(default)]
     series: Option<String>,
+    /// An axis whose values are the bar groups (the measure must then be
+    /// a `mean` measure).
+    #[serde(default)]
+    groups: Option<String>,
     #[serde(default)]
     reference: Option<ReferenceSpec>,
 }
@@ -796,6 +821,19 @@ impl ExperimentFile {
                     ));
                 }
             }
+            if let Measure::Least { of, .. } = m {
+                for o in of {
+                    if !ids.get(o.as_str()).is_some_and(|o| o.by().is_none()) {
+                        return Err(key_error(
+                            name,
+                            text,
+                            "measure.of",
+                            &needle,
+                            format!("`{o}` must be a one-number measure declared before `{}`", m.id()),
+                        ));
+                    }
+                }
+            }
             if let Measure::Named { name: n, .. } = m {
                 if named(n).is_none() {
                     return Err(key_error(
@@ -825,6 +863,29 @@ impl ExperimentFile {
                         format!("`{}` must be a measure taken `by` an axis", c.measure),
                     ));
                 }
+            }
+        }
+        let is_mean = |id: &str| ids.get(id).is_some_and(|m| matches!(m, Measure::Mean { by: Some(_), .. }));
+        for t in spec.tables.iter().filter(|t| t.then.is_some()) {
+            if let Some(c) = t.columns.iter().find(|c| !is_mean(&c.measure)) {
+                return Err(key_error(
+                    name,
+                    text,
+                    "table.columns.measure",
+                    &format!("\"{}\"", c.measure),
+                    format!("a table with `then` needs `mean` measures; `{}` is not one", c.measure),
+                ));
+            }
+        }
+        for f in spec.figures.iter().filter(|f| f.groups.is_some()) {
+            if !is_mean(&f.measure) {
+                return Err(key_error(
+                    name,
+                    text,
+                    "figure.measure",
+                    &format!("\"{}\"", f.measure),
+                    format!("a figure with `groups` needs a `mean` measure; `{}` is not one", f.measure),
+                ));
             }
         }
         for f in &spec.figures {
@@ -1037,11 +1098,38 @@ impl ExperimentFile {
                 let j = stats::jain(&values);
                 j.is_finite().then_some(j)
             }),
+            Measure::Least { of, .. } => {
+                let mut least = f64::INFINITY;
+                for id in of {
+                    match self.evaluate(runs, id, margin)? {
+                        Value::Number(v) if !v.is_nan() => least = least.min(v),
+                        Value::Stat(s) if !s.mean.is_nan() => least = least.min(s.mean),
+                        Value::Number(_) | Value::Stat(_) => least = f64::NAN,
+                        _ => anyhow::bail!("`{id}` is not a one-number measure"),
+                    }
+                    if least.is_nan() {
+                        break;
+                    }
+                }
+                Value::Number(if of.is_empty() { f64::NAN } else { least })
+            }
             Measure::Named { name, params, .. } => {
                 let f = named(name).with_context(|| format!("no named measure `{name}`"))?;
                 f(runs, params, margin)?
             }
         })
+    }
+
+    /// The [`Stat`] of `mean` measure `id` at its `at` plus `extra`.
+    fn mean_at(&self, runs: &Runs, id: &str, extra: &[(&str, &str)]) -> Stat {
+        match self.measure(id) {
+            Some(Measure::Mean { of, at, .. }) => {
+                let mut fixed: Vec<(&str, &str)> = at.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+                fixed.extend_from_slice(extra);
+                runs.over_seeds(&fixed, |r| of.of(r))
+            }
+            _ => Stat::of(&[]),
+        }
     }
 
     /// `f` of a quantity's means at conditions `a` and `b`, once or along
@@ -1099,7 +1187,32 @@ impl ExperimentFile {
                 }
             }
         };
-        for f in &self.spec.figures {
+        for f in self.spec.figures.iter().filter(|f| f.groups.is_some()) {
+            let (Some(groups), Some(Measure::Mean { by: Some(by), .. })) = (&f.groups, self.measure(&f.measure)) else {
+                continue;
+            };
+            let xs = runs.axis(by);
+            let bars: Vec<BarGroup> = runs
+                .axis(groups)
+                .iter()
+                .map(|g| {
+                    BarGroup::new(
+                        self.label(groups, g),
+                        xs.iter()
+                            .map(|x| self.mean_at(runs, &f.measure, &[(by, x), (groups, g)]).mean * f.scale)
+                            .collect(),
+                    )
+                })
+                .collect();
+            section = section.figure(Figure::bars(
+                format!("{} ({note})", f.title),
+                f.x_label.clone(),
+                f.y_label.clone(),
+                xs.iter().map(|x| self.label(by, x)),
+                bars,
+            ));
+        }
+        for f in self.spec.figures.iter().filter(|f| f.groups.is_none()) {
             let values = along(&f.measure);
             let reference = f
                 .reference
@@ -1121,7 +1234,24 @@ impl ExperimentFile {
             }
             section = section.figure(figure);
         }
-        for t in &self.spec.tables {
+        for t in self.spec.tables.iter().filter(|t| t.then.is_some()) {
+            let then = t.then.as_deref().unwrap_or_default();
+            let mut headers = vec![t.first.clone()];
+            headers.extend(t.columns.iter().map(|c| c.header.clone()));
+            let mut table = Table::new(format!("{} ({note})", t.title), headers);
+            for v in runs.axis(&t.by) {
+                for w in runs.axis(then) {
+                    let mut row = vec![Cell::text(format!("{}, {}", self.label(then, &w), self.label(&t.by, &v)))];
+                    for c in &t.columns {
+                        let s = self.mean_at(runs, &c.measure, &[(t.by.as_str(), v.as_str()), (then, w.as_str())]);
+                        row.push(mean_sd_cell(s.pair(), c.scale, c.decimals, ""));
+                    }
+                    table = table.row(row);
+                }
+            }
+            section = section.table(table);
+        }
+        for t in self.spec.tables.iter().filter(|t| t.then.is_none()) {
             let mut headers = vec![t.first.clone()];
             headers.extend(t.columns.iter().map(|c| c.header.clone()));
             let columns: Vec<Vec<(String, String, Stat)>> = t.columns.iter().map(|c| along(&c.measure)).collect();

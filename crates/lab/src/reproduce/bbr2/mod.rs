@@ -8,7 +8,6 @@
 mod bounds;
 mod cellular;
 mod changing;
-mod dash;
 mod decision_tree;
 mod harm;
 pub(crate) mod loss;
@@ -28,7 +27,7 @@ pub static EXPERIMENTS: &[Entry] = &[
     Entry::Rust(changing::CHANGING_BANDWIDTH),
     Entry::Rust(cellular::CELLULAR),
     Entry::Rust(bounds::BOUNDS),
-    Entry::Rust(dash::DASH),
+    super::experiment_file!("experiments/bbr2/table5-dash.toml"),
 ];
 
 /// "no loss" or "2% loss" for a value of a `link.loss` axis.
