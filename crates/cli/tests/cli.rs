@@ -1704,7 +1704,11 @@ fn the_worked_experiment_file_runs_and_prints_its_verdicts_and_hash() {
         &out.display().to_string(),
     ]);
     let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let hash = lab::reproduce::file::sha256_hex(&std::fs::read(&file).unwrap());
     assert!(stdout.contains(&format!("sha256 {hash}")), "{stdout}");
     let verdict = |id: &str| {
@@ -1721,7 +1725,10 @@ fn the_worked_experiment_file_runs_and_prints_its_verdicts_and_hash() {
     assert!(goodput.starts_with("Reproduced"), "{goodput}");
     assert!(goodput.contains("holds in 3 of 3"), "{goodput}");
     let claims = std::fs::read_to_string(out.join("claims.json")).unwrap();
-    assert!(claims.contains(&format!("\"experiment_sha256\": \"{hash}\"")), "{claims}");
+    assert!(
+        claims.contains(&format!("\"experiment_sha256\": \"{hash}\"")),
+        "{claims}"
+    );
     let report = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(report.contains(&hash));
     // The report rebuilds from the store alone.

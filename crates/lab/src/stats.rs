@@ -224,7 +224,13 @@ mod tests {
 
     #[test]
     fn windows_and_crossings() {
-        let s = [(0.0, 100.0), (1.0, 3.0), (2.0, 1.0), (3.0, 2.0), (4.0, 50.0)];
+        let s = [
+            (0.0, 100.0),
+            (1.0, 3.0),
+            (2.0, 1.0),
+            (3.0, 2.0),
+            (4.0, 50.0),
+        ];
         assert_eq!(window_mean(&s, 1.0, 4.0), 2.0);
         assert_eq!(window_median(&s, 1.0, 4.0), 2.0);
         assert!(window_mean(&s, 10.0, 20.0).is_nan());

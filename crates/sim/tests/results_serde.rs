@@ -31,13 +31,17 @@ fn a_summary_and_its_series_rows_read_back_as_they_were_written() {
     assert!(back.flows[1].dash.is_some());
     assert!(!r.series.flows.is_empty());
     for row in &r.series.flows {
-        let back: FlowSample =
-            serde_json::from_value(serde_json::to_value(row).unwrap()).unwrap();
-        assert_eq!(back, FlowSample { controller: Vec::new(), ..row.clone() });
+        let back: FlowSample = serde_json::from_value(serde_json::to_value(row).unwrap()).unwrap();
+        assert_eq!(
+            back,
+            FlowSample {
+                controller: Vec::new(),
+                ..row.clone()
+            }
+        );
     }
     for row in &r.series.link {
-        let back: LinkSample =
-            serde_json::from_value(serde_json::to_value(row).unwrap()).unwrap();
+        let back: LinkSample = serde_json::from_value(serde_json::to_value(row).unwrap()).unwrap();
         assert_eq!(&back, row);
     }
 }

@@ -175,8 +175,9 @@ impl Metric {
             DashComplete => f64::from(u8::from(f.dash.as_ref()?.complete)),
             LiveLateFrameRatio => f.live.as_ref()?.late_frame_ratio,
             LiveFrameDelayP95Ms => f.live.as_ref()?.frame_delay_ms.p95,
-            JainIndex | LinkUtilization | QueueDelayP50Ms | QueueDelayP95Ms
-            | QueueDelayMeanMs => return None,
+            JainIndex | LinkUtilization | QueueDelayP50Ms | QueueDelayP95Ms | QueueDelayMeanMs => {
+                return None
+            }
         })
     }
 
@@ -562,7 +563,10 @@ fn fluctuation(runs: &Runs, params: &toml::Table, _margin: f64) -> anyhow::Resul
         .get("column")
         .and_then(toml::Value::as_str)
         .context("fluctuation: `column` (a string) is required")?;
-    let flow = params.get("flow").and_then(toml::Value::as_integer).unwrap_or(0) as usize;
+    let flow = params
+        .get("flow")
+        .and_then(toml::Value::as_integer)
+        .unwrap_or(0) as usize;
     let from = params
         .get("from_s")
         .and_then(|v| v.as_float().or(v.as_integer().map(|i| i as f64)))
@@ -572,7 +576,12 @@ fn fluctuation(runs: &Runs, params: &toml::Table, _margin: f64) -> anyhow::Resul
         .and_then(toml::Value::as_table)
         .map(|t| {
             t.iter()
-                .map(|(k, v)| (k.clone(), v.as_str().map_or_else(|| v.to_string(), str::to_string)))
+                .map(|(k, v)| {
+                    (
+                        k.clone(),
+                        v.as_str().map_or_else(|| v.to_string(), str::to_string),
+                    )
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -685,13 +694,27 @@ impl PaperKey {
 #[derive(Clone, Copy, Debug, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 enum TestSpec {
-    Point { paper: f64 },
-    Factor { paper: f64 },
-    Fraction { paper: f64 },
-    Cut { paper: f64 },
-    Gain { paper: f64 },
-    AtLeast { bound: f64 },
-    AtMost { bound: f64 },
+    Point {
+        paper: f64,
+    },
+    Factor {
+        paper: f64,
+    },
+    Fraction {
+        paper: f64,
+    },
+    Cut {
+        paper: f64,
+    },
+    Gain {
+        paper: f64,
+    },
+    AtLeast {
+        bound: f64,
+    },
+    AtMost {
+        bound: f64,
+    },
     Direction {
         #[serde(default)]
         margin: f64,
@@ -763,7 +786,10 @@ fn toml_error(name: &str, text: &str, e: &toml::de::Error) -> anyhow::Error {
             let before = &text[..span.start.min(text.len())];
             let line = before.matches('\n').count() + 1;
             let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-            anyhow::anyhow!("{name} (line {line}, column {column}): {}", e.message().trim())
+            anyhow::anyhow!(
+                "{name} (line {line}, column {column}): {}",
+                e.message().trim()
+            )
         }
         None => anyhow::anyhow!("{name}: {}", e.message().trim()),
     }
@@ -807,7 +833,13 @@ impl ExperimentFile {
         for m in &spec.measures {
             let needle = format!("\"{}\"", m.id());
             if ids.insert(m.id(), m).is_some() {
-                return Err(key_error(name, text, "measure.id", &needle, format!("`{}` is declared twice", m.id())));
+                return Err(key_error(
+                    name,
+                    text,
+                    "measure.id",
+                    &needle,
+                    format!("`{}` is declared twice", m.id()),
+                ));
             }
             if let Some(of) = m.refers_to() {
                 let ok = ids.get(of).is_some_and(|o| o.by().is_some());
@@ -817,7 +849,10 @@ impl ExperimentFile {
                         text,
                         "measure.of",
                         &needle,
-                        format!("`{of}` must be a measure taken `by` an axis, declared before `{}`", m.id()),
+                        format!(
+                            "`{of}` must be a measure taken `by` an axis, declared before `{}`",
+                            m.id()
+                        ),
                     ));
                 }
             }
@@ -829,7 +864,10 @@ impl ExperimentFile {
                             text,
                             "measure.of",
                             &needle,
-                            format!("`{o}` must be a one-number measure declared before `{}`", m.id()),
+                            format!(
+                                "`{o}` must be a one-number measure declared before `{}`",
+                                m.id()
+                            ),
                         ));
                     }
                 }
@@ -847,7 +885,13 @@ impl ExperimentFile {
             }
             if let Measure::Quantile { q, .. } = m {
                 if !(0.0..=1.0).contains(q) {
-                    return Err(key_error(name, text, "measure.q", &needle, format!("expected 0 <= q <= 1, got {q}")));
+                    return Err(key_error(
+                        name,
+                        text,
+                        "measure.q",
+                        &needle,
+                        format!("expected 0 <= q <= 1, got {q}"),
+                    ));
                 }
             }
         }
@@ -865,7 +909,10 @@ impl ExperimentFile {
                 }
             }
         }
-        let is_mean = |id: &str| ids.get(id).is_some_and(|m| matches!(m, Measure::Mean { by: Some(_), .. }));
+        let is_mean = |id: &str| {
+            ids.get(id)
+                .is_some_and(|m| matches!(m, Measure::Mean { by: Some(_), .. }))
+        };
         for t in spec.tables.iter().filter(|t| t.then.is_some()) {
             if let Some(c) = t.columns.iter().find(|c| !is_mean(&c.measure)) {
                 return Err(key_error(
@@ -873,7 +920,10 @@ impl ExperimentFile {
                     text,
                     "table.columns.measure",
                     &format!("\"{}\"", c.measure),
-                    format!("a table with `then` needs `mean` measures; `{}` is not one", c.measure),
+                    format!(
+                        "a table with `then` needs `mean` measures; `{}` is not one",
+                        c.measure
+                    ),
                 ));
             }
         }
@@ -884,7 +934,10 @@ impl ExperimentFile {
                     text,
                     "figure.measure",
                     &format!("\"{}\"", f.measure),
-                    format!("a figure with `groups` needs a `mean` measure; `{}` is not one", f.measure),
+                    format!(
+                        "a figure with `groups` needs a `mean` measure; `{}` is not one",
+                        f.measure
+                    ),
                 ));
             }
         }
@@ -904,7 +957,13 @@ impl ExperimentFile {
             let needle = format!("\"{}\"", c.id);
             match by_axis(&c.measure) {
                 None => {
-                    return Err(key_error(name, text, "claim.measure", &needle, format!("no measure `{}`", c.measure)))
+                    return Err(key_error(
+                        name,
+                        text,
+                        "claim.measure",
+                        &needle,
+                        format!("no measure `{}`", c.measure),
+                    ))
                 }
                 Some(true) => {
                     return Err(key_error(
@@ -912,7 +971,10 @@ impl ExperimentFile {
                         text,
                         "claim.measure",
                         &needle,
-                        format!("`{}` is taken along an axis; a claim needs one number or conditions", c.measure),
+                        format!(
+                            "`{}` is taken along an axis; a claim needs one number or conditions",
+                            c.measure
+                        ),
                     ))
                 }
                 Some(false) => {}
@@ -988,12 +1050,15 @@ impl ExperimentFile {
 
     /// The value of measure `id` on `runs`; `margin` is the judged claim's.
     pub fn evaluate(&self, runs: &Runs, id: &str, margin: f64) -> anyhow::Result<Value> {
-        let m = self.measure(id).with_context(|| format!("no measure `{id}`"))?;
+        let m = self
+            .measure(id)
+            .with_context(|| format!("no measure `{id}`"))?;
         let fixed = |at: &BTreeMap<String, String>| -> Vec<(String, String)> {
             at.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
         };
         let stat_at = |at: &[(String, String)], f: &dyn Fn(&RunRecord) -> Option<f64>| -> Stat {
-            let fixed: Vec<(&str, &str)> = at.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            let fixed: Vec<(&str, &str)> =
+                at.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
             runs.over_seeds(&fixed, f)
         };
         // A per-run function, at `at`, or along `by`.
@@ -1025,18 +1090,22 @@ impl ExperimentFile {
         };
         Ok(match m {
             Measure::Mean { of, at, by, .. } => along(at, by, &|r| of.of(r)),
-            Measure::Ratio { of, a, b, by, .. } => {
-                self.pair(runs, of, a, b, by, |a, b| a / b)
-            }
-            Measure::Difference { of, a, b, by, .. } => {
-                self.pair(runs, of, a, b, by, |a, b| a - b)
-            }
-            Measure::Harm { of, alone, beside, .. } => {
+            Measure::Ratio { of, a, b, by, .. } => self.pair(runs, of, a, b, by, |a, b| a / b),
+            Measure::Difference { of, a, b, by, .. } => self.pair(runs, of, a, b, by, |a, b| a - b),
+            Measure::Harm {
+                of, alone, beside, ..
+            } => {
                 let alone = stat_at(&fixed(alone), &|r| of.of(r));
                 let beside = stat_at(&fixed(beside), &|r| of.of(r));
                 Value::Number(stats::harm(alone.mean, beside.mean))
             }
-            Measure::Compare { of, reference, values, holds, .. } => {
+            Measure::Compare {
+                of,
+                reference,
+                values,
+                holds,
+                ..
+            } => {
                 let along = by_axis(of)?;
                 let r = along
                     .iter()
@@ -1055,7 +1124,10 @@ impl ExperimentFile {
                 )
             }
             Measure::Direction { of, way, .. } => {
-                let along: Vec<_> = by_axis(of)?.into_iter().filter(|(_, _, s)| s.mean.is_finite()).collect();
+                let along: Vec<_> = by_axis(of)?
+                    .into_iter()
+                    .filter(|(_, _, s)| s.mean.is_finite())
+                    .collect();
                 Value::Conditions(
                     along
                         .windows(2)
@@ -1070,31 +1142,57 @@ impl ExperimentFile {
                         .collect(),
                 )
             }
-            Measure::Count { of, holds, bound, .. } => Value::Conditions(
+            Measure::Count {
+                of, holds, bound, ..
+            } => Value::Conditions(
                 by_axis(of)?
                     .into_iter()
                     .filter(|(_, _, s)| s.mean.is_finite())
                     .map(|(_, label, s)| (label, holds.check(s.mean, *bound, margin)))
                     .collect(),
             ),
-            Measure::WindowMean { series, from_s, to_s, at, by, .. } => along(at, by, &|r| {
+            Measure::WindowMean {
+                series,
+                from_s,
+                to_s,
+                at,
+                by,
+                ..
+            } => along(at, by, &|r| {
                 let points = self.series_points(runs, r, series).ok()?;
                 Some(stats::window_mean(&points, *from_s, *to_s))
             }),
-            Measure::FirstCrossing { series, level, way, from_s, at, by, .. } => along(at, by, &|r| {
+            Measure::FirstCrossing {
+                series,
+                level,
+                way,
+                from_s,
+                at,
+                by,
+                ..
+            } => along(at, by, &|r| {
                 let points = self.series_points(runs, r, series).ok()?;
                 stats::first_crossing(&points, *from_s, *level, *way)
             }),
             Measure::Quantile { of, q, at, .. } => {
                 let base = fixed(at);
-                let fixed: Vec<(&str, &str)> = base.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-                let values: Vec<f64> = runs.select(&fixed).into_iter().filter_map(|r| of.of(r)).collect();
+                let fixed: Vec<(&str, &str)> =
+                    base.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+                let values: Vec<f64> = runs
+                    .select(&fixed)
+                    .into_iter()
+                    .filter_map(|r| of.of(r))
+                    .collect();
                 Value::Number(stats::quantile(&values, *q))
             }
             Measure::Jain { of, at, by, .. } => along(at, by, &|r| {
                 let result = r.result().ok()?;
                 let total: f64 = result.flows.iter().map(|f| f.goodput_bps).sum();
-                let values: Vec<f64> = result.flows.iter().filter_map(|f| of.of_flow(f, total)).collect();
+                let values: Vec<f64> = result
+                    .flows
+                    .iter()
+                    .filter_map(|f| of.of_flow(f, total))
+                    .collect();
                 let j = stats::jain(&values);
                 j.is_finite().then_some(j)
             }),
@@ -1124,7 +1222,8 @@ impl ExperimentFile {
     fn mean_at(&self, runs: &Runs, id: &str, extra: &[(&str, &str)]) -> Stat {
         match self.measure(id) {
             Some(Measure::Mean { of, at, .. }) => {
-                let mut fixed: Vec<(&str, &str)> = at.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+                let mut fixed: Vec<(&str, &str)> =
+                    at.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
                 fixed.extend_from_slice(extra);
                 runs.over_seeds(&fixed, |r| of.of(r))
             }
@@ -1144,7 +1243,8 @@ impl ExperimentFile {
         f: fn(f64, f64) -> f64,
     ) -> Value {
         let mean = |at: &BTreeMap<String, String>, extra: Option<(&str, &str)>| {
-            let mut fixed: Vec<(&str, &str)> = at.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            let mut fixed: Vec<(&str, &str)> =
+                at.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
             fixed.extend(extra);
             runs.over_seeds(&fixed, |r| of.of(r)).mean
         };
@@ -1156,7 +1256,11 @@ impl ExperimentFile {
                     .map(|v| {
                         let x = f(mean(a, Some((axis, &v))), mean(b, Some((axis, &v))));
                         let label = self.label(axis, &v);
-                        let stat = if x.is_finite() { Stat::of(&[x]) } else { Stat::of(&[]) };
+                        let stat = if x.is_finite() {
+                            Stat::of(&[x])
+                        } else {
+                            Stat::of(&[])
+                        };
                         (v, label, stat)
                     })
                     .collect(),
@@ -1164,7 +1268,12 @@ impl ExperimentFile {
         }
     }
 
-    fn series_points(&self, runs: &Runs, record: &RunRecord, s: &SeriesColumn) -> anyhow::Result<Vec<(f64, f64)>> {
+    fn series_points(
+        &self,
+        runs: &Runs,
+        record: &RunRecord,
+        s: &SeriesColumn,
+    ) -> anyhow::Result<Vec<(f64, f64)>> {
         Ok(match s.flow {
             SeriesOf::Flow(flow) => series_column(&runs.flow_series(record)?, flow, &s.column),
             SeriesOf::Link(_) => super::data::link_column(&runs.link_series(record)?, &s.column),
@@ -1188,7 +1297,9 @@ impl ExperimentFile {
             }
         };
         for f in self.spec.figures.iter().filter(|f| f.groups.is_some()) {
-            let (Some(groups), Some(Measure::Mean { by: Some(by), .. })) = (&f.groups, self.measure(&f.measure)) else {
+            let (Some(groups), Some(Measure::Mean { by: Some(by), .. })) =
+                (&f.groups, self.measure(&f.measure))
+            else {
                 continue;
             };
             let xs = runs.axis(by);
@@ -1199,7 +1310,10 @@ impl ExperimentFile {
                     BarGroup::new(
                         self.label(groups, g),
                         xs.iter()
-                            .map(|x| self.mean_at(runs, &f.measure, &[(by, x), (groups, g)]).mean * f.scale)
+                            .map(|x| {
+                                self.mean_at(runs, &f.measure, &[(by, x), (groups, g)]).mean
+                                    * f.scale
+                            })
                             .collect(),
                     )
                 })
@@ -1214,10 +1328,12 @@ impl ExperimentFile {
         }
         for f in self.spec.figures.iter().filter(|f| f.groups.is_none()) {
             let values = along(&f.measure);
-            let reference = f
-                .reference
-                .as_ref()
-                .and_then(|r| values.iter().find(|(v, _, _)| *v == r.at).map(|(_, _, s)| (s.mean, r)));
+            let reference = f.reference.as_ref().and_then(|r| {
+                values
+                    .iter()
+                    .find(|(v, _, _)| *v == r.at)
+                    .map(|(_, _, s)| (s.mean, r))
+            });
             let mut figure = Figure::bars(
                 format!("{} ({note})", f.title),
                 f.x_label.clone(),
@@ -1241,9 +1357,17 @@ impl ExperimentFile {
             let mut table = Table::new(format!("{} ({note})", t.title), headers);
             for v in runs.axis(&t.by) {
                 for w in runs.axis(then) {
-                    let mut row = vec![Cell::text(format!("{}, {}", self.label(then, &w), self.label(&t.by, &v)))];
+                    let mut row = vec![Cell::text(format!(
+                        "{}, {}",
+                        self.label(then, &w),
+                        self.label(&t.by, &v)
+                    ))];
                     for c in &t.columns {
-                        let s = self.mean_at(runs, &c.measure, &[(t.by.as_str(), v.as_str()), (then, w.as_str())]);
+                        let s = self.mean_at(
+                            runs,
+                            &c.measure,
+                            &[(t.by.as_str(), v.as_str()), (then, w.as_str())],
+                        );
                         row.push(mean_sd_cell(s.pair(), c.scale, c.decimals, ""));
                     }
                     table = table.row(row);
@@ -1254,7 +1378,8 @@ impl ExperimentFile {
         for t in self.spec.tables.iter().filter(|t| t.then.is_none()) {
             let mut headers = vec![t.first.clone()];
             headers.extend(t.columns.iter().map(|c| c.header.clone()));
-            let columns: Vec<Vec<(String, String, Stat)>> = t.columns.iter().map(|c| along(&c.measure)).collect();
+            let columns: Vec<Vec<(String, String, Stat)>> =
+                t.columns.iter().map(|c| along(&c.measure)).collect();
             let mut table = Table::new(format!("{} ({note})", t.title), headers);
             for value in runs.axis(&t.by) {
                 let mut row = vec![Cell::text(self.label(&t.by, &value))];
@@ -1279,13 +1404,18 @@ impl ExperimentFile {
         let judged: Vec<_> = self
             .claims
             .iter()
-            .map(|(claim, measure)| match self.evaluate(runs, measure, claim.margin()) {
-                Ok(v) => claim.judge(v.measured()),
-                Err(e) => claim.judge(Measured::NotRun(format!("{e:#}"))),
-            })
+            .map(
+                |(claim, measure)| match self.evaluate(runs, measure, claim.margin()) {
+                    Ok(v) => claim.judge(v.measured()),
+                    Err(e) => claim.judge(Measured::NotRun(format!("{e:#}"))),
+                },
+            )
             .collect();
         if !problems.is_empty() {
-            section.description.push_str(&format!(" Measures that could not be taken: {}.", problems.join("; ")));
+            section.description.push_str(&format!(
+                " Measures that could not be taken: {}.",
+                problems.join("; ")
+            ));
         }
         section.description.push_str(&format!(
             " Experiment file: {} (sha256 {}).",
@@ -1348,15 +1478,24 @@ measure = "like"
     #[test]
     fn errors_name_the_file_the_line_and_the_key() {
         let text = MINIMAL.replace("holds = \"at_least\"", "holds = \"at_least\"\nmargin = 3");
-        let e = ExperimentFile::parse("x.toml", &text, None).unwrap_err().to_string();
+        let e = ExperimentFile::parse("x.toml", &text, None)
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("x.toml (line "), "{e}");
         assert!(e.contains("margin"), "{e}");
         let text = MINIMAL.replace("measure = \"like\"", "measure = \"nothing\"");
-        let e = ExperimentFile::parse("x.toml", &text, None).unwrap_err().to_string();
+        let e = ExperimentFile::parse("x.toml", &text, None)
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("x.toml: claim.measure (line "), "{e}");
         assert!(e.contains("no measure `nothing`"), "{e}");
         let text = MINIMAL.replace("origin = \"project analysis\"", "origin = \"mine\"");
-        let e = ExperimentFile::parse("x.toml", &text, None).unwrap_err().to_string();
-        assert!(e.starts_with("x.toml (line 30, column 10): unknown variant `mine`"), "{e}");
+        let e = ExperimentFile::parse("x.toml", &text, None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("x.toml (line 30, column 10): unknown variant `mine`"),
+            "{e}"
+        );
     }
 }

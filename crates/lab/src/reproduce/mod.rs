@@ -329,7 +329,9 @@ fn file_suite(path: &Path) -> anyhow::Result<&'static Suite> {
     let entry = Entry::File(EmbeddedFile {
         path: leak(path.display().to_string().into_boxed_str()),
         text: leak(text.into_boxed_str()),
-        dir: path.parent().map(|d| leak(d.to_path_buf().into_boxed_path())),
+        dir: path
+            .parent()
+            .map(|d| leak(d.to_path_buf().into_boxed_path())),
     });
     Ok(leak(Box::new(Suite {
         name: EXPERIMENT_SUITE,
@@ -467,7 +469,9 @@ fn run_suite(
             Ok(plan) => plans.push(plan),
             Err(err) => {
                 let reason = format!("{err:#}");
-                let id = entry.resolve().map_or_else(|_| entry.name().to_string(), |e| e.id);
+                let id = entry
+                    .resolve()
+                    .map_or_else(|_| entry.name().to_string(), |e| e.id);
                 observer.experiment_not_run(&id, &reason);
                 not_run.push((id, reason));
             }
@@ -556,10 +560,12 @@ fn write_report(
                 continue;
             }
         };
-        let loaded = e.sweep(&manifest.scenarios, manifest.fast).and_then(|sweep| {
-            let scenarios = sweep.scenarios()?;
-            Ok((sweep, scenarios))
-        });
+        let loaded = e
+            .sweep(&manifest.scenarios, manifest.fast)
+            .and_then(|sweep| {
+                let scenarios = sweep.scenarios()?;
+                Ok((sweep, scenarios))
+            });
         let (sweep, scenarios) = match loaded {
             Ok(loaded) => loaded,
             Err(err) => {
