@@ -858,7 +858,8 @@ impl ExperimentFile {
             }
             if let Measure::Least { of, .. } = m {
                 for o in of {
-                    if !ids.get(o.as_str()).is_some_and(|o| o.by().is_none()) {
+                    let one_number = ids.get(o.as_str()).is_some_and(|o| o.by().is_none());
+                    if !one_number {
                         return Err(key_error(
                             name,
                             text,
