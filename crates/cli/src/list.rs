@@ -14,7 +14,7 @@ fn suites() {
     for s in lab::reproduce::suites() {
         println!("{:8}  {}", s.name, s.summary);
         for e in s.experiments {
-            println!("{:8}    {} (scenarios/{})", "", e.id, e.scenario);
+            println!("{:8}    {} ({})", "", e.id(), e.scenario_label());
         }
     }
 }

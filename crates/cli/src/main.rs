@@ -104,6 +104,31 @@ enum Command {
         #[arg(long, value_name = "FORMAT", default_value_t = lab::table::Format::Parquet)]
         series_format: lab::table::Format,
     },
+    /// Run an experiment file: its sweep, measures and claims (docs/EXPERIMENTS.md).
+    ///
+    /// Runs the file's sweep into a results store under the output
+    /// directory (resuming what an earlier invocation recorded), judges its
+    /// claims and writes report.html, claims.json and sections.json as
+    /// `reproduce` does; prints each claim's verdict and the file's sha256.
+    Experiment {
+        /// The experiment file (TOML).
+        file: PathBuf,
+        /// Output directory [default: out/experiments/<id>, <id>-fast with --fast].
+        #[arg(long, short)]
+        out: Option<PathBuf>,
+        /// Shortened runs (the sweep's [fast] table).
+        #[arg(long)]
+        fast: bool,
+        /// Parallel runs [default: all cores].
+        #[arg(long, short)]
+        jobs: Option<usize>,
+        /// The scenarios directory, for a file's `scenario` [default: ./scenarios, else the repository's].
+        #[arg(long)]
+        scenarios: Option<PathBuf>,
+        /// Format of the time series kept for the measures that need them.
+        #[arg(long, value_name = "FORMAT", default_value_t = lab::table::Format::Parquet)]
+        series_format: lab::table::Format,
+    },
     /// Write report.html for the output of `run`, `sweep` or `reproduce` (no simulation).
     ///
     /// A run: the summary and time-series plots per flow. A sweep: results
@@ -256,6 +281,73 @@ fn reproduce(
     Ok(())
 }
 
+/// `bbrlab experiment`: runs the file, prints its verdicts and hash.
+fn experiment(
+    file: &std::path::Path,
+    out: Option<PathBuf>,
+    fast: bool,
+    jobs: Option<usize>,
+    scenarios: Option<PathBuf>,
+    series_format: lab::table::Format,
+) -> anyhow::Result<()> {
+    let options = lab::reproduce::Options {
+        out,
+        fast,
+        jobs,
+        scenarios,
+        command: Some(command_line()),
+        series_format,
+    };
+    let done = lab::reproduce::experiment(file, &options, &progress::Bar::default())?;
+    warn_rejected(&done.rejected);
+    let dir = done
+        .report
+        .parent()
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_default();
+    let path = dir.join("claims.json");
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+    let rows: Vec<ExperimentClaim> = serde_json::from_str(&text)
+        .map_err(|e| anyhow::anyhow!("{}: not a claims table: {e}", path.display()))?;
+    if let Some(first) = rows.first() {
+        println!(
+            "experiment file {} sha256 {}",
+            first.experiment_file.as_deref().unwrap_or("?"),
+            first.experiment_sha256.as_deref().unwrap_or("?")
+        );
+    }
+    for r in &rows {
+        println!(
+            "{:18} {:40} paper {:28} ours {:24} {}",
+            r.line.verdict, r.line.id, r.line.paper_says, r.line.ours, r.line.tolerance
+        );
+    }
+    println!("{:.1} s; report: {}", done.seconds, done.report.display());
+    anyhow::ensure!(done.failed_runs == 0, "{} runs failed", done.failed_runs);
+    anyhow::ensure!(
+        done.not_run.is_empty(),
+        "not run: {}",
+        done.not_run
+            .iter()
+            .map(|(id, why)| format!("{id}: {why}"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    );
+    Ok(())
+}
+
+/// A row of an experiment's claims.json, as `bbrlab experiment` prints it.
+#[derive(serde::Deserialize)]
+struct ExperimentClaim {
+    #[serde(default)]
+    experiment_file: Option<String>,
+    #[serde(default)]
+    experiment_sha256: Option<String>,
+    #[serde(flatten)]
+    line: ClaimLine,
+}
+
 /// This process's command line, as a report records it.
 pub(crate) fn command_line() -> String {
     let mut args = std::env::args();
@@ -349,6 +441,14 @@ fn main() -> ExitCode {
             scenarios,
             series_format,
         } => reproduce(&suite, out, fast, jobs, scenarios, series_format),
+        Command::Experiment {
+            file,
+            out,
+            fast,
+            jobs,
+            scenarios,
+            series_format,
+        } => experiment(&file, out, fast, jobs, scenarios, series_format),
         Command::Report { dir } => report(&dir),
         Command::Compare { dirs, out } => {
             let out = out.unwrap_or_else(|| PathBuf::from("out").join("compare"));

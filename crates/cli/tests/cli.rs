@@ -1701,3 +1701,52 @@ fn serve_and_get_transfer_over_quic_and_name_bad_input() {
         assert!(stderr(&o).contains(expected), "{args:?}: {}", stderr(&o));
     }
 }
+
+/// The worked example of docs/EXPERIMENTS.md: a hypothesis as one
+/// experiment file, run shortened; its verdict lines and its hash.
+#[test]
+fn the_worked_experiment_file_runs_and_prints_its_verdicts_and_hash() {
+    let file = repo().join("examples/experiments/my-variant-hypothesis.toml");
+    let out = tempdir("experiment");
+    let o = bbrlab(&[
+        "experiment",
+        &file.display().to_string(),
+        "--fast",
+        "--jobs",
+        "1",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let hash = lab::reproduce::file::sha256_hex(&std::fs::read(&file).unwrap());
+    assert!(stdout.contains(&format!("sha256 {hash}")), "{stdout}");
+    let verdict = |id: &str| {
+        stdout
+            .lines()
+            .find(|l| l.contains(id))
+            .unwrap_or_else(|| panic!("no line for {id}: {stdout}"))
+            .to_string()
+    };
+    let half = verdict("mine.retransmits-half");
+    assert!(half.starts_with("Partly reproduced"), "{half}");
+    assert!(half.contains("holds in 1 of 2 (not at 0.1bdp)"), "{half}");
+    let goodput = verdict("mine.keeps-goodput");
+    assert!(goodput.starts_with("Reproduced"), "{goodput}");
+    assert!(goodput.contains("holds in 3 of 3"), "{goodput}");
+    let claims = std::fs::read_to_string(out.join("claims.json")).unwrap();
+    assert!(
+        claims.contains(&format!("\"experiment_sha256\": \"{hash}\"")),
+        "{claims}"
+    );
+    let report = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(report.contains(&hash));
+    // The report rebuilds from the store alone.
+    let o = bbrlab(&["report", &out.display().to_string()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let _ = std::fs::remove_dir_all(&out);
+}

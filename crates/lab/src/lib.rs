@@ -35,6 +35,7 @@ pub mod pages;
 pub mod provenance;
 pub mod reproduce;
 pub mod run;
+pub mod stats;
 pub mod store;
 pub mod sweep;
 pub mod table;

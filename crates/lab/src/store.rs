@@ -37,6 +37,41 @@ pub struct RunRecord {
     pub scenario: String,
     /// The run's summary (the contents of a summary.json).
     pub summary: Value,
+    /// `summary` as the simulator's type, parsed on first use.
+    #[serde(skip)]
+    pub(crate) typed: std::sync::OnceLock<Result<sim::RunResult, String>>,
+}
+
+impl RunRecord {
+    /// A record of run `id` at sweep point `params`.
+    pub fn new(
+        id: String,
+        params: Vec<(String, String)>,
+        scenario: String,
+        summary: Value,
+    ) -> RunRecord {
+        RunRecord {
+            id,
+            params,
+            scenario,
+            summary,
+            typed: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The run's results as the simulator's [`sim::RunResult`] (without
+    /// its time series), parsed from `summary` once and kept. Parsed from
+    /// the same JSON value the pointer reads use, so the numbers are the
+    /// same `f64`s.
+    pub fn result(&self) -> anyhow::Result<&sim::RunResult> {
+        self.typed
+            .get_or_init(|| {
+                serde_json::from_value(self.summary.clone())
+                    .map_err(|e| format!("run {}: summary is not a run result: {e}", self.id))
+            })
+            .as_ref()
+            .map_err(|e| anyhow::anyhow!("{e}"))
+    }
 }
 
 /// A results store in a directory.

@@ -103,12 +103,12 @@ pub fn run_points(
                             .with_context(|| format!("cannot create {}", dir.display()))?;
                         output::write_series(&dir, &result, format)?;
                     }
-                    let record = RunRecord {
-                        id: id.clone(),
-                        params: point.params.clone(),
-                        scenario: scenario.document.clone(),
-                        summary: serde_json::to_value(output::summary(scenario, &result))?,
-                    };
+                    let record = RunRecord::new(
+                        id.clone(),
+                        point.params.clone(),
+                        scenario.document.clone(),
+                        serde_json::to_value(output::summary(scenario, &result))?,
+                    );
                     store.record(record)
                 });
             match outcome {

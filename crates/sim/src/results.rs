@@ -21,10 +21,10 @@
 //! window is never credited with more than the link carried in it, so the
 //! physics invariants ([`RunResult::invariant_violations`]) hold exactly.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// RTT or delay percentiles in milliseconds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Percentiles {
     /// Median.
     pub p50: f64,
@@ -42,7 +42,7 @@ pub struct Percentiles {
 
 /// Where a flow's losses come from: parts of its `bytes_lost` (wire bytes
 /// the sender declared lost in the window).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LostSplit {
     /// BBR-Copilot padding (never resent, so never in `bytes_retransmitted`).
     pub padding_bytes: u64,
@@ -55,7 +55,7 @@ pub struct LostSplit {
 }
 
 /// Per-flow summary over the measurement window.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FlowSummary {
     /// Flow index (0-based, in scenario order with `count` expanded).
     pub id: usize,
@@ -136,7 +136,7 @@ pub struct FlowSummary {
 }
 
 /// Bottleneck summary over the measurement window.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LinkSummary {
     /// Mean capacity, bits per second.
     pub capacity_bps: f64,
@@ -158,7 +158,7 @@ pub struct LinkSummary {
 }
 
 /// A flow's state at one sampling instant.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FlowSample {
     /// Time, seconds.
     pub t_s: f64,
@@ -181,7 +181,8 @@ pub struct FlowSample {
     /// Latest RTT sample, milliseconds.
     pub latest_rtt_ms: f64,
     /// Controller mode.
-    pub mode: &'static str,
+    #[serde(deserialize_with = "intern_mode")]
+    pub mode: ModeName,
     /// Pacing gain.
     pub pacing_gain: f64,
     /// cwnd gain.
@@ -201,8 +202,29 @@ pub struct FlowSample {
     pub controller: Vec<(&'static str, f64)>,
 }
 
+/// A controller's mode name (an alias, so that reading a series back does
+/// not borrow from its input).
+pub type ModeName = &'static str;
+
+/// A mode name read back from a series file, as the `&'static str` the
+/// controllers' snapshots give: each distinct name is kept once for the
+/// life of the process (a closed set: the controllers' modes).
+fn intern_mode<'de, D: serde::Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    use std::collections::BTreeSet;
+    use std::sync::Mutex;
+    static MODES: Mutex<BTreeSet<&'static str>> = Mutex::new(BTreeSet::new());
+    let name = String::deserialize(d)?;
+    let mut modes = MODES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(known) = modes.get(name.as_str()) {
+        return Ok(known);
+    }
+    let leaked: &'static str = Box::leak(name.into_boxed_str());
+    modes.insert(leaked);
+    Ok(leaked)
+}
+
 /// The bottleneck at one sampling instant.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LinkSample {
     /// Time, seconds.
     pub t_s: f64,
@@ -215,7 +237,7 @@ pub struct LinkSample {
 }
 
 /// Time series of a run.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Series {
     /// Flow samples, in time then flow order.
     pub flows: Vec<FlowSample>,
@@ -224,7 +246,7 @@ pub struct Series {
 }
 
 /// Everything a run produced.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunResult {
     /// Scenario name.
     pub scenario: String,

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+pub use crate::stats::{mean_sd, Stat};
 use crate::store::{record_defect, RunRecord, Store};
 
 /// The runs of one experiment, in sweep order, with their parameters.
@@ -193,76 +194,12 @@ pub(crate) fn seeds_note(runs: &Runs) -> String {
     }
 }
 
-/// Mean and sample standard deviation of a quantity over seeds.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Stat {
-    /// The mean (NaN without values).
-    pub mean: f64,
-    /// The sample standard deviation (0 for one value, NaN for none).
-    pub sd: f64,
-    /// How many values.
-    pub n: usize,
-}
-
-impl Stat {
-    /// The statistics of `values`, NaN ones left out.
-    pub fn of(values: &[f64]) -> Stat {
-        let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
-        let (mean, sd) = mean_sd(&finite);
-        Stat {
-            mean,
-            sd,
-            n: finite.len(),
-        }
-    }
-
-    /// `(mean, sd)`.
-    pub fn pair(&self) -> (f64, f64) {
-        (self.mean, self.sd)
-    }
-
-    /// `mean ± sd` with `decimals` decimals; `mean` alone for one value;
-    /// "—" without values.
-    pub fn text(&self, decimals: u8) -> String {
-        let d = decimals as usize;
-        match self.n {
-            0 => "—".to_string(),
-            1 => format!("{:.d$}", self.mean),
-            _ => format!("{:.d$} ± {:.d$}", self.mean, self.sd),
-        }
-    }
-
-    /// [`Stat::text`] as a table cell, empty without values.
-    pub fn cell(&self, decimals: u8) -> report::Cell {
-        if self.n == 0 {
-            report::Cell::Empty
-        } else {
-            report::Cell::text(self.text(decimals))
-        }
-    }
-}
-
 /// The buffer size in BDP of a sweep value like `"0.5bdp"` (NaN otherwise).
 pub fn buffer_bdp(value: &str) -> f64 {
     value
         .strip_suffix("bdp")
         .and_then(|v| v.parse().ok())
         .unwrap_or(f64::NAN)
-}
-
-/// Mean and sample standard deviation.
-pub fn mean_sd(values: &[f64]) -> (f64, f64) {
-    if values.is_empty() {
-        return (f64::NAN, f64::NAN);
-    }
-    let n = values.len() as f64;
-    let mean = values.iter().sum::<f64>() / n;
-    let var = if values.len() > 1 {
-        values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)
-    } else {
-        0.0
-    };
-    (mean, var.sqrt())
 }
 
 /// Column `name` of the bottleneck's series (`series_link.csv`, which has

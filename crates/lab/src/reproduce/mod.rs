@@ -13,6 +13,7 @@ mod copilot;
 mod cws;
 pub(crate) mod data;
 pub mod doc;
+pub mod file;
 mod obbr;
 pub mod outside;
 mod quick;
@@ -40,6 +41,134 @@ pub struct Experiment {
     pub series: bool,
     /// Turns its runs into a report section and judges its claims.
     pub analyze: fn(&Runs) -> Analysis,
+}
+
+/// An experiment file compiled into the binary: its repository path
+/// (`experiments/<suite>/<id>.toml`) and its text.
+pub struct EmbeddedFile {
+    /// The file's path in the repository.
+    pub path: &'static str,
+    /// Its bytes.
+    pub text: &'static str,
+    /// Its directory, for a `sweep` beside it (none for a suite's files,
+    /// whose sweeps are under the scenarios directory).
+    pub dir: Option<&'static Path>,
+}
+
+/// One entry of a suite's list: an experiment whose analysis is Rust, or
+/// an experiment file (`reproduce::file`, docs/EXPERIMENTS.md). Both run
+/// their sweep into `<out>/<id>/` and make one report section.
+pub enum Entry {
+    /// An experiment with its analysis in Rust.
+    Rust(Experiment),
+    /// An experiment file, judged by its declared measures and claims.
+    File(EmbeddedFile),
+}
+
+/// An [`Entry::File`] of the file at `$path` (from the repository root),
+/// compiled in.
+macro_rules! experiment_file {
+    ($path:literal) => {
+        $crate::reproduce::Entry::File($crate::reproduce::EmbeddedFile {
+            path: $path,
+            text: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../", $path)),
+            dir: None,
+        })
+    };
+}
+pub(crate) use experiment_file;
+
+/// How an experiment's runs become its section.
+enum Analyzer {
+    Rust(fn(&Runs) -> Analysis),
+    File(Box<file::ExperimentFile>),
+}
+
+/// An entry made ready to run: its id, sweep, series need and analysis.
+struct Resolved {
+    id: String,
+    /// The sweep file as the report names it.
+    scenario_label: String,
+    series: bool,
+    analyzer: Analyzer,
+    /// The Rust experiment's sweep file (relative to the scenarios directory).
+    rust_scenario: Option<&'static str>,
+}
+
+impl Entry {
+    /// What `bbrlab list` and errors call it: its id, or its file's path.
+    pub fn name(&self) -> &str {
+        match self {
+            Entry::Rust(e) => e.id,
+            Entry::File(f) => f.path,
+        }
+    }
+
+    /// Its id (its file's path for an experiment file that does not parse).
+    pub fn id(&self) -> String {
+        self.resolve()
+            .map_or_else(|_| self.name().to_string(), |r| r.id)
+    }
+
+    /// Its sweep file, as `bbrlab list` shows it (a file's own path for an
+    /// experiment file whose text does not parse).
+    pub fn scenario_label(&self) -> String {
+        match self.resolve() {
+            Ok(r) => r.scenario_label,
+            Err(_) => self.name().to_string(),
+        }
+    }
+
+    fn resolve(&self) -> anyhow::Result<Resolved> {
+        Ok(match self {
+            Entry::Rust(e) => Resolved {
+                id: e.id.to_string(),
+                scenario_label: format!("scenarios/{}", e.scenario),
+                series: e.series,
+                analyzer: Analyzer::Rust(e.analyze),
+                rust_scenario: Some(e.scenario),
+            },
+            Entry::File(f) => {
+                let parsed = file::ExperimentFile::parse(f.path, f.text, f.dir)?;
+                Resolved {
+                    id: parsed.id().to_string(),
+                    scenario_label: parsed.scenario_label(),
+                    series: parsed.series(),
+                    analyzer: Analyzer::File(Box::new(parsed)),
+                    rust_scenario: None,
+                }
+            }
+        })
+    }
+}
+
+impl Resolved {
+    /// Its sweep, in full or shortened.
+    fn sweep(&self, scenarios: &Path, fast: bool) -> anyhow::Result<scenario::Sweep> {
+        match (&self.analyzer, self.rust_scenario) {
+            (Analyzer::File(f), _) => f.sweep(scenarios, fast),
+            (Analyzer::Rust(_), Some(s)) => {
+                let sweep = scenario::load_sweep(&scenarios.join(s), &[])?;
+                Ok(if fast { sweep.fast()? } else { sweep })
+            }
+            (Analyzer::Rust(_), None) => anyhow::bail!("{}: no sweep", self.id),
+        }
+    }
+
+    fn analyze(&self, runs: &Runs) -> Analysis {
+        match &self.analyzer {
+            Analyzer::Rust(f) => f(runs),
+            Analyzer::File(f) => f.analyze(runs),
+        }
+    }
+
+    /// The experiment file's name and hash, for claims.json.
+    fn file(&self) -> Option<(String, String)> {
+        match &self.analyzer {
+            Analyzer::File(f) => Some((f.name.clone(), f.sha256.clone())),
+            Analyzer::Rust(_) => None,
+        }
+    }
 }
 
 /// What an analysis makes of an experiment's runs: its report section and
@@ -79,7 +208,7 @@ pub struct Suite {
     /// One line on what it covers.
     pub summary: &'static str,
     /// Its experiments, in report order.
-    pub experiments: &'static [Experiment],
+    pub experiments: &'static [Entry],
     /// The paper's claims that no simulated experiment can measure.
     pub outside: &'static [outside::Outside],
 }
@@ -178,6 +307,61 @@ pub(crate) struct Manifest {
     /// Where the results come from (absent in outputs of older versions).
     #[serde(default)]
     pub(crate) provenance: Option<crate::provenance::Invocation>,
+    /// The experiment file of `bbrlab experiment` (then `suite` is
+    /// [`EXPERIMENT_SUITE`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) experiment_file: Option<PathBuf>,
+}
+
+/// The suite name `bbrlab experiment` records in suite.json.
+const EXPERIMENT_SUITE: &str = "experiment";
+
+fn leak<T: ?Sized>(value: Box<T>) -> &'static T {
+    Box::leak(value)
+}
+
+/// A suite of one experiment file read at run time (`bbrlab experiment`);
+/// the file is parsed here, so its errors (file, line, key) come first.
+fn file_suite(path: &Path) -> anyhow::Result<&'static Suite> {
+    let parsed = file::ExperimentFile::load(path)?;
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read experiment file {}", path.display()))?;
+    let entry = Entry::File(EmbeddedFile {
+        path: leak(path.display().to_string().into_boxed_str()),
+        text: leak(text.into_boxed_str()),
+        dir: path
+            .parent()
+            .map(|d| leak(d.to_path_buf().into_boxed_path())),
+    });
+    Ok(leak(Box::new(Suite {
+        name: EXPERIMENT_SUITE,
+        summary: leak(format!("experiment {} ({})", parsed.id(), path.display()).into_boxed_str()),
+        experiments: leak(vec![entry].into_boxed_slice()),
+        outside: &[],
+    })))
+}
+
+/// Runs the experiment file at `path` (resuming what an earlier call
+/// recorded) and writes its report, claims.json and sections.json, as
+/// `reproduce` does for a suite. The output directory defaults to
+/// `out/experiments/<id>` (`-fast` with `fast`).
+pub fn experiment(
+    path: &Path,
+    options: &Options,
+    observer: &dyn Observer,
+) -> anyhow::Result<Reproduction> {
+    let suite = file_suite(path)?;
+    let id = suite.experiments[0].id();
+    let out = options.out.clone().unwrap_or_else(|| {
+        PathBuf::from("out")
+            .join("experiments")
+            .join(format!("{id}{}", if options.fast { "-fast" } else { "" }))
+    });
+    let options = Options {
+        out: Some(out),
+        ..options.clone()
+    };
+    run_suite(suite, &options, observer, Some(path))
 }
 
 /// Where the scenario files are: `--scenarios`, else `./scenarios`, else the
@@ -201,12 +385,6 @@ fn scenarios_dir(given: Option<&Path>) -> anyhow::Result<PathBuf> {
             candidates.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ")
         )
     })
-}
-
-/// An experiment's sweep, in full or shortened.
-fn load(experiment: &Experiment, scenarios: &Path, fast: bool) -> anyhow::Result<scenario::Sweep> {
-    let sweep = scenario::load_sweep(&scenarios.join(experiment.scenario), &[])?;
-    Ok(if fast { sweep.fast()? } else { sweep })
 }
 
 /// Hears how a reproduction progresses: each experiment's sweep (through
@@ -262,7 +440,15 @@ pub fn reproduce(
     options: &Options,
     observer: &dyn Observer,
 ) -> anyhow::Result<Reproduction> {
-    let suite = find_suite(suite)?;
+    run_suite(find_suite(suite)?, options, observer, None)
+}
+
+fn run_suite(
+    suite: &Suite,
+    options: &Options,
+    observer: &dyn Observer,
+    experiment_file: Option<&Path>,
+) -> anyhow::Result<Reproduction> {
     let jobs = sweep::jobs(options.jobs)?;
     let scenarios = scenarios_dir(options.scenarios.as_deref())?;
     let fast = options.fast;
@@ -274,13 +460,20 @@ pub fn reproduce(
     // at once rather than after the others' minutes of simulation.
     let mut plans = Vec::new();
     let mut not_run = Vec::new();
-    for e in suite.experiments {
-        match load(e, &scenarios, fast).and_then(|sweep| sweep.scenarios().map_err(Into::into)) {
-            Ok(runs) => plans.push((e, runs)),
+    for entry in suite.experiments {
+        let planned = entry.resolve().and_then(|e| {
+            let runs = e.sweep(&scenarios, fast)?.scenarios()?;
+            Ok((e, runs))
+        });
+        match planned {
+            Ok(plan) => plans.push(plan),
             Err(err) => {
                 let reason = format!("{err:#}");
-                observer.experiment_not_run(e.id, &reason);
-                not_run.push((e.id.to_string(), reason));
+                let id = entry
+                    .resolve()
+                    .map_or_else(|_| entry.name().to_string(), |e| e.id);
+                observer.experiment_not_run(&id, &reason);
+                not_run.push((id, reason));
             }
         }
     }
@@ -290,16 +483,17 @@ pub fn reproduce(
     for (e, runs) in plans {
         let t = std::time::Instant::now();
         let series = e.series.then_some(options.series_format);
-        let report = sweep::run_points(&out.join(e.id), runs, jobs, series, observer)?;
+        let report = sweep::run_points(&out.join(&e.id), runs, jobs, series, observer)?;
         failed_runs += report.failures.len();
         resumed_runs += report.skipped;
-        observer.experiment_done(e.id, &report, t.elapsed().as_secs_f64());
+        observer.experiment_done(&e.id, &report, t.elapsed().as_secs_f64());
     }
     let manifest = Manifest {
         suite: suite.name.to_string(),
         fast,
         scenarios: scenarios.canonicalize().unwrap_or(scenarios),
         provenance: Some(clock.finish(resumed_runs)),
+        experiment_file: experiment_file.map(|p| p.canonicalize().unwrap_or(p.to_path_buf())),
     };
     std::fs::write(
         out.join("suite.json"),
@@ -330,7 +524,10 @@ pub fn rebuild(dir: &Path) -> anyhow::Result<(PathBuf, Vec<(PathBuf, String)>)> 
     })?;
     let manifest: Manifest = serde_json::from_str(&text)
         .with_context(|| format!("{}: not a suite manifest", path.display()))?;
-    let suite = find_suite(&manifest.suite)?;
+    let suite = match &manifest.experiment_file {
+        Some(path) if manifest.suite == EXPERIMENT_SUITE => file_suite(path)?,
+        _ => find_suite(&manifest.suite)?,
+    };
     write_report(dir, suite, &manifest)
 }
 
@@ -344,23 +541,38 @@ fn write_report(
     let mut rejected = Vec::new();
     let mut claims = Vec::new();
     let mut verdicts = Vec::new();
-    let mut report = report::Report::new(
-        format!("bbrlab: reproducing the papers ({} suite)", suite.name),
-        suite.summary,
-    );
+    let title = if suite.name == EXPERIMENT_SUITE {
+        format!("bbrlab: {}", suite.summary)
+    } else {
+        format!("bbrlab: reproducing the papers ({} suite)", suite.name)
+    };
+    let mut report = report::Report::new(title, suite.summary);
     let mut seeds = std::collections::BTreeSet::new();
-    for e in suite.experiments {
-        let loaded = load(e, &manifest.scenarios, manifest.fast).and_then(|sweep| {
-            let scenarios = sweep.scenarios()?;
-            Ok((sweep, scenarios))
-        });
+    for entry in suite.experiments {
+        let e = match entry.resolve() {
+            Ok(e) => e,
+            Err(err) => {
+                let id = entry.name();
+                let section = report::Section::new(id, id)
+                    .verdict(report::VerdictStatus::NotRun, format!("not run: {err:#}"));
+                verdicts.push(SectionVerdict::of(id, &section));
+                report = report.section(section);
+                continue;
+            }
+        };
+        let loaded = e
+            .sweep(&manifest.scenarios, manifest.fast)
+            .and_then(|sweep| {
+                let scenarios = sweep.scenarios()?;
+                Ok((sweep, scenarios))
+            });
         let (sweep, scenarios) = match loaded {
             Ok(loaded) => loaded,
             Err(err) => {
-                let section = report::Section::new(e.id, e.id)
+                let section = report::Section::new(e.id.clone(), e.id.clone())
                     .verdict(report::VerdictStatus::NotRun, format!("not run: {err:#}"))
-                    .description(format!("Scenario: scenarios/{}.", e.scenario));
-                verdicts.push(SectionVerdict::of(e.id, &section));
+                    .description(format!("Scenario: {}.", e.scenario_label));
+                verdicts.push(SectionVerdict::of(&e.id, &section));
                 report = report.section(section);
                 continue;
             }
@@ -372,19 +584,24 @@ fn write_report(
                 (p, id)
             })
             .collect();
-        let runs = Runs::collect(&out.join(e.id), sweep.axes.clone(), &ids, e.series)?;
+        let runs = Runs::collect(&out.join(&e.id), sweep.axes.clone(), &ids, e.series)?;
         seeds.extend(
             runs.points
                 .iter()
                 .filter_map(|(_, r)| r.summary["seed"].as_u64()),
         );
         let mut section = if runs.points.is_empty() {
-            report::Section::new(e.id, e.id)
+            report::Section::new(e.id.clone(), e.id.clone())
                 .verdict(report::VerdictStatus::NotRun, "no runs recorded")
         } else {
-            let analysis = (e.analyze)(&runs);
-            claims.extend(analysis.claims.iter().map(|j| (e.id, j.record())));
-            with_reasons(analysis.section, e.id, &analysis.claims)?
+            let analysis = e.analyze(&runs);
+            claims.extend(
+                analysis
+                    .claims
+                    .iter()
+                    .map(|j| (e.id.clone(), j.record(), e.file())),
+            );
+            with_reasons(analysis.section, &e.id, &analysis.claims)?
         };
         if !runs.rejected.is_empty() {
             section.description.push_str(&format!(
@@ -398,7 +615,7 @@ fn write_report(
             ));
         }
         rejected.extend(runs.rejected.iter().cloned());
-        verdicts.push(SectionVerdict::of(e.id, &section));
+        verdicts.push(SectionVerdict::of(&e.id, &section));
         if runs.missing > 0 {
             section.description.push_str(&format!(
                 " ({} of {} runs missing.)",
@@ -408,7 +625,7 @@ fn write_report(
         }
         section
             .description
-            .push_str(&format!(" Scenario: scenarios/{}.", e.scenario));
+            .push_str(&format!(" Scenario: {}.", e.scenario_label));
         report = report.section(section);
     }
     for note in [
@@ -422,7 +639,11 @@ fn write_report(
     report = with_provenance(report, manifest, &seeds);
     if !suite.outside.is_empty() {
         let judged: Vec<_> = suite.outside.iter().map(|o| o.judged()).collect();
-        claims.extend(judged.iter().map(|j| (OUTSIDE_ID, j.record())));
+        claims.extend(
+            judged
+                .iter()
+                .map(|j| (OUTSIDE_ID.to_string(), j.record(), None)),
+        );
         let section = Analysis::judged(
             report::Section::new(OUTSIDE_ID, "Claims not run").description(
                 "Claims of the paper that no experiment of this suite judges: those that need something a \
@@ -440,8 +661,8 @@ fn write_report(
     }
     let differs: Vec<String> = claims
         .iter()
-        .filter(|(_, c)| c.verdict == report::VerdictStatus::Differs.label())
-        .map(|(_, c)| format!("{} (paper {}, ours {})", c.statement, c.paper_says, c.ours))
+        .filter(|(_, c, _)| c.verdict == report::VerdictStatus::Differs.label())
+        .map(|(_, c, _)| format!("{} (paper {}, ours {})", c.statement, c.paper_says, c.ours))
         .collect();
     if !differs.is_empty() {
         report = report.note(format!(
@@ -541,15 +762,30 @@ impl SectionVerdict {
 #[derive(Serialize)]
 struct ClaimRow<'a> {
     experiment: &'a str,
+    /// The experiment file that declared the claim, for claims of files.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    experiment_file: Option<&'a str>,
+    /// That file's SHA-256: a changed tolerance changes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    experiment_sha256: Option<&'a str>,
     #[serde(flatten)]
     claim: &'a claims::ClaimRecord,
 }
 
+/// A judged claim of an experiment, with the experiment file (name,
+/// sha256) that declared it, if a file did.
+type ClaimOf = (String, claims::ClaimRecord, Option<(String, String)>);
+
 /// Writes claims.json and claims.csv: every claim the analyses judged.
-fn write_claims(out: &Path, claims: &[(&str, claims::ClaimRecord)]) -> anyhow::Result<()> {
+fn write_claims(out: &Path, claims: &[ClaimOf]) -> anyhow::Result<()> {
     let rows: Vec<ClaimRow> = claims
         .iter()
-        .map(|(experiment, claim)| ClaimRow { experiment, claim })
+        .map(|(experiment, claim, file)| ClaimRow {
+            experiment,
+            experiment_file: file.as_ref().map(|f| f.0.as_str()),
+            experiment_sha256: file.as_ref().map(|f| f.1.as_str()),
+            claim,
+        })
         .collect();
     let json = out.join("claims.json");
     std::fs::write(&json, serde_json::to_string_pretty(&rows)? + "\n")
@@ -573,7 +809,7 @@ fn write_claims(out: &Path, claims: &[(&str, claims::ClaimRecord)]) -> anyhow::R
         "precondition",
         "verdict",
     ])?;
-    for (experiment, c) in claims {
+    for (experiment, c, _) in claims {
         w.serialize((
             experiment,
             c.id,

@@ -5,41 +5,41 @@ use report::{Cell, Line, Section, Table};
 use super::cws::fig13;
 use super::data::{metric, Runs};
 use super::obbr::fig3;
-use super::{Analysis, Experiment};
+use super::{Analysis, Entry, Experiment};
 use crate::model;
 
 /// The experiments, in report order.
-pub static EXPERIMENTS: &[Experiment] = &[
-    Experiment {
+pub static EXPERIMENTS: &[Entry] = &[
+    Entry::Rust(Experiment {
         id: "buffer-share",
         scenario: "quick/buffer-share.toml",
         series: false,
         analyze: buffer_share,
-    },
-    Experiment {
+    }),
+    Entry::Rust(Experiment {
         id: "stable-links",
         scenario: "quick/stable-links.toml",
         series: false,
         analyze: stable_links,
-    },
-    Experiment {
+    }),
+    Entry::Rust(Experiment {
         id: "bandwidth-drop",
         scenario: "quick/bandwidth-drop.toml",
         series: true,
         analyze: bandwidth_drop,
-    },
-    Experiment {
+    }),
+    Entry::Rust(Experiment {
         id: "cws-fairness",
         scenario: "quick/cws-fairness.toml",
         series: false,
         analyze: cws_fairness,
-    },
-    Experiment {
+    }),
+    Entry::Rust(Experiment {
         id: "bbr2-loss",
         scenario: "quick/bbr2-loss.toml",
         series: false,
         analyze: bbr2_loss,
-    },
+    }),
 ];
 
 /// oBBR Fig. 3 (left) and Eq. 1: BBR's share against CUBIC over buffer size.

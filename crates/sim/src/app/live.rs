@@ -27,7 +27,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use cc::{Bandwidth, Instant};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::results::Percentiles;
 
@@ -205,7 +205,7 @@ pub struct FrameClock {
 }
 
 /// What a live stream's viewer saw (`live` in a flow's summary).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct LiveSummary {
     /// Frames complete in the measurement window.
     pub frames: u64,

@@ -8,7 +8,6 @@
 mod bounds;
 mod cellular;
 mod changing;
-mod dash;
 mod decision_tree;
 mod harm;
 pub(crate) mod loss;
@@ -17,18 +16,18 @@ use report::Cell;
 
 use super::data::{link_column, metric};
 use super::verdict::{mean_sd_cell, paper_name as cc_label};
-use super::{Experiment, Runs};
+use super::{Entry, Runs};
 
 /// The experiments, in report order.
-pub static EXPERIMENTS: &[Experiment] = &[
-    decision_tree::DECISION_TREE,
-    decision_tree::LINUX_RECEIVE_WINDOW,
-    loss::GOODPUT_UNDER_LOSS,
-    harm::HARM,
-    changing::CHANGING_BANDWIDTH,
-    cellular::CELLULAR,
-    bounds::BOUNDS,
-    dash::DASH,
+pub static EXPERIMENTS: &[Entry] = &[
+    Entry::Rust(decision_tree::DECISION_TREE),
+    Entry::Rust(decision_tree::LINUX_RECEIVE_WINDOW),
+    Entry::Rust(loss::GOODPUT_UNDER_LOSS),
+    Entry::Rust(harm::HARM),
+    Entry::Rust(changing::CHANGING_BANDWIDTH),
+    Entry::Rust(cellular::CELLULAR),
+    Entry::Rust(bounds::BOUNDS),
+    super::experiment_file!("experiments/bbr2/table5-dash.toml"),
 ];
 
 /// "no loss" or "2% loss" for a value of a `link.loss` axis.
@@ -82,21 +81,7 @@ fn bin_mean(points: &[(f64, f64)], width: f64) -> Vec<(f64, f64)> {
 /// The median of the values of `points` whose x lies in `[from, to)`; NaN
 /// when there are none.
 fn median_between(points: &[(f64, f64)], from: f64, to: f64) -> f64 {
-    let mut values: Vec<f64> = points
-        .iter()
-        .filter(|(x, y)| *x >= from && *x < to && y.is_finite())
-        .map(|(_, y)| *y)
-        .collect();
-    if values.is_empty() {
-        return f64::NAN;
-    }
-    values.sort_by(f64::total_cmp);
-    let mid = values.len() / 2;
-    if values.len() % 2 == 1 {
-        values[mid]
-    } else {
-        (values[mid - 1] + values[mid]) / 2.0
-    }
+    crate::stats::window_median(points, from, to)
 }
 
 #[cfg(test)]

@@ -11,14 +11,14 @@ mod probebw;
 mod startup;
 
 use super::data::metric;
-use super::{Experiment, Runs};
+use super::{Entry, Runs};
 use crate::store::RunRecord;
 
 /// The experiments, in report order.
-pub static EXPERIMENTS: &[Experiment] = &[
-    startup::STARTUP,
-    startup::STARTUP_CONSTANT,
-    probebw::PROBE_BW,
+pub static EXPERIMENTS: &[Entry] = &[
+    Entry::Rust(startup::STARTUP),
+    Entry::Rust(startup::STARTUP_CONSTANT),
+    Entry::Rust(probebw::PROBE_BW),
 ];
 
 /// The runs of one RTT, with or without Copilot.

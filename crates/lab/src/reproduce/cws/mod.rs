@@ -13,16 +13,16 @@ use report::{BarGroup, Figure, Line, ReferenceLine};
 
 pub(crate) use super::data::{buffer_bdp, Stat};
 use super::data::{mean_sd, metric, seeds_note, series_column, Runs};
-use super::Experiment;
+use super::Entry;
 use crate::store::RunRecord;
 
 /// The experiments, in report order.
-pub static EXPERIMENTS: &[Experiment] = &[
-    fig8::SINGLE_FLOW,
-    fig9_12::VERSUS_CUBIC,
-    fig13::FAIRNESS,
-    fig13::FAIRNESS_20MBIT,
-    fig14_15::THREE_VS_THREE,
+pub static EXPERIMENTS: &[Entry] = &[
+    Entry::Rust(fig8::SINGLE_FLOW),
+    Entry::Rust(fig9_12::VERSUS_CUBIC),
+    Entry::Rust(fig13::FAIRNESS),
+    Entry::Rust(fig13::FAIRNESS_20MBIT),
+    Entry::Rust(fig14_15::THREE_VS_THREE),
 ];
 
 /// Bottleneck rate of every experiment (Mbit/s).

@@ -302,21 +302,7 @@ fn high_rtt_run(samples: &[Sample], view: View, multiple: f64) -> usize {
     })
 }
 
-/// An empirical CDF thinned to at most `points` steps (and its extremes).
-fn cdf(values: &[f64], points: usize) -> Vec<(f64, f64)> {
-    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n == 0 {
-        return Vec::new();
-    }
-    let step = n.div_ceil(points).max(1);
-    let mut out: Vec<(f64, f64)> = vec![(v[0], 0.0)];
-    for i in (0..n).step_by(step).chain(std::iter::once(n - 1)) {
-        out.push((v[i], (i + 1) as f64 / n as f64));
-    }
-    out
-}
+use crate::stats::cdf;
 
 fn fraction_below(values: &[f64], x: f64) -> f64 {
     values.iter().filter(|v| **v < x).count() as f64 / values.len().max(1) as f64

@@ -539,12 +539,7 @@ mod tests {
     use super::*;
 
     fn record(summary: serde_json::Value) -> RunRecord {
-        RunRecord {
-            id: "x".into(),
-            params: Vec::new(),
-            scenario: String::new(),
-            summary,
-        }
+        RunRecord::new("x".into(), Vec::new(), String::new(), summary)
     }
 
     #[test]

@@ -1,7 +1,6 @@
 //! The `obbr` suite: the oBBR paper (Bi et al.) evaluation, one experiment per figure or table.
 
 mod cellular;
-mod competitiveness;
 mod fig11;
 mod fig12;
 mod fig14;
@@ -14,7 +13,7 @@ mod fig8;
 mod fig9;
 mod nginx_stack;
 
-use super::Experiment;
+use super::Entry;
 
 /// oBBR (mu 0.5) as the paper's testbed ran it: the authors' May 2023 code,
 /// whose drop detector resets a burst-inflated estimate at every loss
@@ -22,23 +21,23 @@ use super::Experiment;
 pub(crate) const OBBR_AS_TESTED: &str = "obbr:mu=0.5,code=true,low_ratio=1.3333,estimate_max=true";
 
 /// The experiments, in report order.
-pub static EXPERIMENTS: &[Experiment] = &[
-    fig3::BUFFER,
-    fig3::GAIN_ONE,
-    fig3::GAIN,
-    competitiveness::DEEP_BUFFER,
-    fig4::DROP,
-    fig5::SAMPLES,
-    fig7::FAST_LINK,
-    fig7::LONG_LINK,
-    fig7::BUFFERS,
-    nginx_stack::FIG7,
-    nginx_stack::FIG7_PACER,
-    fig8::MULTI_FLOW,
-    nginx_stack::FIG8,
-    fig9::ALTERNATING,
-    fig11::TRACES,
-    cellular::ESTIMATES,
-    fig12::COMPETING,
-    fig14::DASH,
+pub static EXPERIMENTS: &[Entry] = &[
+    Entry::Rust(fig3::BUFFER),
+    Entry::Rust(fig3::GAIN_ONE),
+    Entry::Rust(fig3::GAIN),
+    super::experiment_file!("experiments/obbr/competitiveness-deep.toml"),
+    Entry::Rust(fig4::DROP),
+    Entry::Rust(fig5::SAMPLES),
+    Entry::Rust(fig7::FAST_LINK),
+    Entry::Rust(fig7::LONG_LINK),
+    Entry::Rust(fig7::BUFFERS),
+    Entry::Rust(nginx_stack::FIG7),
+    Entry::Rust(nginx_stack::FIG7_PACER),
+    Entry::Rust(fig8::MULTI_FLOW),
+    Entry::Rust(nginx_stack::FIG8),
+    Entry::Rust(fig9::ALTERNATING),
+    Entry::Rust(fig11::TRACES),
+    Entry::Rust(cellular::ESTIMATES),
+    Entry::Rust(fig12::COMPETING),
+    Entry::Rust(fig14::DASH),
 ];

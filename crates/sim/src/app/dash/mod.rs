@@ -46,7 +46,7 @@ pub mod throughput;
 use std::time::Duration;
 
 use cc::Bandwidth;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use player::Player;
 
@@ -215,7 +215,7 @@ impl DashConfig {
 }
 
 /// What a DASH session's viewer saw (`dash` in a flow's summary).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct DashSummary {
     /// Segments downloaded (and so played, or in the buffer at the end).
     pub segments: u64,

@@ -1,0 +1,1502 @@
+//! Experiments as files: one TOML file holds an experiment's sweep (a
+//! scenario sweep file it names), the measures it takes from the runs, its
+//! tables and figures, and its claims. docs/EXPERIMENTS.md documents every
+//! key; this module parses a file, computes its measures from the runs and
+//! judges its claims by the rules of [`super::claims`] (the same kinds,
+//! bands and origins as the claims declared in Rust: a file can only pick
+//! a kind and give the paper's number or the project's bar).
+//!
+//! Measures come from a closed set of typed primitives ([`Measure`]); an
+//! analysis that needs more is a named Rust measure ([`named`]) the file
+//! refers to by name. A file's SHA-256 is recorded in its report section
+//! and in claims.json, so a tolerance cannot change unseen.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use report::{BarGroup, Cell, Figure, ReferenceLine, Section, Table};
+use serde::Deserialize;
+
+use super::claims::{Claim, Declaration, Measured, Origin, Paper, Test};
+use super::data::{seeds_note, series_column, Runs};
+use super::verdict::{mean_sd_cell, paper_name};
+use super::Analysis;
+use crate::stats::{self, Crossing, Stat};
+use crate::store::RunRecord;
+
+/// The file as written.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Spec {
+    id: String,
+    title: String,
+    #[serde(default)]
+    description: String,
+    #[serde(default)]
+    scenario: Option<String>,
+    #[serde(default)]
+    sweep: Option<String>,
+    #[serde(default)]
+    series: bool,
+    #[serde(default)]
+    all_reproduced: String,
+    #[serde(default)]
+    labels: BTreeMap<String, String>,
+    #[serde(default, rename = "measure")]
+    measures: Vec<Measure>,
+    #[serde(default, rename = "table")]
+    tables: Vec<TableSpec>,
+    #[serde(default, rename = "figure")]
+    figures: Vec<FigureSpec>,
+    #[serde(default, rename = "claim")]
+    claims: Vec<ClaimSpec>,
+}
+
+/// A number of one run, read from its typed results.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Quantity {
+    /// The metric.
+    pub metric: Metric,
+    /// Which flow (default 0), or `"mean"` / `"sum"` over the run's flows
+    /// (ignored by the run-wide metrics).
+    #[serde(default)]
+    pub flow: FlowSel,
+}
+
+/// Which flow of a run a [`Quantity`] reads.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum FlowSel {
+    /// One flow, by index.
+    Index(usize),
+    /// An aggregate over the flows.
+    Over(Aggregate),
+}
+
+impl Default for FlowSel {
+    fn default() -> Self {
+        FlowSel::Index(0)
+    }
+}
+
+/// An aggregate over a run's flows.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Aggregate {
+    /// The mean over the flows.
+    Mean,
+    /// The sum over the flows.
+    Sum,
+}
+
+/// The metrics a file can read: fields of a flow's summary, of a DASH or
+/// live flow's viewer summary, and of the run (link, Jain's index).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+#[allow(missing_docs)]
+pub enum Metric {
+    GoodputBps,
+    /// The flow's share of the run's total goodput.
+    Share,
+    RetransmissionRatio,
+    LossRatio,
+    MeanCwndBytes,
+    BytesSent,
+    BytesDelivered,
+    BytesRetransmitted,
+    BytesLost,
+    CongestionEvents,
+    RttP50Ms,
+    RttP95Ms,
+    RttP99Ms,
+    RttMeanMs,
+    CompletionTimeS,
+    StartupExitS,
+    StartupPeakPacingBps,
+    PaddingRatio,
+    BwEstimateRmseBps,
+    BwSampleRmseBps,
+    DashAq,
+    DashQs,
+    DashRb,
+    DashQoeLin,
+    DashMeanBitrateBps,
+    DashStalls,
+    DashRebufferS,
+    /// 1 for a DASH session that downloaded and played the whole video, else 0.
+    DashComplete,
+    LiveLateFrameRatio,
+    LiveFrameDelayP95Ms,
+    /// Run-wide: Jain's index over the flows' goodputs.
+    JainIndex,
+    /// Run-wide: the bottleneck's utilization.
+    LinkUtilization,
+    /// Run-wide: queueing delay percentiles, ms.
+    QueueDelayP50Ms,
+    QueueDelayP95Ms,
+    QueueDelayMeanMs,
+}
+
+impl Metric {
+    fn of_flow(self, f: &sim::FlowSummary, total_goodput: f64) -> Option<f64> {
+        use Metric::*;
+        Some(match self {
+            GoodputBps => f.goodput_bps,
+            Share => {
+                return (total_goodput > 0.0).then(|| f.goodput_bps / total_goodput);
+            }
+            RetransmissionRatio => f.retransmission_ratio,
+            LossRatio => f.loss_ratio,
+            MeanCwndBytes => f.mean_cwnd_bytes,
+            BytesSent => f.bytes_sent as f64,
+            BytesDelivered => f.bytes_delivered as f64,
+            BytesRetransmitted => f.bytes_retransmitted as f64,
+            BytesLost => f.bytes_lost as f64,
+            CongestionEvents => f.congestion_events as f64,
+            RttP50Ms => f.rtt_ms.p50,
+            RttP95Ms => f.rtt_ms.p95,
+            RttP99Ms => f.rtt_ms.p99,
+            RttMeanMs => f.rtt_ms.mean,
+            CompletionTimeS => f.completion_time_s?,
+            StartupExitS => f.startup_exit_s?,
+            StartupPeakPacingBps => f.startup_peak_pacing_bps?,
+            PaddingRatio => f.padding_ratio,
+            BwEstimateRmseBps => f.bw_estimate_rmse_bps?,
+            BwSampleRmseBps => f.bw_sample_rmse_bps?,
+            DashAq => f.dash.as_ref()?.aq,
+            DashQs => f.dash.as_ref()?.qs as f64,
+            DashRb => f.dash.as_ref()?.rb?,
+            DashQoeLin => f.dash.as_ref()?.qoe_lin,
+            DashMeanBitrateBps => f.dash.as_ref()?.mean_bitrate_bps,
+            DashStalls => f.dash.as_ref()?.stalls as f64,
+            DashRebufferS => f.dash.as_ref()?.rebuffer_s,
+            DashComplete => f64::from(u8::from(f.dash.as_ref()?.complete)),
+            LiveLateFrameRatio => f.live.as_ref()?.late_frame_ratio,
+            LiveFrameDelayP95Ms => f.live.as_ref()?.frame_delay_ms.p95,
+            JainIndex | LinkUtilization | QueueDelayP50Ms | QueueDelayP95Ms | QueueDelayMeanMs => {
+                return None
+            }
+        })
+    }
+
+    fn of_run(self, r: &sim::RunResult) -> Option<f64> {
+        Some(match self {
+            Metric::JainIndex => r.jain_index,
+            Metric::LinkUtilization => r.link.utilization,
+            Metric::QueueDelayP50Ms => r.link.queue_delay_ms.p50,
+            Metric::QueueDelayP95Ms => r.link.queue_delay_ms.p95,
+            Metric::QueueDelayMeanMs => r.link.queue_delay_ms.mean,
+            _ => return None,
+        })
+    }
+}
+
+impl Quantity {
+    /// The quantity of one run (`None`: the run has no such number).
+    pub fn of(&self, record: &RunRecord) -> Option<f64> {
+        let r = record.result().ok()?;
+        if let Some(v) = self.metric.of_run(r) {
+            return Some(v);
+        }
+        let total: f64 = r.flows.iter().map(|f| f.goodput_bps).sum();
+        match self.flow {
+            FlowSel::Index(i) => self.metric.of_flow(r.flows.get(i)?, total),
+            FlowSel::Over(agg) => {
+                let values: Vec<f64> = r
+                    .flows
+                    .iter()
+                    .filter_map(|f| self.metric.of_flow(f, total))
+                    .collect();
+                if values.is_empty() {
+                    return None;
+                }
+                Some(match agg {
+                    Aggregate::Sum => values.iter().sum(),
+                    Aggregate::Mean => stats::mean_sd(&values).0,
+                })
+            }
+        }
+    }
+}
+
+/// A time series column of a flow (`series_flows`: `cwnd`, `pacing_rate_bps`,
+/// `bw_estimate_bps`, `srtt_ms`, ...), or of the bottleneck when `flow` is
+/// `"link"` (`queue_bytes`, `capacity_bps`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeriesColumn {
+    /// The column's name.
+    pub column: String,
+    /// The flow's index, or `"link"`.
+    #[serde(default)]
+    pub flow: SeriesOf,
+}
+
+/// Whose series.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(untagged)]
+pub enum SeriesOf {
+    /// A flow's, by index.
+    Flow(usize),
+    /// The bottleneck's.
+    Link(LinkWord),
+}
+
+/// The word `"link"`.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum LinkWord {
+    /// The bottleneck.
+    Link,
+}
+
+impl Default for SeriesOf {
+    fn default() -> Self {
+        SeriesOf::Flow(0)
+    }
+}
+
+/// Which way a condition must go.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Holds {
+    /// At least the reference (less the claim's margin).
+    AtLeast,
+    /// At most the reference (plus the claim's margin).
+    AtMost,
+}
+
+impl Holds {
+    fn check(self, value: f64, reference: f64, margin: f64) -> bool {
+        match self {
+            Holds::AtLeast => value >= reference - margin,
+            Holds::AtMost => value <= reference + margin,
+        }
+    }
+}
+
+/// Which way along an axis.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Way {
+    /// Each value at least the one before (less the claim's margin).
+    Increasing,
+    /// Each value at most the one before (plus the claim's margin).
+    Decreasing,
+}
+
+/// The measure primitives. Every measure has an `id` that tables, figures,
+/// claims and other measures refer to; `at` fixes sweep parameters
+/// (`{ "link.buffer" = "0.5bdp" }`), `by` names an axis over which the
+/// measure is taken once per value. Means are over the seeds (the runs
+/// left after fixing `at` and the `by` value).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Measure {
+    /// A quantity's mean and spread over seeds, at one condition or along `by`.
+    Mean {
+        /// The measure's id.
+        id: String,
+        /// The quantity.
+        of: Quantity,
+        /// Fixed parameters.
+        #[serde(default)]
+        at: BTreeMap<String, String>,
+        /// The axis along which it is taken.
+        #[serde(default)]
+        by: Option<String>,
+    },
+    /// The ratio of a quantity's means at two conditions, `a / b` (of
+    /// two controllers, say), once or along `by`.
+    Ratio {
+        /// The measure's id.
+        id: String,
+        /// The quantity.
+        of: Quantity,
+        /// The numerator's condition.
+        a: BTreeMap<String, String>,
+        /// The denominator's condition.
+        b: BTreeMap<String, String>,
+        /// The axis along which it is taken.
+        #[serde(default)]
+        by: Option<String>,
+    },
+    /// The difference of a quantity's means at two conditions, `a - b`,
+    /// once or along `by`.
+    Difference {
+        /// The measure's id.
+        id: String,
+        /// The quantity.
+        of: Quantity,
+        /// The first condition.
+        a: BTreeMap<String, String>,
+        /// The condition subtracted.
+        b: BTreeMap<String, String>,
+        /// The axis along which it is taken.
+        #[serde(default)]
+        by: Option<String>,
+    },
+    /// Harm (Ware et al.): `(alone - beside) / alone` of a quantity's means.
+    Harm {
+        /// The measure's id.
+        id: String,
+        /// The quantity ("more is better").
+        of: Quantity,
+        /// The condition alone.
+        alone: BTreeMap<String, String>,
+        /// The condition beside the other flows.
+        beside: BTreeMap<String, String>,
+    },
+    /// A condition per value of a `mean` measure taken `by` an axis: the
+    /// value against the one at `reference`, `holds` within the claim's
+    /// margin.
+    Compare {
+        /// The measure's id.
+        id: String,
+        /// A `mean` measure with `by`.
+        of: String,
+        /// The axis value compared against.
+        reference: String,
+        /// The axis values compared (default: all but the reference).
+        #[serde(default)]
+        values: Option<Vec<String>>,
+        /// Which way each must go.
+        holds: Holds,
+    },
+    /// A direction along the axis of a `mean` measure taken `by` it: one
+    /// condition per consecutive pair of values.
+    Direction {
+        /// The measure's id.
+        id: String,
+        /// A `mean` measure with `by`.
+        of: String,
+        /// Which way.
+        way: Way,
+    },
+    /// A count of the axis values of a `mean` measure taken `by` it where
+    /// the value `holds` against `bound` (within the claim's margin).
+    Count {
+        /// The measure's id.
+        id: String,
+        /// A `mean` measure with `by`.
+        of: String,
+        /// Which way.
+        holds: Holds,
+        /// The bound, in the quantity's unit.
+        bound: f64,
+    },
+    /// The mean of a time series over `[from_s, to_s)`, per run; mean and
+    /// spread over seeds.
+    WindowMean {
+        /// The measure's id.
+        id: String,
+        /// The series.
+        series: SeriesColumn,
+        /// Window start, s.
+        from_s: f64,
+        /// Window end, s.
+        to_s: f64,
+        /// Fixed parameters.
+        #[serde(default)]
+        at: BTreeMap<String, String>,
+        /// The axis along which it is taken.
+        #[serde(default)]
+        by: Option<String>,
+    },
+    /// The first time at or after `from_s` a series reaches `level`
+    /// (`way`: above or below), per run; mean and spread over seeds.
+    FirstCrossing {
+        /// The measure's id.
+        id: String,
+        /// The series.
+        series: SeriesColumn,
+        /// The level.
+        level: f64,
+        /// Which way.
+        way: Crossing,
+        /// Where to start looking, s.
+        #[serde(default)]
+        from_s: f64,
+        /// Fixed parameters.
+        #[serde(default)]
+        at: BTreeMap<String, String>,
+        /// The axis along which it is taken.
+        #[serde(default)]
+        by: Option<String>,
+    },
+    /// The `q` quantile of a quantity over the runs at a condition.
+    Quantile {
+        /// The measure's id.
+        id: String,
+        /// The quantity.
+        of: Quantity,
+        /// The quantile, 0 to 1.
+        q: f64,
+        /// Fixed parameters.
+        #[serde(default)]
+        at: BTreeMap<String, String>,
+    },
+    /// Jain's index over the flows' values of a metric, per run; mean and
+    /// spread over seeds.
+    Jain {
+        /// The measure's id.
+        id: String,
+        /// The metric (per flow).
+        of: Metric,
+        /// Fixed parameters.
+        #[serde(default)]
+        at: BTreeMap<String, String>,
+        /// The axis along which it is taken.
+        #[serde(default)]
+        by: Option<String>,
+    },
+    /// The least of several one-number measures (NaN if any has no number).
+    Least {
+        /// The measure's id.
+        id: String,
+        /// The measures, by id.
+        of: Vec<String>,
+    },
+    /// A named Rust measure ([`named`]), with its parameters.
+    Named {
+        /// The measure's id.
+        id: String,
+        /// The name.
+        name: String,
+        /// Its parameters.
+        #[serde(default)]
+        params: toml::Table,
+    },
+}
+
+impl Measure {
+    /// The measure's id.
+    pub fn id(&self) -> &str {
+        match self {
+            Measure::Mean { id, .. }
+            | Measure::Ratio { id, .. }
+            | Measure::Difference { id, .. }
+            | Measure::Harm { id, .. }
+            | Measure::Compare { id, .. }
+            | Measure::Direction { id, .. }
+            | Measure::Count { id, .. }
+            | Measure::WindowMean { id, .. }
+            | Measure::FirstCrossing { id, .. }
+            | Measure::Quantile { id, .. }
+            | Measure::Jain { id, .. }
+            | Measure::Least { id, .. }
+            | Measure::Named { id, .. } => id,
+        }
+    }
+
+    /// The measure another one refers to, if any.
+    fn refers_to(&self) -> Option<&str> {
+        match self {
+            Measure::Compare { of, .. }
+            | Measure::Direction { of, .. }
+            | Measure::Count { of, .. } => Some(of),
+            _ => None,
+        }
+    }
+
+    fn by(&self) -> Option<&str> {
+        match self {
+            Measure::Mean { by, .. }
+            | Measure::Ratio { by, .. }
+            | Measure::Difference { by, .. }
+            | Measure::WindowMean { by, .. }
+            | Measure::FirstCrossing { by, .. }
+            | Measure::Jain { by, .. } => by.as_deref(),
+            _ => None,
+        }
+    }
+}
+
+/// What a measure gives.
+#[derive(Clone, Debug)]
+pub enum Value {
+    /// Mean and spread over seeds.
+    Stat(Stat),
+    /// One number.
+    Number(f64),
+    /// One [`Stat`] per value of an axis: `(value, its label, stat)`.
+    ByAxis(Vec<(String, String, Stat)>),
+    /// Conditions, `(label, holds)`.
+    Conditions(Vec<(String, bool)>),
+}
+
+impl Value {
+    fn measured(&self) -> Measured {
+        match self {
+            Value::Stat(s) => Measured::Value(s.mean),
+            Value::Number(v) => Measured::Value(*v),
+            Value::Conditions(c) => Measured::conditions(c.iter().map(|(l, ok)| (l.as_str(), *ok))),
+            Value::ByAxis(_) => Measured::NotRun("the measure is taken along an axis".into()),
+        }
+    }
+}
+
+/// A named Rust measure: the runs, the file's parameters for it and the
+/// margin of the claim judged on it (0 when none is).
+pub type NamedMeasure = fn(&Runs, &toml::Table, f64) -> anyhow::Result<Value>;
+
+/// The named measures files may use: analyses that need more than the
+/// primitives.
+pub fn named(name: &str) -> Option<NamedMeasure> {
+    match name {
+        "fluctuation" => Some(fluctuation),
+        _ => None,
+    }
+}
+
+/// The names of [`named`]'s measures.
+pub const NAMED: &[&str] = &["fluctuation"];
+
+/// `fluctuation`: the coefficient of variation (sd / mean) over time of a
+/// flow's series column after `from_s`, per run, mean over the runs at
+/// `at`. Parameters: `column`, `flow` (default 0), `from_s` (default 0),
+/// `at` (a table of fixed parameters).
+fn fluctuation(runs: &Runs, params: &toml::Table, _margin: f64) -> anyhow::Result<Value> {
+    let column = params
+        .get("column")
+        .and_then(toml::Value::as_str)
+        .context("fluctuation: `column` (a string) is required")?;
+    let flow = params
+        .get("flow")
+        .and_then(toml::Value::as_integer)
+        .unwrap_or(0) as usize;
+    let from = params
+        .get("from_s")
+        .and_then(|v| v.as_float().or(v.as_integer().map(|i| i as f64)))
+        .unwrap_or(0.0);
+    let at: Vec<(String, String)> = params
+        .get("at")
+        .and_then(toml::Value::as_table)
+        .map(|t| {
+            t.iter()
+                .map(|(k, v)| {
+                    (
+                        k.clone(),
+                        v.as_str().map_or_else(|| v.to_string(), str::to_string),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let fixed: Vec<(&str, &str)> = at.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let mut values = Vec::new();
+    for record in runs.select(&fixed) {
+        let rows = runs.flow_series(record)?;
+        let points: Vec<f64> = series_column(&rows, flow, column)
+            .into_iter()
+            .filter(|(t, _)| *t >= from)
+            .map(|(_, v)| v)
+            .collect();
+        let (mean, sd) = stats::mean_sd(&points);
+        if mean.is_finite() && mean > 0.0 {
+            values.push(sd / mean);
+        }
+    }
+    Ok(Value::Stat(Stat::of(&values)))
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TableSpec {
+    title: String,
+    /// The axis whose values are the rows.
+    by: String,
+    /// A second axis: one row per pair of values (`by` slowest); the
+    /// columns' measures must then be `mean` measures.
+    #[serde(default)]
+    then: Option<String>,
+    #[serde(default = "default_first_header")]
+    first: String,
+    columns: Vec<ColumnSpec>,
+}
+
+fn default_first_header() -> String {
+    "condition".into()
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ColumnSpec {
+    header: String,
+    measure: String,
+    #[serde(default = "one")]
+    scale: f64,
+    #[serde(default = "two")]
+    decimals: usize,
+    /// Show the value minus the one at this axis value (no spread).
+    #[serde(default)]
+    minus: Option<String>,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+fn two() -> usize {
+    2
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FigureSpec {
+    title: String,
+    measure: String,
+    x_label: String,
+    y_label: String,
+    #[serde(default = "one")]
+    scale: f64,
+    #[serde(default)]
+    series: Option<String>,
+    /// An axis whose values are the bar groups (the measure must then be
+    /// a `mean` measure).
+    #[serde(default)]
+    groups: Option<String>,
+    #[serde(default)]
+    reference: Option<ReferenceSpec>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReferenceSpec {
+    /// The axis value whose bar the line is drawn at.
+    at: String,
+    label: String,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+enum PaperKey {
+    Obbr,
+    Cws,
+    Bbr2,
+    Copilot,
+}
+
+impl PaperKey {
+    fn paper(self) -> Paper {
+        match self {
+            PaperKey::Obbr => Paper::Obbr,
+            PaperKey::Cws => Paper::Cws,
+            PaperKey::Bbr2 => Paper::Bbr2,
+            PaperKey::Copilot => Paper::Copilot,
+        }
+    }
+}
+
+/// A claim's test as a file writes it: the kinds of [`Test`].
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+enum TestSpec {
+    Point {
+        paper: f64,
+    },
+    Factor {
+        paper: f64,
+    },
+    Fraction {
+        paper: f64,
+    },
+    Cut {
+        paper: f64,
+    },
+    Gain {
+        paper: f64,
+    },
+    AtLeast {
+        bound: f64,
+    },
+    AtMost {
+        bound: f64,
+    },
+    Direction {
+        #[serde(default)]
+        margin: f64,
+    },
+}
+
+impl TestSpec {
+    fn test(self) -> Test {
+        match self {
+            TestSpec::Point { paper } => Test::point(paper),
+            TestSpec::Factor { paper } => Test::factor(paper),
+            TestSpec::Fraction { paper } => Test::fraction(paper),
+            TestSpec::Cut { paper } => Test::cut(paper),
+            TestSpec::Gain { paper } => Test::gain(paper),
+            TestSpec::AtLeast { bound } => Test::at_least(bound),
+            TestSpec::AtMost { bound } => Test::at_most(bound),
+            TestSpec::Direction { margin } => Test::direction_within(margin),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClaimSpec {
+    id: String,
+    paper: PaperKey,
+    place: String,
+    statement: String,
+    about: String,
+    metric: String,
+    unit: String,
+    paper_says: String,
+    test: TestSpec,
+    tolerance_reason: String,
+    origin: Origin,
+    /// The measure whose value (or conditions) the claim is judged on.
+    measure: String,
+}
+
+fn leak(s: &str) -> &'static str {
+    Box::leak(s.to_string().into_boxed_str())
+}
+
+/// Where an experiment's sweep comes from.
+#[derive(Clone, Debug)]
+enum SweepSource {
+    /// A scenario sweep file, relative to the scenarios directory.
+    Scenarios(String),
+    /// A sweep file, relative to the experiment file's directory.
+    Beside(PathBuf),
+}
+
+/// A parsed experiment file.
+#[derive(Clone, Debug)]
+pub struct ExperimentFile {
+    /// The file's name as given (a path, or the repository path of a suite's).
+    pub name: String,
+    /// The SHA-256 of its bytes, hex.
+    pub sha256: String,
+    spec: Spec,
+    source: SweepSource,
+    claims: Vec<(&'static Claim, String)>,
+}
+
+/// A TOML error of `name`, with its line and column.
+fn toml_error(name: &str, text: &str, e: &toml::de::Error) -> anyhow::Error {
+    match e.span() {
+        Some(span) => {
+            let before = &text[..span.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+            anyhow::anyhow!(
+                "{name} (line {line}, column {column}): {}",
+                e.message().trim()
+            )
+        }
+        None => anyhow::anyhow!("{name}: {}", e.message().trim()),
+    }
+}
+
+/// `name: key (line N): message`, the line the first where `needle` appears.
+fn key_error(name: &str, text: &str, key: &str, needle: &str, message: String) -> anyhow::Error {
+    match text.lines().position(|l| l.contains(needle)) {
+        Some(i) => anyhow::anyhow!("{name}: {key} (line {}): {message}", i + 1),
+        None => anyhow::anyhow!("{name}: {key}: {message}"),
+    }
+}
+
+/// The SHA-256 of `bytes`, hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    let digest = ring::digest::digest(&ring::digest::SHA256, bytes);
+    digest.as_ref().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl ExperimentFile {
+    /// Reads and parses the experiment file at `path`.
+    pub fn load(path: &Path) -> anyhow::Result<ExperimentFile> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read experiment file {}", path.display()))?;
+        ExperimentFile::parse(&path.display().to_string(), &text, path.parent())
+    }
+
+    /// Parses an experiment file's `text`; `name` names it in errors and in
+    /// the report; `dir` is its directory (for a `sweep` beside it).
+    pub fn parse(name: &str, text: &str, dir: Option<&Path>) -> anyhow::Result<ExperimentFile> {
+        let spec: Spec = toml::from_str(text).map_err(|e| toml_error(name, text, &e))?;
+        let source = match (&spec.scenario, &spec.sweep) {
+            (Some(s), None) => SweepSource::Scenarios(s.clone()),
+            (None, Some(s)) => SweepSource::Beside(dir.unwrap_or(Path::new(".")).join(s)),
+            _ => anyhow::bail!(
+                "{name}: give exactly one of `scenario` (a sweep file under the scenarios directory) \
+                 and `sweep` (a sweep file beside this one)"
+            ),
+        };
+        let mut ids: BTreeMap<&str, &Measure> = BTreeMap::new();
+        for m in &spec.measures {
+            let needle = format!("\"{}\"", m.id());
+            if ids.insert(m.id(), m).is_some() {
+                return Err(key_error(
+                    name,
+                    text,
+                    "measure.id",
+                    &needle,
+                    format!("`{}` is declared twice", m.id()),
+                ));
+            }
+            if let Some(of) = m.refers_to() {
+                let ok = ids.get(of).is_some_and(|o| o.by().is_some());
+                if !ok {
+                    return Err(key_error(
+                        name,
+                        text,
+                        "measure.of",
+                        &needle,
+                        format!(
+                            "`{of}` must be a measure taken `by` an axis, declared before `{}`",
+                            m.id()
+                        ),
+                    ));
+                }
+            }
+            if let Measure::Least { of, .. } = m {
+                for o in of {
+                    let one_number = ids.get(o.as_str()).is_some_and(|o| o.by().is_none());
+                    if !one_number {
+                        return Err(key_error(
+                            name,
+                            text,
+                            "measure.of",
+                            &needle,
+                            format!(
+                                "`{o}` must be a one-number measure declared before `{}`",
+                                m.id()
+                            ),
+                        ));
+                    }
+                }
+            }
+            if let Measure::Named { name: n, .. } = m {
+                if named(n).is_none() {
+                    return Err(key_error(
+                        name,
+                        text,
+                        "measure.name",
+                        &format!("\"{n}\""),
+                        format!("no named measure `{n}`; known: {}", NAMED.join(", ")),
+                    ));
+                }
+            }
+            if let Measure::Quantile { q, .. } = m {
+                if !(0.0..=1.0).contains(q) {
+                    return Err(key_error(
+                        name,
+                        text,
+                        "measure.q",
+                        &needle,
+                        format!("expected 0 <= q <= 1, got {q}"),
+                    ));
+                }
+            }
+        }
+        let by_axis = |id: &str| ids.get(id).map(|m| m.by().is_some());
+        for t in &spec.tables {
+            for c in &t.columns {
+                if by_axis(&c.measure) != Some(true) {
+                    return Err(key_error(
+                        name,
+                        text,
+                        "table.columns.measure",
+                        &format!("\"{}\"", c.measure),
+                        format!("`{}` must be a measure taken `by` an axis", c.measure),
+                    ));
+                }
+            }
+        }
+        let is_mean = |id: &str| {
+            ids.get(id)
+                .is_some_and(|m| matches!(m, Measure::Mean { by: Some(_), .. }))
+        };
+        for t in spec.tables.iter().filter(|t| t.then.is_some()) {
+            if let Some(c) = t.columns.iter().find(|c| !is_mean(&c.measure)) {
+                return Err(key_error(
+                    name,
+                    text,
+                    "table.columns.measure",
+                    &format!("\"{}\"", c.measure),
+                    format!(
+                        "a table with `then` needs `mean` measures; `{}` is not one",
+                        c.measure
+                    ),
+                ));
+            }
+        }
+        for f in spec.figures.iter().filter(|f| f.groups.is_some()) {
+            if !is_mean(&f.measure) {
+                return Err(key_error(
+                    name,
+                    text,
+                    "figure.measure",
+                    &format!("\"{}\"", f.measure),
+                    format!(
+                        "a figure with `groups` needs a `mean` measure; `{}` is not one",
+                        f.measure
+                    ),
+                ));
+            }
+        }
+        for f in &spec.figures {
+            if by_axis(&f.measure) != Some(true) {
+                return Err(key_error(
+                    name,
+                    text,
+                    "figure.measure",
+                    &format!("\"{}\"", f.measure),
+                    format!("`{}` must be a measure taken `by` an axis", f.measure),
+                ));
+            }
+        }
+        let mut claims = Vec::new();
+        for c in &spec.claims {
+            let needle = format!("\"{}\"", c.id);
+            match by_axis(&c.measure) {
+                None => {
+                    return Err(key_error(
+                        name,
+                        text,
+                        "claim.measure",
+                        &needle,
+                        format!("no measure `{}`", c.measure),
+                    ))
+                }
+                Some(true) => {
+                    return Err(key_error(
+                        name,
+                        text,
+                        "claim.measure",
+                        &needle,
+                        format!(
+                            "`{}` is taken along an axis; a claim needs one number or conditions",
+                            c.measure
+                        ),
+                    ))
+                }
+                Some(false) => {}
+            }
+            let claim: &'static Claim = Box::leak(Box::new(Claim::new(Declaration {
+                id: leak(&c.id),
+                paper: c.paper.paper(),
+                place: leak(&c.place),
+                statement: leak(&c.statement),
+                about: leak(&c.about),
+                metric: leak(&c.metric),
+                unit: leak(&c.unit),
+                paper_says: leak(&c.paper_says),
+                test: c.test.test(),
+                tolerance_reason: leak(&c.tolerance_reason),
+                origin: c.origin,
+            })));
+            claims.push((claim, c.measure.clone()));
+        }
+        Ok(ExperimentFile {
+            name: name.to_string(),
+            sha256: sha256_hex(text.as_bytes()),
+            spec,
+            source,
+            claims,
+        })
+    }
+
+    /// The experiment's id: its store directory and section anchor.
+    pub fn id(&self) -> &str {
+        &self.spec.id
+    }
+
+    /// Whether its measures need the runs' time series.
+    pub fn series(&self) -> bool {
+        self.spec.series
+    }
+
+    /// Its sweep file, as the report names it.
+    pub fn scenario_label(&self) -> String {
+        match &self.source {
+            SweepSource::Scenarios(s) => format!("scenarios/{s}"),
+            SweepSource::Beside(p) => p.display().to_string(),
+        }
+    }
+
+    /// Its sweep, in full or shortened (`fast`).
+    pub fn sweep(&self, scenarios: &Path, fast: bool) -> anyhow::Result<scenario::Sweep> {
+        let path = match &self.source {
+            SweepSource::Scenarios(s) => scenarios.join(s),
+            SweepSource::Beside(p) => p.clone(),
+        };
+        let sweep = scenario::load_sweep(&path, &[])?;
+        Ok(if fast { sweep.fast()? } else { sweep })
+    }
+
+    /// The display label of an axis value: the file's `[labels]`, else
+    /// the papers' name of a controller (on a `.cc` axis), else the value.
+    fn label(&self, axis: &str, value: &str) -> String {
+        if let Some(l) = self.spec.labels.get(value) {
+            return l.clone();
+        }
+        if axis.ends_with(".cc") {
+            paper_name(value)
+        } else {
+            value.to_string()
+        }
+    }
+
+    fn measure(&self, id: &str) -> Option<&Measure> {
+        self.spec.measures.iter().find(|m| m.id() == id)
+    }
+
+    /// The value of measure `id` on `runs`; `margin` is the judged claim's.
+    pub fn evaluate(&self, runs: &Runs, id: &str, margin: f64) -> anyhow::Result<Value> {
+        let m = self
+            .measure(id)
+            .with_context(|| format!("no measure `{id}`"))?;
+        let fixed = |at: &BTreeMap<String, String>| -> Vec<(String, String)> {
+            at.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+        };
+        let stat_at = |at: &[(String, String)], f: &dyn Fn(&RunRecord) -> Option<f64>| -> Stat {
+            let fixed: Vec<(&str, &str)> =
+                at.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            runs.over_seeds(&fixed, f)
+        };
+        // A per-run function, at `at`, or along `by`.
+        let along = |at: &BTreeMap<String, String>,
+                     by: &Option<String>,
+                     f: &dyn Fn(&RunRecord) -> Option<f64>|
+         -> Value {
+            let base = fixed(at);
+            match by {
+                None => Value::Stat(stat_at(&base, f)),
+                Some(axis) => Value::ByAxis(
+                    runs.axis(axis)
+                        .into_iter()
+                        .map(|v| {
+                            let mut cond = base.clone();
+                            cond.push((axis.clone(), v.clone()));
+                            let label = self.label(axis, &v);
+                            (v, label, stat_at(&cond, f))
+                        })
+                        .collect(),
+                ),
+            }
+        };
+        let by_axis = |of: &str| -> anyhow::Result<Vec<(String, String, Stat)>> {
+            match self.evaluate(runs, of, 0.0)? {
+                Value::ByAxis(v) => Ok(v),
+                _ => anyhow::bail!("`{of}` is not taken along an axis"),
+            }
+        };
+        Ok(match m {
+            Measure::Mean { of, at, by, .. } => along(at, by, &|r| of.of(r)),
+            Measure::Ratio { of, a, b, by, .. } => self.pair(runs, of, a, b, by, |a, b| a / b),
+            Measure::Difference { of, a, b, by, .. } => self.pair(runs, of, a, b, by, |a, b| a - b),
+            Measure::Harm {
+                of, alone, beside, ..
+            } => {
+                let alone = stat_at(&fixed(alone), &|r| of.of(r));
+                let beside = stat_at(&fixed(beside), &|r| of.of(r));
+                Value::Number(stats::harm(alone.mean, beside.mean))
+            }
+            Measure::Compare {
+                of,
+                reference,
+                values,
+                holds,
+                ..
+            } => {
+                let along = by_axis(of)?;
+                let r = along
+                    .iter()
+                    .find(|(v, _, _)| v == reference)
+                    .map_or(f64::NAN, |(_, _, s)| s.mean);
+                Value::Conditions(
+                    along
+                        .iter()
+                        .filter(|(v, _, _)| match values {
+                            Some(values) => values.contains(v),
+                            None => v != reference,
+                        })
+                        .filter(|(_, _, s)| s.mean.is_finite() && r.is_finite())
+                        .map(|(_, label, s)| (label.clone(), holds.check(s.mean, r, margin)))
+                        .collect(),
+                )
+            }
+            Measure::Direction { of, way, .. } => {
+                let along: Vec<_> = by_axis(of)?
+                    .into_iter()
+                    .filter(|(_, _, s)| s.mean.is_finite())
+                    .collect();
+                Value::Conditions(
+                    along
+                        .windows(2)
+                        .map(|w| {
+                            let (prev, next) = (&w[0], &w[1]);
+                            let ok = match way {
+                                Way::Increasing => next.2.mean >= prev.2.mean - margin,
+                                Way::Decreasing => next.2.mean <= prev.2.mean + margin,
+                            };
+                            (format!("{} to {}", prev.1, next.1), ok)
+                        })
+                        .collect(),
+                )
+            }
+            Measure::Count {
+                of, holds, bound, ..
+            } => Value::Conditions(
+                by_axis(of)?
+                    .into_iter()
+                    .filter(|(_, _, s)| s.mean.is_finite())
+                    .map(|(_, label, s)| (label, holds.check(s.mean, *bound, margin)))
+                    .collect(),
+            ),
+            Measure::WindowMean {
+                series,
+                from_s,
+                to_s,
+                at,
+                by,
+                ..
+            } => along(at, by, &|r| {
+                let points = self.series_points(runs, r, series).ok()?;
+                Some(stats::window_mean(&points, *from_s, *to_s))
+            }),
+            Measure::FirstCrossing {
+                series,
+                level,
+                way,
+                from_s,
+                at,
+                by,
+                ..
+            } => along(at, by, &|r| {
+                let points = self.series_points(runs, r, series).ok()?;
+                stats::first_crossing(&points, *from_s, *level, *way)
+            }),
+            Measure::Quantile { of, q, at, .. } => {
+                let base = fixed(at);
+                let fixed: Vec<(&str, &str)> =
+                    base.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+                let values: Vec<f64> = runs
+                    .select(&fixed)
+                    .into_iter()
+                    .filter_map(|r| of.of(r))
+                    .collect();
+                Value::Number(stats::quantile(&values, *q))
+            }
+            Measure::Jain { of, at, by, .. } => along(at, by, &|r| {
+                let result = r.result().ok()?;
+                let total: f64 = result.flows.iter().map(|f| f.goodput_bps).sum();
+                let values: Vec<f64> = result
+                    .flows
+                    .iter()
+                    .filter_map(|f| of.of_flow(f, total))
+                    .collect();
+                let j = stats::jain(&values);
+                j.is_finite().then_some(j)
+            }),
+            Measure::Least { of, .. } => {
+                let mut least = f64::INFINITY;
+                for id in of {
+                    match self.evaluate(runs, id, margin)? {
+                        Value::Number(v) if !v.is_nan() => least = least.min(v),
+                        Value::Stat(s) if !s.mean.is_nan() => least = least.min(s.mean),
+                        Value::Number(_) | Value::Stat(_) => least = f64::NAN,
+                        _ => anyhow::bail!("`{id}` is not a one-number measure"),
+                    }
+                    if least.is_nan() {
+                        break;
+                    }
+                }
+                Value::Number(if of.is_empty() { f64::NAN } else { least })
+            }
+            Measure::Named { name, params, .. } => {
+                let f = named(name).with_context(|| format!("no named measure `{name}`"))?;
+                f(runs, params, margin)?
+            }
+        })
+    }
+
+    /// The [`Stat`] of `mean` measure `id` at its `at` plus `extra`.
+    fn mean_at(&self, runs: &Runs, id: &str, extra: &[(&str, &str)]) -> Stat {
+        match self.measure(id) {
+            Some(Measure::Mean { of, at, .. }) => {
+                let mut fixed: Vec<(&str, &str)> =
+                    at.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+                fixed.extend_from_slice(extra);
+                runs.over_seeds(&fixed, |r| of.of(r))
+            }
+            _ => Stat::of(&[]),
+        }
+    }
+
+    /// `f` of a quantity's means at conditions `a` and `b`, once or along
+    /// `by` (each value then a [`Stat`] of one number).
+    fn pair(
+        &self,
+        runs: &Runs,
+        of: &Quantity,
+        a: &BTreeMap<String, String>,
+        b: &BTreeMap<String, String>,
+        by: &Option<String>,
+        f: fn(f64, f64) -> f64,
+    ) -> Value {
+        let mean = |at: &BTreeMap<String, String>, extra: Option<(&str, &str)>| {
+            let mut fixed: Vec<(&str, &str)> =
+                at.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            fixed.extend(extra);
+            runs.over_seeds(&fixed, |r| of.of(r)).mean
+        };
+        match by {
+            None => Value::Number(f(mean(a, None), mean(b, None))),
+            Some(axis) => Value::ByAxis(
+                runs.axis(axis)
+                    .into_iter()
+                    .map(|v| {
+                        let x = f(mean(a, Some((axis, &v))), mean(b, Some((axis, &v))));
+                        let label = self.label(axis, &v);
+                        let stat = if x.is_finite() {
+                            Stat::of(&[x])
+                        } else {
+                            Stat::of(&[])
+                        };
+                        (v, label, stat)
+                    })
+                    .collect(),
+            ),
+        }
+    }
+
+    fn series_points(
+        &self,
+        runs: &Runs,
+        record: &RunRecord,
+        s: &SeriesColumn,
+    ) -> anyhow::Result<Vec<(f64, f64)>> {
+        Ok(match s.flow {
+            SeriesOf::Flow(flow) => series_column(&runs.flow_series(record)?, flow, &s.column),
+            SeriesOf::Link(_) => super::data::link_column(&runs.link_series(record)?, &s.column),
+        })
+    }
+
+    /// The report section and the judged claims of the experiment on `runs`.
+    pub fn analyze(&self, runs: &Runs) -> Analysis {
+        let note = seeds_note(runs);
+        let mut section = Section::new(self.spec.id.clone(), self.spec.title.clone())
+            .description(self.spec.description.trim().to_string());
+        let mut problems = Vec::new();
+        let mut along = |id: &str| -> Vec<(String, String, Stat)> {
+            match self.evaluate(runs, id, 0.0) {
+                Ok(Value::ByAxis(v)) => v,
+                Ok(_) => Vec::new(),
+                Err(e) => {
+                    problems.push(format!("{id}: {e:#}"));
+                    Vec::new()
+                }
+            }
+        };
+        for f in self.spec.figures.iter().filter(|f| f.groups.is_some()) {
+            let (Some(groups), Some(Measure::Mean { by: Some(by), .. })) =
+                (&f.groups, self.measure(&f.measure))
+            else {
+                continue;
+            };
+            let xs = runs.axis(by);
+            let bars: Vec<BarGroup> = runs
+                .axis(groups)
+                .iter()
+                .map(|g| {
+                    BarGroup::new(
+                        self.label(groups, g),
+                        xs.iter()
+                            .map(|x| {
+                                self.mean_at(runs, &f.measure, &[(by, x), (groups, g)]).mean
+                                    * f.scale
+                            })
+                            .collect(),
+                    )
+                })
+                .collect();
+            section = section.figure(Figure::bars(
+                format!("{} ({note})", f.title),
+                f.x_label.clone(),
+                f.y_label.clone(),
+                xs.iter().map(|x| self.label(by, x)),
+                bars,
+            ));
+        }
+        for f in self.spec.figures.iter().filter(|f| f.groups.is_none()) {
+            let values = along(&f.measure);
+            let reference = f.reference.as_ref().and_then(|r| {
+                values
+                    .iter()
+                    .find(|(v, _, _)| *v == r.at)
+                    .map(|(_, _, s)| (s.mean, r))
+            });
+            let mut figure = Figure::bars(
+                format!("{} ({note})", f.title),
+                f.x_label.clone(),
+                f.y_label.clone(),
+                values.iter().map(|(_, l, _)| l.clone()),
+                vec![BarGroup::new(
+                    f.series.clone().unwrap_or_else(|| f.measure.clone()),
+                    values.iter().map(|(_, _, s)| s.mean * f.scale).collect(),
+                )
+                .errors(values.iter().map(|(_, _, s)| s.sd * f.scale).collect())],
+            );
+            if let Some((y, r)) = reference {
+                figure = figure.reference(ReferenceLine::horizontal(y * f.scale, r.label.clone()));
+            }
+            section = section.figure(figure);
+        }
+        for t in self.spec.tables.iter().filter(|t| t.then.is_some()) {
+            let then = t.then.as_deref().unwrap_or_default();
+            let mut headers = vec![t.first.clone()];
+            headers.extend(t.columns.iter().map(|c| c.header.clone()));
+            let mut table = Table::new(format!("{} ({note})", t.title), headers);
+            for v in runs.axis(&t.by) {
+                for w in runs.axis(then) {
+                    let mut row = vec![Cell::text(format!(
+                        "{}, {}",
+                        self.label(then, &w),
+                        self.label(&t.by, &v)
+                    ))];
+                    for c in &t.columns {
+                        let s = self.mean_at(
+                            runs,
+                            &c.measure,
+                            &[(t.by.as_str(), v.as_str()), (then, w.as_str())],
+                        );
+                        row.push(mean_sd_cell(s.pair(), c.scale, c.decimals, ""));
+                    }
+                    table = table.row(row);
+                }
+            }
+            section = section.table(table);
+        }
+        for t in self.spec.tables.iter().filter(|t| t.then.is_none()) {
+            let mut headers = vec![t.first.clone()];
+            headers.extend(t.columns.iter().map(|c| c.header.clone()));
+            let columns: Vec<Vec<(String, String, Stat)>> =
+                t.columns.iter().map(|c| along(&c.measure)).collect();
+            let mut table = Table::new(format!("{} ({note})", t.title), headers);
+            for value in runs.axis(&t.by) {
+                let mut row = vec![Cell::text(self.label(&t.by, &value))];
+                for (c, values) in t.columns.iter().zip(&columns) {
+                    let at = |v: &str| values.iter().find(|(x, _, _)| x == v).map(|(_, _, s)| *s);
+                    let cell = match (at(&value), &c.minus) {
+                        (None, _) => Cell::text("—"),
+                        (Some(s), None) => mean_sd_cell(s.pair(), c.scale, c.decimals, ""),
+                        (Some(s), Some(r)) => match at(r) {
+                            Some(r) if s.mean.is_finite() && r.mean.is_finite() => {
+                                Cell::fixed((s.mean - r.mean) * c.scale, c.decimals as u8)
+                            }
+                            _ => Cell::text("—"),
+                        },
+                    };
+                    row.push(cell);
+                }
+                table = table.row(row);
+            }
+            section = section.table(table);
+        }
+        let judged: Vec<_> = self
+            .claims
+            .iter()
+            .map(
+                |(claim, measure)| match self.evaluate(runs, measure, claim.margin()) {
+                    Ok(v) => claim.judge(v.measured()),
+                    Err(e) => claim.judge(Measured::NotRun(format!("{e:#}"))),
+                },
+            )
+            .collect();
+        if !problems.is_empty() {
+            section.description.push_str(&format!(
+                " Measures that could not be taken: {}.",
+                problems.join("; ")
+            ));
+        }
+        section.description.push_str(&format!(
+            " Experiment file: {} (sha256 {}).",
+            self.name, self.sha256
+        ));
+        Analysis::judged(section, judged, &self.spec.all_reproduced)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = r#"
+id = "x"
+title = "X"
+scenario = "obbr/competitiveness-deep.toml"
+
+[[measure]]
+id = "share"
+kind = "mean"
+of = { metric = "share", flow = 0 }
+by = "flow.0.cc"
+
+[[measure]]
+id = "like"
+kind = "compare"
+of = "share"
+reference = "bbr"
+holds = "at_least"
+
+[[claim]]
+id = "t.x"
+paper = "obbr"
+place = "p"
+statement = "s"
+about = "a"
+metric = "m"
+unit = "%"
+paper_says = "p"
+test = { kind = "direction", margin = 0.05 }
+tolerance_reason = "r"
+origin = "project analysis"
+measure = "like"
+"#;
+
+    #[test]
+    fn a_minimal_file_parses_and_hashes_its_bytes() {
+        let f = ExperimentFile::parse("x.toml", MINIMAL, None).unwrap();
+        assert_eq!(f.id(), "x");
+        assert_eq!(f.claims.len(), 1);
+        assert_eq!(f.claims[0].0.margin(), 0.05);
+        assert_eq!(f.sha256, sha256_hex(MINIMAL.as_bytes()));
+        assert_eq!(
+            sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    #[test]
+    fn errors_name_the_file_the_line_and_the_key() {
+        let text = MINIMAL.replace("holds = \"at_least\"", "holds = \"at_least\"\nmargin = 3");
+        let e = ExperimentFile::parse("x.toml", &text, None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("x.toml (line "), "{e}");
+        assert!(e.contains("margin"), "{e}");
+        let text = MINIMAL.replace("measure = \"like\"", "measure = \"nothing\"");
+        let e = ExperimentFile::parse("x.toml", &text, None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("x.toml: claim.measure (line "), "{e}");
+        assert!(e.contains("no measure `nothing`"), "{e}");
+        let text = MINIMAL.replace("origin = \"project analysis\"", "origin = \"mine\"");
+        let e = ExperimentFile::parse("x.toml", &text, None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("x.toml (line 30, column 10): unknown variant `mine`"),
+            "{e}"
+        );
+    }
+}
