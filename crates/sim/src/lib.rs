@@ -23,9 +23,10 @@ mod simulation;
 pub mod transport;
 
 pub use builder::Dumbbell;
+pub use cc::derive_seed;
 pub use config::{AckPolicy, CopilotConfig, FlowConfig, SimConfig, TransportConfig};
 pub use recorder::{DelayHistogram, RootMeanSquare};
 pub use results::{
     FlowSample, FlowSummary, LinkSample, LinkSummary, LostSplit, Percentiles, RunResult, Series,
 };
-pub use simulation::{derive_seed, Simulation};
+pub use simulation::Simulation;
