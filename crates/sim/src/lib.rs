@@ -15,7 +15,9 @@ pub mod app;
 mod builder;
 pub mod config;
 pub mod event;
-pub mod link;
+/// The link model lives in its own crate (`bbrlab-link`), which the
+/// real-time emulator shares; re-exported here as it always was.
+pub use ::link;
 pub mod qlog;
 mod recorder;
 pub mod results;

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use cc::{Bandwidth, Bytes};
 
-use super::MAX_RATE;
+use crate::MAX_RATE;
 
 /// Bytes one mahimahi delivery opportunity carries. mahimahi's code counts
 /// 1504 (its docs say 1500); we follow the code so results match mm-link.
