@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional, Union
 
 import pandas as pd
+import tomli_w
 
 from . import _bbrlab
 from ._bbrlab import BbrlabError
@@ -78,43 +79,23 @@ class Reproduction:
     claims: pd.DataFrame
 
 
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, str):
-        return json.dumps(value)
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+def _plain(value: Any) -> Any:
+    """A scenario value with every mapping a dict and every tuple a list,
+    the types the TOML writer takes."""
     if isinstance(value, Mapping):
-        return "{ " + ", ".join(f"{json.dumps(str(k))} = {_toml_value(v)}" for k, v in value.items()) + " }"
-    raise BbrlabError(f"scenario dict: cannot write a {type(value).__name__} value ({value!r}) as TOML")
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
 
 
 def _dict_to_toml(scenario: Mapping[str, Any]) -> str:
-    """A scenario dict as TOML text: scalars first, then tables, then
-    arrays of tables (``flow``)."""
-    lines: list[str] = []
-    tables: list[tuple[str, Mapping]] = []
-    arrays: list[tuple[str, list]] = []
-    for key, value in scenario.items():
-        if isinstance(value, Mapping):
-            tables.append((key, value))
-        elif isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value):
-            arrays.append((key, value))
-        else:
-            lines.append(f"{json.dumps(str(key))} = {_toml_value(value)}")
-    for key, table in tables:
-        lines.append(f"\n[{json.dumps(str(key))}]")
-        for k, v in table.items():
-            lines.append(f"{json.dumps(str(k))} = {_toml_value(v)}")
-    for key, items in arrays:
-        for item in items:
-            lines.append(f"\n[[{json.dumps(str(key))}]]")
-            for k, v in item.items():
-                lines.append(f"{json.dumps(str(k))} = {_toml_value(v)}")
-    return "\n".join(lines) + "\n"
+    """A scenario dict as TOML text (tomli_w: scalars first, then tables,
+    then arrays of tables such as ``flow``)."""
+    try:
+        return tomli_w.dumps(_plain(scenario))
+    except (TypeError, ValueError) as e:
+        raise BbrlabError(f"scenario dict: cannot write it as TOML: {e}") from None
 
 
 def _source(source: Source) -> tuple[str, str]:

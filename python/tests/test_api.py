@@ -31,6 +31,20 @@ def test_run_from_a_dict_and_from_text_agree(small):
     assert a.series.equals(b.series)
 
 
+def test_a_dict_is_written_as_the_toml_it_describes(small):
+    tomllib = pytest.importorskip("tomllib")
+    scenario = {
+        **small,
+        "link": {**small["link"], "loss": {"model": "gilbert-elliott", "p": "1%", "r": "10%", "loss_bad": "30%"}},
+        "flow": [{"cc": "bbr"}, {"cc": "cubic:beta=0.7", "count": 2}],
+        "sweep": {"link.buffer": ("0.5bdp", "2bdp"), "seeds": [1, 2]},
+    }
+    expected = {**scenario, "sweep": {"link.buffer": ["0.5bdp", "2bdp"], "seeds": [1, 2]}}
+    assert tomllib.loads(bbrlab._dict_to_toml(scenario)) == expected
+    with pytest.raises(bbrlab.BbrlabError, match="cannot write it as TOML"):
+        bbrlab._dict_to_toml({**small, "warmup": None})
+
+
 def test_same_seed_same_results_other_seed_differs(small):
     small = {**small, "link": {**small["link"], "loss": "1%"}}
     a, b, c = bbrlab.run(small, seed=1), bbrlab.run(small, seed=1), bbrlab.run(small, seed=2)

@@ -4,6 +4,8 @@
 //! - [`filter`]: windowed min/max filters.
 //! - [`rate`]: the delivery-rate estimator a transport runs for its controller.
 //! - [`controller`]: the [`CongestionControl`] trait and its events.
+//! - [`pacer`]: the token-bucket pacer a transport runs at the controller's
+//!   pacing rate; [`derive_seed`]: per-stream seeds from one run seed.
 //! - [`spec`]: spec strings (`"bbr"`, `"cubic:beta=0.7"`) and the registry.
 //! - one module per algorithm: [`reno`], [`cubic`], [`bbr`] (BBRv1 and the
 //!   core its variants extend: [`obbr`], [`cws`], [`modest`], [`bbr_s`],
@@ -29,8 +31,10 @@ pub mod cws;
 pub mod filter;
 pub mod modest;
 pub mod obbr;
+pub mod pacer;
 pub mod rate;
 pub mod reno;
+mod seed;
 pub mod spec;
 pub mod testing;
 pub mod units;
@@ -39,7 +43,9 @@ pub use controller::{
     AckEvent, CongestionControl, ControllerConfig, LossEvent, ProbeState, RttEstimate, SentEvent,
     Snapshot,
 };
+pub use pacer::Pacer;
 pub use rate::{DeliveryRateEstimator, DeliveryState, RateSample};
+pub use seed::derive_seed;
 pub use spec::{
     algorithms, find, register, AlgorithmInfo, AlgorithmSpec, ParamChoice, ParamKind, ParamSpec,
     ParamValue, RegisterError, SpecError, Value,

@@ -90,6 +90,26 @@ impl LinkOptions {
     }
 }
 
+/// The link of a scenario (its `[link]`, `uplink`, the first flow's RTT
+/// and the seed), as the simulator would run it.
+///
+/// # Errors
+/// A scenario without flows has no RTT to emulate.
+pub(crate) fn emu_config(scenario: &scenario::Scenario) -> anyhow::Result<emu::EmuConfig> {
+    let flow = scenario.config.flows.first().ok_or_else(|| {
+        anyhow::anyhow!(
+            "{}: the scenario has no [[flow]], so no round-trip time to emulate",
+            scenario.source.display()
+        )
+    })?;
+    Ok(emu::EmuConfig {
+        link: scenario.config.link.clone(),
+        uplink: scenario.config.uplink.clone(),
+        rtt: flow.rtt,
+        seed: scenario.config.seed,
+    })
+}
+
 pub fn emu(args: EmuArgs) -> anyhow::Result<()> {
     let scenario = match &args.scenario {
         Some(path) => scenario::load(path, &[])?,
@@ -102,7 +122,7 @@ pub fn emu(args: EmuArgs) -> anyhow::Result<()> {
                 .scenario(&format!("rate = {:?}\n", args.rate), &uplink)?
         }
     };
-    let config = emu::EmuConfig::from_scenario(&scenario).map_err(anyhow::Error::msg)?;
+    let config = emu_config(&scenario)?;
     let run_for = args
         .duration
         .as_deref()

@@ -69,7 +69,7 @@ fn shell_config(args: &ShellArgs) -> anyhow::Result<(emu::ShellConfig, String)> 
             (scenario, args.uplink == "link")
         }
     };
-    let link = emu::EmuConfig::from_scenario(&scenario).map_err(anyhow::Error::msg)?;
+    let link = crate::emu::emu_config(&scenario)?;
     let peak = peak_rate_bps(&link.link.rate);
     if peak > MAX_RATE_BPS {
         anyhow::bail!(

@@ -52,12 +52,23 @@ fn main() {
     }
 }
 
+/// The scenario's link as the relay runs it (what `bbrlab emu` does).
+fn emu_config(scenario: &scenario::Scenario) -> EmuConfig {
+    let flow = scenario.config.flows.first().expect("a flow");
+    EmuConfig {
+        link: scenario.config.link.clone(),
+        uplink: scenario.config.uplink.clone(),
+        rtt: flow.rtt,
+        seed: scenario.config.seed,
+    }
+}
+
 fn measure(rate: f64, flows: usize) -> (f64, u64, f64) {
     let text = format!(
         "name = \"throughput\"\nduration = \"60s\"\n[link]\nrate = \"{rate}Mbit\"\nrtt = \"10ms\"\nbuffer = \"1000pkt\"\n[[flow]]\ncc = \"bbr\"\n"
     );
     let scenario = scenario::from_str(&text, Path::new("throughput"), &[]).expect("scenario");
-    let config = EmuConfig::from_scenario(&scenario).expect("config");
+    let config = emu_config(&scenario);
     let loopback: SocketAddr = "127.0.0.1:0".parse().unwrap();
     let servers: Vec<UdpSocket> = (0..flows)
         .map(|_| UdpSocket::bind(loopback).unwrap())

@@ -1,5 +1,5 @@
 //! A real-time link emulator: the simulator's own bottleneck model
-//! ([`sim::link::Bottleneck`]: constant rate, schedules, mahimahi and Irish
+//! ([`link::Bottleneck`]: constant rate, schedules, mahimahi and Irish
 //! 5G traces, the drop-tail buffer, tc tbf's token bucket, random and
 //! Gilbert-Elliott loss) applied to real UDP datagrams on the wall clock,
 //! like mahimahi's mm-link and mm-delay in one user-space relay; and the

@@ -15,8 +15,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use cc::{Bytes, Instant};
-use sim::link::{Bottleneck, DropReason, LinkPacket};
-use sim::{DelayHistogram, Percentiles};
+use link::{Bottleneck, DelayHistogram, DropReason, LinkPacket, Percentiles};
 
 /// IPv4 and UDP headers: what a datagram adds on the wire to its payload.
 pub const HEADER_BYTES: u64 = 28;

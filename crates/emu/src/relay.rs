@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use sim::link::{Bottleneck, BufferLimit, LinkConfig, LossModel, RateModel};
+use link::{Bottleneck, BufferLimit, LinkConfig, LossModel, RateModel};
 
 use std::os::fd::{AsRawFd, RawFd};
 
@@ -40,28 +40,6 @@ pub struct EmuConfig {
     pub rtt: Duration,
     /// Seed of the random-loss process.
     pub seed: u64,
-}
-
-impl EmuConfig {
-    /// The link of a scenario (its `[link]`, `uplink`, the first flow's
-    /// RTT and the seed), as the simulator would run it.
-    ///
-    /// # Errors
-    /// A scenario without flows has no RTT to emulate.
-    pub fn from_scenario(scenario: &scenario::Scenario) -> Result<EmuConfig, String> {
-        let flow = scenario.config.flows.first().ok_or_else(|| {
-            format!(
-                "{}: the scenario has no [[flow]], so no round-trip time to emulate",
-                scenario.source.display()
-            )
-        })?;
-        Ok(EmuConfig {
-            link: scenario.config.link.clone(),
-            uplink: scenario.config.uplink.clone(),
-            rtt: flow.rtt,
-            seed: scenario.config.seed,
-        })
-    }
 }
 
 impl EmuConfig {

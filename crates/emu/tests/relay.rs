@@ -26,7 +26,13 @@ fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
 fn config(link: &str) -> EmuConfig {
     let text = format!("name = \"emu-test\"\nseed = 7\nduration = \"60s\"\n[link]\n{link}\n[[flow]]\ncc = \"bbr\"\n");
     let scenario = scenario::from_str(&text, Path::new("test.toml"), &[]).expect("scenario");
-    EmuConfig::from_scenario(&scenario).expect("config")
+    let flow = scenario.config.flows.first().expect("a flow");
+    EmuConfig {
+        link: scenario.config.link.clone(),
+        uplink: scenario.config.uplink.clone(),
+        rtt: flow.rtt,
+        seed: scenario.config.seed,
+    }
 }
 
 fn loopback() -> SocketAddr {
@@ -163,7 +169,7 @@ fn over_ten_seconds_a_mahimahi_trace_delivers_what_it_offers() {
     let one_way = Duration::from_millis(10);
     let departed =
         |at: Instant| cc::Instant::from_nanos((at - relay.epoch() - one_way).as_nanos() as u64);
-    let capacity = sim::link::Capacity::new(&config(&link).link.rate);
+    let capacity = link::Capacity::new(&config(&link).link.rate);
     let offered = capacity.bytes_between(departed(got[0].0), departed(got.last().unwrap().0));
     let offered_rate = offered.get() as f64 * 8.0 / span.as_secs_f64() / 1e6;
     eprintln!("trace: delivered {rate:.3} Mbit/s, offered {offered_rate:.3}, over {span:?}");

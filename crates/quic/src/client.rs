@@ -11,12 +11,11 @@ use serde::Serialize;
 use sim::app::live::{FrameClock, LiveSource, LiveSummary};
 use tokio::io::AsyncWriteExt;
 
-use crate::adapter::ControllerEndpoint;
 use crate::copilot::PaddingEndpoint;
 use crate::protocol::{Request, ALPN};
 use crate::pto::PtoCounter;
 use crate::server::{fixed_mtu, IDLE_TIMEOUT};
-use crate::telemetry::{PathRegistry, TelemetryOptions};
+use crate::telemetry::{controller_endpoint, PathRegistry, TelemetryOptions};
 
 /// What a client does.
 #[derive(Clone, Debug)]
@@ -115,7 +114,7 @@ pub async fn get(
     stop: impl std::future::Future<Output = ()>,
 ) -> Result<GetReport, String> {
     let paths = PathRegistry::new(config.telemetry.clone());
-    let controllers = ControllerEndpoint::new(config.spec.clone(), 0, paths.clone());
+    let controllers = controller_endpoint(config.spec.clone(), 0, paths.clone());
     let tls = s2n_quic::provider::tls::default::Client::builder()
         .with_certificate(config.trust_pem.as_str())
         .and_then(|b| b.with_application_protocols([ALPN].iter()))

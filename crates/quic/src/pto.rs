@@ -15,7 +15,9 @@ use std::sync::Arc;
 
 use s2n_quic::provider::event::{events, ConnectionInfo, ConnectionMeta, Subscriber};
 
-use crate::telemetry::{peer_address, PathRegistry, PathShared};
+use bbrlab_s2n_quic::peer_address;
+
+use crate::telemetry::{PathRegistry, PathShared};
 
 /// An s2n-quic event subscriber adding each connection's PTOs to its
 /// path's [`crate::telemetry::PathCounters::ptos`].

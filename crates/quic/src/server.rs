@@ -26,11 +26,10 @@ use s2n_quic::Connection;
 use sim::app::live::LiveSource;
 use tokio::io::AsyncReadExt;
 
-use crate::adapter::ControllerEndpoint;
 use crate::copilot::{PaddingEndpoint, PaddingSender};
 use crate::protocol::{Request, ALPN, MAX_REQUEST_LINE};
 use crate::pto::PtoCounter;
-use crate::telemetry::{PathRegistry, TelemetryOptions};
+use crate::telemetry::{controller_endpoint, PathRegistry, TelemetryOptions};
 use crate::tls::Identity;
 
 /// How long a client has to send its request line.
@@ -145,7 +144,7 @@ pub(crate) fn fixed_mtu() -> Result<s2n_quic::provider::mtu::Config, String> {
 /// message says which.
 pub fn start(config: ServerConfig) -> Result<RunningServer, String> {
     let paths = PathRegistry::new(config.telemetry.clone());
-    let controllers = ControllerEndpoint::new(config.spec.clone(), config.seed, paths.clone());
+    let controllers = controller_endpoint(config.spec.clone(), config.seed, paths.clone());
     let limits = Limits::new()
         .with_max_open_remote_bidirectional_streams(STREAMS_PER_CONNECTION)
         .and_then(|l| l.with_max_open_remote_unidirectional_streams(0))

@@ -2,10 +2,11 @@
 //! periodic samples in the simulator's [`FlowSample`] shape, an optional
 //! qlog trace, and the pacing gain BBR-Copilot's padding follows.
 //!
-//! s2n-quic creates controllers itself (one per path, through
-//! [`crate::adapter::ControllerEndpoint`]), so the application finds a
-//! connection's [`PathShared`] in the endpoint's [`PathRegistry`] by the
-//! peer's address.
+//! s2n-quic creates controllers itself (one per path, through the drop-in
+//! crate's [`Endpoint`], built by [`controller_endpoint`]); the registry is
+//! the endpoint's [`ObserverFactory`] and each path's [`PathShared`] its
+//! [`PathObserver`], so the application finds a connection's telemetry in
+//! the endpoint's [`PathRegistry`] by the peer's address.
 
 use std::collections::{HashMap, VecDeque};
 use std::fs::File;
@@ -17,7 +18,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::task::Waker;
 use std::time::Duration;
 
-use cc::{AckEvent, Bytes, CongestionControl, Instant, LossEvent};
+use bbrlab_s2n_quic::{Endpoint, ObserverFactory, PathObserver};
+use cc::{AckEvent, AlgorithmSpec, Bytes, CongestionControl, Instant, LossEvent};
 use sim::link::Capacity;
 use sim::qlog::{Metrics, QlogWriter, Vantage};
 use sim::{FlowSample, RootMeanSquare};
@@ -32,9 +34,13 @@ pub const MAX_REMEMBERED_PATHS: usize = 1024;
 /// server does not keep every ended path's samples.
 pub const MAX_ENDED_PATHS: usize = 64;
 
-/// The peer address of an s2n-quic path.
-pub(crate) fn peer_address(address: &s2n_quic_core::event::api::SocketAddress<'_>) -> SocketAddr {
-    SocketAddr::from(address)
+/// s2n-quic's congestion-controller endpoint for `spec`: a controller per
+/// path, seeded from `seed` and the path's order, each path's telemetry
+/// kept in `paths`.
+pub fn controller_endpoint(spec: AlgorithmSpec, seed: u64, paths: PathRegistry) -> Endpoint {
+    Endpoint::from_spec(spec)
+        .with_seed(seed)
+        .with_observer(paths)
 }
 
 /// Options of the telemetry every path of an endpoint keeps.
@@ -194,6 +200,20 @@ impl PathRegistry {
     }
 }
 
+impl ObserverFactory for PathRegistry {
+    fn open_path(
+        &mut self,
+        peer: SocketAddr,
+        spec: &AlgorithmSpec,
+        _order: u64,
+    ) -> Option<Arc<dyn PathObserver>> {
+        // The registry belongs to one endpoint, so its own order is the
+        // endpoint's.
+        let (shared, _) = self.open(peer, spec.to_string());
+        Some(shared)
+    }
+}
+
 /// Cumulative counters of a path (wire bytes).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PathCounters {
@@ -317,7 +337,29 @@ impl PathShared {
         }
     }
 
-    pub(crate) fn on_sent(&self, now: Instant, size: Bytes, number: u64) {
+    pub(crate) fn on_ptos(&self, count: u64) {
+        let mut log = self.log.lock().unwrap_or_else(PoisonError::into_inner);
+        log.counters.ptos += count;
+    }
+
+    /// Flushes and closes the qlog trace, if any (later events are not traced).
+    pub fn finish_qlog(&self) {
+        let qlog = self
+            .log
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .qlog
+            .take();
+        if let Some(q) = qlog {
+            if let Err(e) = q.finish() {
+                eprintln!("qlog of {}: {e}", self.peer);
+            }
+        }
+    }
+}
+
+impl PathObserver for PathShared {
+    fn on_sent(&self, now: Instant, size: Bytes, number: u64) {
         let mut log = self.log.lock().unwrap_or_else(PoisonError::into_inner);
         log.epoch.get_or_insert_with(std::time::Instant::now);
         log.counters.packets_sent += 1;
@@ -327,12 +369,7 @@ impl PathShared {
         }
     }
 
-    pub(crate) fn on_ptos(&self, count: u64) {
-        let mut log = self.log.lock().unwrap_or_else(PoisonError::into_inner);
-        log.counters.ptos += count;
-    }
-
-    pub(crate) fn on_lost(&self, event: &LossEvent, size: Bytes, number: u64) {
+    fn on_lost(&self, event: &LossEvent, size: Bytes, number: u64) {
         let mut log = self.log.lock().unwrap_or_else(PoisonError::into_inner);
         log.counters.packets_lost += 1;
         log.counters.bytes_lost += size.get();
@@ -347,7 +384,7 @@ impl PathShared {
         }
     }
 
-    pub(crate) fn on_ack(&self, event: &AckEvent, cc: &dyn CongestionControl) {
+    fn on_ack(&self, event: &AckEvent, cc: &dyn CongestionControl) {
         let probe = cc.probe_state();
         self.publish_gain(probe.pacing_gain);
         let mut log = self.log.lock().unwrap_or_else(PoisonError::into_inner);
@@ -431,21 +468,6 @@ impl PathShared {
             padding: self.padding_bytes.load(Ordering::Relaxed),
             controller: snap.extra,
         });
-    }
-
-    /// Flushes and closes the qlog trace, if any (later events are not traced).
-    pub fn finish_qlog(&self) {
-        let qlog = self
-            .log
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .qlog
-            .take();
-        if let Some(q) = qlog {
-            if let Err(e) = q.finish() {
-                eprintln!("qlog of {}: {e}", self.peer);
-            }
-        }
     }
 }
 

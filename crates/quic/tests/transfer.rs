@@ -74,7 +74,12 @@ fn emulated_link(link: &str) -> emu::EmuConfig {
         "name = \"quic-test\"\nseed = 7\nduration = \"60s\"\n[link]\n{link}\n[[flow]]\ncc = \"bbr\"\n"
     );
     let scenario = scenario::from_str(&text, std::path::Path::new("test.toml"), &[]).unwrap();
-    emu::EmuConfig::from_scenario(&scenario).unwrap()
+    emu::EmuConfig {
+        link: scenario.config.link.clone(),
+        uplink: scenario.config.uplink.clone(),
+        rtt: scenario.config.flows[0].rtt,
+        seed: scenario.config.seed,
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

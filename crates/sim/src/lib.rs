@@ -15,7 +15,9 @@ pub mod app;
 mod builder;
 pub mod config;
 pub mod event;
-pub mod link;
+/// The link model lives in its own crate (`bbrlab-link`), which the
+/// real-time emulator shares; re-exported here as it always was.
+pub use ::link;
 pub mod qlog;
 mod recorder;
 pub mod results;
@@ -23,9 +25,10 @@ mod simulation;
 pub mod transport;
 
 pub use builder::Dumbbell;
+pub use cc::derive_seed;
 pub use config::{AckPolicy, CopilotConfig, FlowConfig, SimConfig, TransportConfig};
 pub use recorder::{DelayHistogram, RootMeanSquare};
 pub use results::{
     FlowSample, FlowSummary, LinkSample, LinkSummary, LostSplit, Percentiles, RunResult, Series,
 };
-pub use simulation::{derive_seed, Simulation};
+pub use simulation::Simulation;

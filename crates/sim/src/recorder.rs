@@ -4,80 +4,10 @@
 //! Memory is flat in the number of packets: histograms have fixed size and
 //! the time series grows with simulated time / sample interval only.
 
-use std::time::Duration;
+pub use link::DelayHistogram;
 
-use hdrhistogram::Histogram;
-
-use crate::results::{FlowSample, LinkSample, Percentiles};
+use crate::results::{FlowSample, LinkSample};
 use crate::transport::{Sender, SenderStats};
-
-/// Significant decimal digits the RTT and queueing-delay histograms keep:
-/// three, so that p95, p99 and max stay distinct (at two, every one of 100
-/// flows once reported 80.4 ms for all three). Values are kept to within
-/// 0.1% (e.g. 80.43 ms to within 0.08 ms).
-pub(crate) const HISTOGRAM_SIGNIFICANT_DIGITS: u8 = 3;
-
-/// Delays kept as a microsecond histogram, 1 us .. 1 hour, at
-/// [`HISTOGRAM_SIGNIFICANT_DIGITS`]: the simulator's RTTs, queueing delays
-/// and live frame delays, and the real-time emulator's queueing delays, so
-/// every source reports on the same terms. Its size is fixed (about
-/// 190 KB), whatever the number of samples.
-#[derive(Clone, Debug)]
-pub struct DelayHistogram(Histogram<u64>);
-
-impl DelayHistogram {
-    /// An empty histogram.
-    pub fn new() -> DelayHistogram {
-        DelayHistogram(
-            Histogram::new_with_bounds(1, 3_600_000_000, HISTOGRAM_SIGNIFICANT_DIGITS)
-                .expect("static histogram bounds are valid"),
-        )
-    }
-
-    /// Records `delay` (saturating into the histogram's range).
-    pub fn record(&mut self, delay: Duration) {
-        let us = (delay.as_micros() as u64).clamp(1, 3_600_000_000);
-        self.0.saturating_record(us);
-    }
-
-    /// How many delays are recorded.
-    pub fn len(&self) -> u64 {
-        self.0.len()
-    }
-
-    /// Whether no delay is recorded.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    /// Forgets every delay recorded (a measurement window opens).
-    pub fn reset(&mut self) {
-        self.0.reset();
-    }
-
-    /// The percentiles in milliseconds; all zero if nothing was recorded.
-    pub fn percentiles(&self) -> Percentiles {
-        let h = &self.0;
-        if self.is_empty() {
-            return Percentiles::default();
-        }
-        let ms = |us: u64| us as f64 / 1000.0;
-        Percentiles {
-            p50: ms(h.value_at_quantile(0.50)),
-            p95: ms(h.value_at_quantile(0.95)),
-            p99: ms(h.value_at_quantile(0.99)),
-            mean: h.mean() / 1000.0,
-            min: ms(h.min()),
-            max: ms(h.max()),
-        }
-    }
-}
-
-impl Default for DelayHistogram {
-    fn default() -> DelayHistogram {
-        DelayHistogram::new()
-    }
-}
 
 /// Per-flow recorder state.
 #[derive(Debug)]
@@ -188,25 +118,5 @@ pub(crate) fn link_sample(
         queue_bytes,
         capacity_bps,
         forwarded,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn percentiles_keep_three_significant_digits() {
-        let mut h = DelayHistogram::new();
-        // 80.0 .. 89.9 ms in steps of 0.1 ms: with two digits p95, p99 and
-        // max all read 81.0 (one bucket 0.5 ms wide); three keep them apart.
-        for i in 0..100u64 {
-            h.record(Duration::from_micros(80_000 + i * 100));
-        }
-        let p = h.percentiles();
-        assert!(p.p95 < p.p99 && p.p99 < p.max, "{p:?}");
-        for (got, want) in [(p.p50, 84.9), (p.p95, 89.4), (p.p99, 89.8), (p.max, 89.9)] {
-            assert!((got - want).abs() <= want * 1e-3, "{got} vs {want}: {p:?}");
-        }
     }
 }

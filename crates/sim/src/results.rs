@@ -23,22 +23,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// RTT or delay percentiles in milliseconds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Percentiles {
-    /// Median.
-    pub p50: f64,
-    /// 95th percentile.
-    pub p95: f64,
-    /// 99th percentile.
-    pub p99: f64,
-    /// Mean.
-    pub mean: f64,
-    /// Minimum.
-    pub min: f64,
-    /// Maximum.
-    pub max: f64,
-}
+pub use link::Percentiles;
 
 /// Where a flow's losses come from: parts of its `bytes_lost` (wire bytes
 /// the sender declared lost in the window).
@@ -406,32 +391,6 @@ impl RunResult {
             found.join("\n  ")
         );
         self
-    }
-}
-
-impl Percentiles {
-    /// The percentiles of `samples`, computed as the simulator computes its
-    /// RTT and queueing-delay percentiles (a histogram keeping three
-    /// significant digits), so other sources of samples (an emulated run)
-    /// report on the same terms.
-    pub fn of_durations(samples: impl IntoIterator<Item = std::time::Duration>) -> Percentiles {
-        let mut histogram = crate::recorder::DelayHistogram::new();
-        for d in samples {
-            histogram.record(d);
-        }
-        histogram.percentiles()
-    }
-
-    /// The fields with their names, for checks and tables.
-    pub fn named(&self) -> [(&'static str, f64); 6] {
-        [
-            ("p50", self.p50),
-            ("p95", self.p95),
-            ("p99", self.p99),
-            ("mean", self.mean),
-            ("min", self.min),
-            ("max", self.max),
-        ]
     }
 }
 

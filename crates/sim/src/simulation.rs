@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use crate::recorder::DelayHistogram;
-use cc::{Bytes, ControllerConfig, Instant};
+use cc::{derive_seed, Bytes, ControllerConfig, Instant};
 
 use crate::app::dash::Player;
 use crate::app::live::{FrameClock, LiveSource};
@@ -90,15 +90,6 @@ impl Flow {
     fn is_finished(&self) -> bool {
         self.completed_at.is_some()
     }
-}
-
-/// Mixes the run seed with a stream id so every random process of a run
-/// gets an independent, reproducible seed (SplitMix64 finaliser).
-pub fn derive_seed(seed: u64, stream: u64) -> u64 {
-    let mut z = seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 /// One simulation run.

@@ -14,7 +14,7 @@
 //! ```
 //!
 //! Every IP packet the kernel routes to one device is read by the shell,
-//! crosses [`sim::link::Bottleneck`] on the wall clock (the same code the
+//! crosses [`link::Bottleneck`] on the wall clock (the same code the
 //! simulator and the UDP relay run: rate, schedule or trace, drop-tail
 //! buffer, token bucket, random and Gilbert-Elliott loss), waits its share
 //! of the round trip, and is written into the other device, where the
@@ -59,7 +59,7 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
-use sim::link::Bottleneck;
+use link::Bottleneck;
 
 use crate::pump::{Clock, DirectionStats, Path, Pumps};
 use crate::relay::EmuConfig;

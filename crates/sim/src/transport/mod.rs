@@ -3,13 +3,14 @@
 //! detection with packet and time thresholds, PTO, a recovery period per
 //! congestion event, persistent congestion, and pacing.
 
-mod pacer;
 mod receiver;
 mod rtt;
 mod sender;
 mod stream;
 
-pub use pacer::Pacer;
+/// The pacer lives with the controllers (every transport that runs one
+/// paces with it); re-exported where the sender uses it.
+pub use cc::Pacer;
 pub use receiver::{AckDecision, AckFrame, Receiver};
 pub use rtt::{RttEstimator, GRANULARITY, INITIAL_RTT};
 pub use sender::{DataPacket, SendOutcome, Sender, SenderStats};

@@ -9,13 +9,13 @@ use cc::{
     LossEvent, RateSample, SentEvent,
 };
 
-use super::pacer::Pacer;
 use super::receiver::AckFrame;
 use super::rtt::RttEstimator;
 use super::stream::{Chunk, SendStream};
 use crate::config::{CopilotConfig, TransportConfig};
 use crate::link::LinkPacket;
 use crate::qlog::{Metrics, QlogSink, QlogWriter};
+use cc::Pacer;
 
 /// RFC 9002 kPacketThreshold.
 const PACKET_THRESHOLD: u64 = 3;

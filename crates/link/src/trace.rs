@@ -8,11 +8,14 @@
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use cc::{Bandwidth, Bytes};
+use time::format_description::BorrowedFormatItem;
+use time::PrimitiveDateTime;
 
-use super::MAX_RATE;
+use crate::MAX_RATE;
 
 /// Bytes one mahimahi delivery opportunity carries. mahimahi's code counts
 /// 1504 (its docs say 1500); we follow the code so results match mm-link.
@@ -337,15 +340,41 @@ impl PiecewiseTrace {
     /// it shares its second). Offsets start at the first downloading row.
     pub fn parse_irish5g(text: &str, path: &Path) -> Result<PiecewiseTrace, TraceError> {
         let err = |line: Option<usize>, m: String| TraceError::new(path, line, m);
-        let mut lines = content_lines(text);
-        let Some((header_line, header)) = lines.next() else {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .trim(csv::Trim::All)
+            .from_reader(text.as_bytes());
+        // The reader's own line count skips blank lines, and a record's
+        // position is where the previous one ended (before any blank lines):
+        // its line is that of its first byte after them.
+        let bytes = text.as_bytes();
+        let newlines: Vec<usize> = (0..bytes.len()).filter(|&i| bytes[i] == b'\n').collect();
+        let line_of = |p: &csv::Position| {
+            let mut at = p.byte() as usize;
+            while at < bytes.len() && matches!(bytes[at], b'\n' | b'\r') {
+                at += 1;
+            }
+            newlines.partition_point(|&n| n < at) + 1
+        };
+        // Records with their line, blank (whitespace-only) lines skipped.
+        let mut records = reader.records().filter_map(|record| match record {
+            Ok(r) if r.len() == 1 && r[0].is_empty() => None,
+            Ok(r) => Some(Ok((r.position().map_or(0, line_of), r))),
+            Err(e) => Some(Err(err(
+                e.position().map(line_of),
+                format!("not a CSV file: {e}"),
+            ))),
+        });
+        let Some(first) = records.next() else {
             return Err(err(
                 None,
                 "empty file: expected a CSV header naming Timestamp, DL_bitrate and State".into(),
             ));
         };
-        let names: Vec<&str> = header.split(',').map(str::trim).collect();
-        let find = |name: &str| names.iter().position(|&n| n == name);
+        let (header_line, header) = first?;
+        let find = |name: &str| header.iter().position(|n| n == name);
         let (ts_col, dl_col, state_col) =
             match (find("Timestamp"), find("DL_bitrate"), find("State")) {
                 (Some(t), Some(d), Some(s)) => (t, d, s),
@@ -368,8 +397,8 @@ impl PiecewiseTrace {
         let needed = ts_col.max(dl_col).max(state_col) + 1;
 
         let mut rows = Vec::new();
-        for (line, text) in lines {
-            let fields: Vec<&str> = text.split(',').map(str::trim).collect();
+        for record in records {
+            let (line, fields) = record?;
             if fields.len() < needed {
                 return Err(err(
                     Some(line),
@@ -380,24 +409,24 @@ impl PiecewiseTrace {
                     ),
                 ));
             }
-            let second = parse_irish_timestamp(fields[ts_col]).ok_or_else(|| {
+            let second = parse_irish_timestamp(&fields[ts_col]).ok_or_else(|| {
                 err(
                     Some(line),
                     format!(
                         "expected a Timestamp like 2020.02.14_09.38.22, got {}",
-                        quoted(fields[ts_col])
+                        quoted(&fields[ts_col])
                     ),
                 )
             })?;
-            let downloading = fields[state_col] == "D";
+            let downloading = &fields[state_col] == "D";
             // Only downloading rows carry capacity; idle rows' rates are never used.
             let rate = if downloading {
-                parse_kbps(fields[dl_col]).ok_or_else(|| {
+                parse_kbps(&fields[dl_col]).ok_or_else(|| {
                     err(
                         Some(line),
                         format!(
                             "expected DL_bitrate in kbit/s (a non-negative number), got {}",
-                            quoted(fields[dl_col])
+                            quoted(&fields[dl_col])
                         ),
                     )
                 })?
@@ -410,7 +439,7 @@ impl PiecewiseTrace {
                     format!(
                         "DL_bitrate {} kbit/s is outside the plausible range: \
                          expected at most {} kbit/s (1 Tbit/s)",
-                        quoted(fields[dl_col]),
+                        quoted(&fields[dl_col]),
                         MAX_RATE.bits_per_sec() / 1000
                     ),
                 ));
@@ -547,55 +576,18 @@ impl PiecewiseTrace {
 }
 
 /// Parses `2020.02.14_09.38.22` into seconds since 1970-01-01 (treating the
-/// local time as if it were UTC: only differences matter).
+/// local time as if it were UTC: only differences matter). Four-digit year,
+/// two-digit fields, a valid calendar date and a time of day up to 23.59.59.
 fn parse_irish_timestamp(s: &str) -> Option<i64> {
-    let (date, time) = s.split_once('_')?;
-    let num = |p: &str| -> Option<i64> {
-        if p.is_empty() || p.len() > 4 || !p.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        p.parse().ok()
-    };
-    let mut d = date.split('.');
-    let mut t = time.split('.');
-    let (y, mo, da) = (num(d.next()?)?, num(d.next()?)?, num(d.next()?)?);
-    let (h, mi, se) = (num(t.next()?)?, num(t.next()?)?, num(t.next()?)?);
-    if d.next().is_some() || t.next().is_some() {
-        return None;
-    }
-    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let month_days = [
-        31,
-        if leap { 29 } else { 28 },
-        31,
-        30,
-        31,
-        30,
-        31,
-        31,
-        30,
-        31,
-        30,
-        31,
-    ];
-    if !(1..=12).contains(&mo) || da < 1 || da > month_days[(mo - 1) as usize] {
-        return None;
-    }
-    if h > 23 || mi > 59 || se > 60 {
-        return None;
-    }
-    Some(days_from_civil(y, mo, da) * 86_400 + h * 3600 + mi * 60 + se)
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+    static FORMAT: OnceLock<Vec<BorrowedFormatItem<'static>>> = OnceLock::new();
+    let format = FORMAT.get_or_init(|| {
+        time::format_description::parse_borrowed::<2>(
+            "[year].[month].[day]_[hour].[minute].[second]",
+        )
+        .expect("a valid format description")
+    });
+    let at = PrimitiveDateTime::parse(s, format).ok()?;
+    Some(at.assume_utc().unix_timestamp())
 }
 
 /// Parses a kbit/s value (integer or decimal) into a rate.
@@ -784,6 +776,42 @@ mod tests {
             p("c.csv")
         )
         .is_ok());
+    }
+
+    #[test]
+    fn irish_timestamps_are_calendar_dates_and_times_of_day() {
+        let t = parse_irish_timestamp;
+        assert_eq!(t("1970.01.01_00.00.00"), Some(0));
+        assert_eq!(t("2020.02.14_09.38.22"), Some(1_581_673_102));
+        assert_eq!(
+            t("2020.03.01_00.00.00").unwrap() - t("2020.02.28_00.00.00").unwrap(),
+            2 * 86_400,
+            "2020 is a leap year"
+        );
+        for bad in [
+            "2019.02.29_00.00.00",
+            "2020.13.01_00.00.00",
+            "2020.02.14_24.00.00",
+            "2020.02.14_09.38.61",
+            "2020.2.14_09.38.22",
+            "2020.02.14 09.38.22",
+            "2020.02.14_09.38.22x",
+            "",
+        ] {
+            assert_eq!(t(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn irish5g_lines_count_blank_lines_crlf_and_a_byte_order_mark() {
+        let parse = |s: &str| PiecewiseTrace::parse_irish5g(s, p("c.csv")).unwrap_err();
+        let e = parse(&format!(
+            "\u{feff}{HEADER}\r\n\r\n   \r\n2020.02.14_09.38.22,1,5,D,-\r\n\n2020.02.14_09.38.22,1\r\n"
+        ));
+        assert_eq!(e.line, Some(6), "{e}");
+        assert!(e.message.contains("at least 4"), "{e}");
+        let e = parse("\n\nTimestamp,Speed\n");
+        assert_eq!(e.line, Some(3), "{e}");
     }
 
     #[test]

@@ -19,10 +19,10 @@ use std::collections::VecDeque;
 
 use cc::{Bandwidth, Bytes, Instant};
 
-use super::capacity::{Capacity, UNITS_PER_BYTE};
-use super::loss::LossProcess;
-use super::trace::MAHIMAHI_PACKET_BYTES;
-use super::{BufferLimit, LinkConfig};
+use crate::capacity::{Capacity, UNITS_PER_BYTE};
+use crate::loss::LossProcess;
+use crate::trace::MAHIMAHI_PACKET_BYTES;
+use crate::{BufferLimit, LinkConfig};
 
 /// What the link needs to know about a packet.
 pub trait LinkPacket {
@@ -328,7 +328,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::link::{LossModel, MahimahiTrace, RateModel, RateStep, DEFAULT_LINE_RATE};
+    use crate::{LossModel, MahimahiTrace, RateModel, RateStep, DEFAULT_LINE_RATE};
 
     #[derive(Debug, PartialEq)]
     struct Pkt(u64, u32);
@@ -790,7 +790,7 @@ mod tests {
                 ),
                 2 => RateModel::Mahimahi(MahimahiTrace::parse("0\n3\n3", Path::new("t")).unwrap()),
                 _ => RateModel::Piecewise(
-                    crate::link::PiecewiseTrace::from_steps(
+                    crate::PiecewiseTrace::from_steps(
                         vec![
                             (Duration::ZERO, Bandwidth::ZERO),
                             (
@@ -798,7 +798,7 @@ mod tests {
                                 // Traces are bounded by MAX_RATE; schedules test the extremes.
                                 pick(&mut rng)
                                     .max(Bandwidth::from_bits_per_sec(1))
-                                    .min(crate::link::MAX_RATE),
+                                    .min(crate::MAX_RATE),
                             ),
                         ],
                         Duration::from_millis(rng.gen_range(2..5)),

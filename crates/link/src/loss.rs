@@ -4,7 +4,7 @@
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use super::LossModel;
+use crate::LossModel;
 
 /// A random-loss process: one decision per arriving packet, reproducible
 /// from its seed.

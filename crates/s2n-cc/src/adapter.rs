@@ -16,7 +16,7 @@
 //! - the recovery period (RFC 9002 §7.3.2: it begins at the first loss of a
 //!   packet sent after the last one began and ends when a packet sent after
 //!   it is acknowledged), because the stack has no recovery flags;
-//! - the pacer: the simulator's token bucket ([`Pacer`]), turned into an
+//! - the pacer: the simulator's token bucket ([`Pacer`], kept in `cc`), turned into an
 //!   earliest departure time after every send and ACK. s2n-quic sends a
 //!   packet whose departure time is less than 1 ms away; the bucket keeps
 //!   that early start as debt, so the long-run rate stays the controller's.
@@ -31,19 +31,21 @@
 //! Time: s2n-quic's [`Timestamp`]s are mapped to `cc::Instant`s counted
 //! from the first packet sent on the path.
 
+use std::fmt;
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use cc::{
-    AckEvent, AlgorithmSpec, Bytes, CongestionControl, ControllerConfig, DeliveryRateEstimator,
-    DeliveryState, Instant, LossEvent, RttEstimate, SentEvent,
+    derive_seed, AckEvent, AlgorithmSpec, Bytes, CongestionControl, ControllerConfig,
+    DeliveryRateEstimator, DeliveryState, Instant, LossEvent, Pacer, RttEstimate, SentEvent,
+    SpecError,
 };
 use s2n_quic::provider::congestion_controller::{
-    CongestionController, Endpoint, PathInfo, Publisher, RandomGenerator, RttEstimator, Timestamp,
+    CongestionController, PathInfo, Publisher, RandomGenerator, RttEstimator, Timestamp,
 };
-use sim::transport::Pacer;
 
-use crate::telemetry::{PathRegistry, PathShared};
+use crate::observer::{ObserverFactory, PathObserver};
 
 /// What s2n-quic stores with each packet for the controller: the
 /// delivery-rate snapshot, and the packet's place in the controller's send
@@ -84,17 +86,17 @@ pub struct Controller {
     pacer: Pacer,
     next_departure: Option<Timestamp>,
     next_number: u64,
-    shared: Option<Arc<PathShared>>,
+    observer: Option<Arc<dyn PathObserver>>,
 }
 
 impl Controller {
     /// A controller built from `spec` for a path whose datagrams carry at
-    /// most `max_datagram_size` bytes; `shared` receives its telemetry.
+    /// most `max_datagram_size` bytes; `observer` hears what it does.
     pub fn new(
         spec: &AlgorithmSpec,
         seed: u64,
         max_datagram_size: u16,
-        shared: Option<Arc<PathShared>>,
+        observer: Option<Arc<dyn PathObserver>>,
     ) -> Controller {
         let size = Bytes(u64::from(max_datagram_size.max(1)));
         let mut config = ControllerConfig::new(seed, Instant::ZERO);
@@ -114,7 +116,7 @@ impl Controller {
             pacer: Pacer::new(Instant::ZERO, quantum),
             next_departure: None,
             next_number: 0,
-            shared,
+            observer,
         }
     }
 
@@ -210,8 +212,8 @@ impl CongestionController for Controller {
             is_retransmission: false,
         });
         self.update_departure(now);
-        if let Some(shared) = &self.shared {
-            shared.on_sent(now, size, number);
+        if let Some(observer) = &self.observer {
+            observer.on_sent(now, size, number);
         }
         info
     }
@@ -264,8 +266,8 @@ impl CongestionController for Controller {
         };
         self.cc.on_ack(&event);
         self.update_departure(now);
-        if let Some(shared) = &self.shared {
-            shared.on_ack(&event, self.cc.as_ref());
+        if let Some(observer) = &self.observer {
+            observer.on_ack(&event, self.cc.as_ref());
         }
     }
 
@@ -312,8 +314,8 @@ impl CongestionController for Controller {
         };
         self.cc.on_packet_lost(&event);
         self.update_departure(now);
-        if let Some(shared) = &self.shared {
-            shared.on_lost(&event, lost, number);
+        if let Some(observer) = &self.observer {
+            observer.on_lost(&event, lost, number);
         }
     }
 
@@ -348,34 +350,99 @@ impl CongestionController for Controller {
     }
 }
 
-/// Builds a [`Controller`] for every new path of an s2n-quic endpoint, and
-/// registers its telemetry by the peer's address.
-#[derive(Debug)]
-pub struct ControllerEndpoint {
-    spec: AlgorithmSpec,
-    seed: u64,
-    paths: PathRegistry,
+/// The peer address of an s2n-quic path.
+pub fn peer_address(address: &s2n_quic_core::event::api::SocketAddress<'_>) -> SocketAddr {
+    SocketAddr::from(address)
 }
 
-impl ControllerEndpoint {
-    /// Controllers built from `spec`, seeded from `seed` (each path its own
-    /// seed, derived from `seed` and the path's order); telemetry goes to `paths`.
-    pub fn new(spec: AlgorithmSpec, seed: u64, paths: PathRegistry) -> ControllerEndpoint {
-        ControllerEndpoint { spec, seed, paths }
+/// s2n-quic's congestion-controller endpoint for a bbrlab controller: it
+/// builds a [`Controller`] for every new path of a server or client.
+///
+/// ```no_run
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let controllers = bbrlab_s2n_quic::Endpoint::new("obbr:mu=0.5")?;
+/// // s2n_quic::Server::builder() ... .with_congestion_controller(controllers)?
+/// # Ok(()) }
+/// ```
+///
+/// Each path's controller gets its own seed, derived from the endpoint's
+/// seed (0 unless [`Endpoint::with_seed`]) and the path's order (0 for the
+/// first path opened), so a run with the same seed repeats the controllers'
+/// random choices.
+pub struct Endpoint {
+    spec: AlgorithmSpec,
+    seed: u64,
+    opened: u64,
+    observers: Option<Box<dyn ObserverFactory>>,
+}
+
+impl fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Endpoint")
+            .field("spec", &self.spec.to_string())
+            .field("seed", &self.seed)
+            .field("opened", &self.opened)
+            .field("observed", &self.observers.is_some())
+            .finish()
     }
 }
 
-impl Endpoint for ControllerEndpoint {
+impl Endpoint {
+    /// Controllers described by a spec string (`"bbr"`, `"obbr:mu=0.5"`,
+    /// `"cubic:beta=0.7"`; `bbrlab list` names them all).
+    ///
+    /// # Errors
+    /// The spec names no controller or a parameter it does not have.
+    pub fn new(spec: &str) -> Result<Endpoint, SpecError> {
+        Ok(Endpoint::from_spec(AlgorithmSpec::parse(spec)?))
+    }
+
+    /// Controllers built from a parsed spec.
+    pub fn from_spec(spec: AlgorithmSpec) -> Endpoint {
+        Endpoint {
+            spec,
+            seed: 0,
+            opened: 0,
+            observers: None,
+        }
+    }
+
+    /// Seeds the controllers' random choices from `seed`.
+    #[must_use]
+    pub fn with_seed(mut self, seed: u64) -> Endpoint {
+        self.seed = seed;
+        self
+    }
+
+    /// Asks `observers` for an observer of every new path.
+    #[must_use]
+    pub fn with_observer(mut self, observers: impl ObserverFactory) -> Endpoint {
+        self.observers = Some(Box::new(observers));
+        self
+    }
+
+    /// The controllers' spec.
+    pub fn spec(&self) -> &AlgorithmSpec {
+        &self.spec
+    }
+}
+
+impl s2n_quic::provider::congestion_controller::Endpoint for Endpoint {
     type CongestionController = Controller;
 
     fn new_congestion_controller(&mut self, path_info: PathInfo) -> Controller {
-        let peer = crate::telemetry::peer_address(&path_info.remote_address);
-        let (shared, order) = self.paths.open(peer, self.spec.to_string());
+        let order = self.opened;
+        self.opened += 1;
+        let peer = peer_address(&path_info.remote_address);
+        let observer = self
+            .observers
+            .as_mut()
+            .and_then(|o| o.open_path(peer, &self.spec, order));
         Controller::new(
             &self.spec,
-            sim::derive_seed(self.seed, order),
+            derive_seed(self.seed, order),
             path_info.max_datagram_size,
-            Some(shared),
+            observer,
         )
     }
 }

@@ -3,17 +3,22 @@
 //! trace), a drop-tail buffer, a token-bucket burst allowance like tc tbf's,
 //! and a random-loss process in front of the buffer.
 //!
+//! The link's queueing delays are kept as [`DelayHistogram`]s and read as
+//! [`Percentiles`], the terms every delay of bbrlab is reported in.
+//!
 //! The model has no clock of its own: every call carries the current time,
 //! so the discrete-event simulator and a wall-clock relay drive the very
 //! same code and can only differ by real-world timing.
 
 mod bottleneck;
 mod capacity;
+mod delay;
 mod loss;
 pub mod trace;
 
 pub use bottleneck::{Bottleneck, DropReason, LinkPacket};
 pub use capacity::Capacity;
+pub use delay::{DelayHistogram, Percentiles, HISTOGRAM_SIGNIFICANT_DIGITS};
 pub use loss::LossProcess;
 pub use trace::{MahimahiTrace, PiecewiseTrace, TraceError};
 

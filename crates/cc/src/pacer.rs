@@ -1,6 +1,11 @@
 //! The pacer: spreads packets at the controller's pacing rate.
+//!
+//! It belongs with the controllers because every transport that runs one
+//! needs it: the simulator's sender and the s2n-quic adapter pace with this
+//! same token bucket, so a controller's pacing rate means the same bursts
+//! in both.
 
-use cc::{Bandwidth, Bytes, Instant};
+use crate::{Bandwidth, Bytes, Instant};
 
 /// A token bucket refilled at the pacing rate, as deep as the controller's
 /// send quantum: the sender may release one quantum back-to-back, then

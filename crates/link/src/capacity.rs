@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use cc::{Bandwidth, Bytes, Instant};
 
-use super::trace::{MahimahiTrace, PiecewiseTrace, MAHIMAHI_PACKET_BYTES};
-use super::{RateModel, RateStep};
+use crate::trace::{MahimahiTrace, PiecewiseTrace, MAHIMAHI_PACKET_BYTES};
+use crate::{RateModel, RateStep};
 
 /// Bit-nanoseconds per byte: the integral unit of rate models.
 pub(super) const UNITS_PER_BYTE: u128 = 8 * 1_000_000_000;
