@@ -284,12 +284,12 @@ fn record(
     store.limit_table_to(ids.iter().cloned());
     for (params, document, summary) in finished {
         let s = scenario::from_str(&document, Path::new(origin), &[]).map_err(err)?;
-        let record = lab::store::RunRecord {
-            id: lab::store::run_id(&s),
+        let record = lab::store::RunRecord::new(
+            lab::store::run_id(&s),
             params,
-            scenario: s.document,
-            summary: serde_json::from_str(&summary).map_err(err)?,
-        };
+            s.document,
+            serde_json::from_str(&summary).map_err(err)?,
+        );
         store.record(record).map_err(anyhow_err)?;
     }
     store.rewrite_table().map_err(anyhow_err)?;
