@@ -305,19 +305,22 @@ fn send(mut stream: &TcpStream, config: &SenderConfig) -> Result<u64, String> {
         match stream.write(&chunk[..n]) {
             Ok(0) => return Err("the connection closed while sending".into()),
             Ok(n) => written += n as u64,
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock
-                        | io::ErrorKind::TimedOut
-                        | io::ErrorKind::Interrupted
-                ) => {}
+            Err(e) if timed_out(&e) => {}
             // The receiver stopping at the deadline resets the connection.
             Err(_) if Instant::now() + POLL >= until => break,
             Err(e) => return Err(format!("send failed after {written} bytes: {e}")),
         }
     }
     Ok(written)
+}
+
+/// Whether a blocking call on a socket with a timeout only timed out or
+/// was interrupted: the caller checks its deadline and tries again.
+fn timed_out(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut | io::ErrorKind::Interrupted
+    )
 }
 
 /// Waits (until `deadline` at the latest) for the receiver to close.
@@ -328,13 +331,7 @@ fn drain_until_closed(mut stream: &TcpStream, deadline: Instant) {
         match stream.read(&mut buf) {
             Ok(0) => return,
             Ok(_) => {}
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock
-                        | io::ErrorKind::TimedOut
-                        | io::ErrorKind::Interrupted
-                ) => {}
+            Err(e) if timed_out(&e) => {}
             Err(_) => return,
         }
     }
@@ -468,13 +465,7 @@ pub fn receive(mut stream: TcpStream, config: &ReceiverConfig) -> Result<Receive
                 break;
             }
             Ok(n) => report.bytes += n as u64,
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock
-                        | io::ErrorKind::TimedOut
-                        | io::ErrorKind::Interrupted
-                ) => {}
+            Err(e) if timed_out(&e) => {}
             Err(e) => return Err(format!("receive failed after {} bytes: {e}", report.bytes)),
         }
     }
