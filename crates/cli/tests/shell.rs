@@ -255,22 +255,24 @@ fn without_privilege_the_error_says_what_is_missing() {
 #[test]
 fn a_link_too_fast_or_a_bad_option_is_refused_before_anything_is_made() {
     let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let out = run(&["shell", "--rate", "5Gbit", "--", "true"]);
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("peaks at 5000 Mbit/s"), "{stderr}");
-    let out = run(&["shell", "--rate", "fast", "--", "true"]);
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("--rate"), "{stderr}");
-    let out = run(&["shell", "--uplink", "slow", "--", "true"]);
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("--uplink"), "{stderr}");
-    let out = run(&["shell", "--trace", "no/such.trace", "--", "true"]);
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("such.trace"), "{stderr}");
+    let cases: [(&[&str], &str); 4] = [
+        (&["--rate", "5Gbit"], "peaks at 5000 Mbit/s"),
+        (&["--rate", "fast"], "--rate"),
+        (&["--uplink", "slow"], "--uplink"),
+        (&["--trace", "no/such.trace"], "such.trace"),
+    ];
+    for (options, message) in cases {
+        let args: Vec<&str> = ["shell"]
+            .iter()
+            .chain(options)
+            .chain(&["--", "true"])
+            .copied()
+            .collect();
+        let out = run(&args);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+    }
     let out = run(&["shell", "--rate", "10Mbit"]);
     assert_eq!(
         out.status.code(),
