@@ -76,6 +76,10 @@ pub enum Paper {
     /// Yan et al., "When BBR Meets Live Streaming" (BBR-Copilot).
     #[serde(rename = "BBR-Copilot (Yan et al.)")]
     Copilot,
+    /// No paper: a hypothesis of the experiment file's author, such as one
+    /// about a controller registered from outside bbrlab.
+    #[serde(rename = "own hypothesis")]
+    Own,
 }
 
 /// Who set the bar a claim is judged against.

@@ -677,6 +677,7 @@ enum PaperKey {
     Cws,
     Bbr2,
     Copilot,
+    Own,
 }
 
 impl PaperKey {
@@ -686,6 +687,7 @@ impl PaperKey {
             PaperKey::Cws => Paper::Cws,
             PaperKey::Bbr2 => Paper::Bbr2,
             PaperKey::Copilot => Paper::Copilot,
+            PaperKey::Own => Paper::Own,
         }
     }
 }

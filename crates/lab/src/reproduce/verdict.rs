@@ -10,7 +10,9 @@ pub fn mbps(bps: f64) -> f64 {
 }
 
 /// The papers' name for a controller spec of our sweeps: `obbr:mu=0.5` is
-/// "oBBR-0.5", `bbr2-adaptive` "adaptive BBRv2"; other specs as written.
+/// "oBBR-0.5", `bbr2-adaptive` "adaptive BBRv2"; a bare name of any other
+/// registered controller (one registered from outside bbrlab too) its
+/// display name; other specs as written.
 pub fn paper_name(spec: &str) -> String {
     match spec {
         "cubic" => "CUBIC".into(),
@@ -27,7 +29,10 @@ pub fn paper_name(spec: &str) -> String {
         }
         other => match other.strip_prefix("obbr:mu=") {
             Some(mu) => format!("oBBR-{mu}"),
-            None => other.to_string(),
+            None => match cc::find(other) {
+                Some(info) => info.display_name.to_string(),
+                None => other.to_string(),
+            },
         },
     }
 }
@@ -85,7 +90,12 @@ mod tests {
             paper_name("bbr2-adaptive:no_upper_bound=true"),
             "BBRv2, no upper bound"
         );
-        assert_eq!(paper_name("reno"), "reno");
+        // A registered controller the papers do not name: its display name.
+        assert_eq!(paper_name("reno"), "NewReno");
+        assert_eq!(paper_name("bbr3"), "BBRv3");
+        // A spec with parameters, or no registered name: as written.
+        assert_eq!(paper_name("cubic:beta=0.8"), "cubic:beta=0.8");
+        assert_eq!(paper_name("no-such-cc"), "no-such-cc");
         assert_eq!(paper_name("bbr-cws"), "BBR-CWS");
         assert_eq!(
             paper_name(crate::reproduce::obbr::OBBR_AS_TESTED),
