@@ -56,8 +56,9 @@
 //! | `estimate_max` | false | a drop sets BtlBw to the max of the k latest samples, not their mean |
 //! | `adaptive_g` | true | the adaptive gain (off: fixed gain `g_max`) |
 //! | `timely_bw` | true | the bandwidth-drop detector |
-//! | `lt_bw` | true | BBRv1's long-term (policer) mode, as in the parent |
-//! | `extra_acked` | true | BBRv1's ACK-aggregation allowance, as in the parent |
+//! | `lt_bw` | true | BBRv1's long-term (policer) mode, inherited from `bbr` |
+//! | `extra_acked` | true | BBRv1's ACK-aggregation allowance, inherited from `bbr` |
+//! | `pacing_margin` | 0.01 | BBRv1's pacing margin below the estimate, inherited from `bbr` |
 //!
 //! # Paper versus the authors' code (`code=true`)
 //!
@@ -212,15 +213,6 @@ crate::params! {
         /// Use the bandwidth-drop detector.
         pub timely_bw: bool ["timely_bw"] = true
             => "detect bandwidth drops and update the estimate at once (with revert)",
-        /// BBRv1's long-term bandwidth mode.
-        pub long_term_bw: bool ["lt_bw"] = true
-            => "BBRv1's long-term bandwidth (policer detection) mode",
-        /// BBRv1's ACK-aggregation allowance.
-        pub extra_acked: bool ["extra_acked"] = true
-            => "BBRv1's cwnd allowance for ACK aggregation",
-        /// How far below the estimate the core paces (BBRv1's 1%; the code's 0).
-        pub pacing_margin: f64 ["pacing_margin", 0.0..=0.1] = crate::bbr::PACING_MARGIN
-            => "pace this fraction below the estimate (Linux 0.01; the oBBR authors' nginx-quic BBR 0)",
     }
     then code_g_max
 }
@@ -278,9 +270,9 @@ impl ObbrParams {
     }
 }
 
-/// Registry entry for `obbr`: its own parameters (the BBRv1 core's
-/// `lt_bw`, `extra_acked` and `pacing_margin` among them: oBBR fixes the
-/// core's `cwnd_gain` and documents the others as BBRv1's).
+/// Registry entry for `obbr`: its own parameters, then the BBRv1 core's
+/// `lt_bw`, `extra_acked` and `pacing_margin`, inherited by name (oBBR sets
+/// the core's `cwnd_gain` itself).
 pub fn info(parent: &AlgorithmInfo) -> AlgorithmInfo {
     AlgorithmInfo::new(
         "obbr",
@@ -294,11 +286,17 @@ pub fn info(parent: &AlgorithmInfo) -> AlgorithmInfo {
 }
 
 fn build_obbr(spec: &AlgorithmSpec, config: &ControllerConfig) -> Box<dyn CongestionControl> {
-    Box::new(new(spec.as_str(), ObbrParams::from_spec(spec), config))
+    Box::new(new(
+        spec.as_str(),
+        ObbrParams::from_spec(spec),
+        BbrParams::from_spec(spec),
+        config,
+    ))
 }
 
-/// An oBBR controller: the BBRv1 core with oBBR's extension points.
-pub fn new(spec: &str, params: ObbrParams, config: &ControllerConfig) -> Bbr {
+/// An oBBR controller: the BBRv1 core (`core`, whose `cwnd_gain` oBBR
+/// replaces) with oBBR's extension points.
+pub fn new(spec: &str, params: ObbrParams, core: BbrParams, config: &ControllerConfig) -> Bbr {
     let mut ext = Extensions::default();
     if params.adaptive_g {
         ext.cwnd_gain = Box::new(AdaptiveCwndGain::new(params.gain_config()));
@@ -312,9 +310,7 @@ pub fn new(spec: &str, params: ObbrParams, config: &ControllerConfig) -> Bbr {
         // The ProbeBW gain when the adaptive gain is off (paper: g_max; the
         // code's ProbeBW entry gain is BBR's 2).
         cwnd_gain: if params.code { CWND_GAIN } else { params.g_max },
-        long_term_bw: params.long_term_bw,
-        extra_acked: params.extra_acked,
-        pacing_margin: params.pacing_margin,
+        ..core
     };
     Bbr::with_extensions(spec, core, config, ext)
 }
