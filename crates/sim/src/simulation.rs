@@ -288,13 +288,13 @@ impl Simulation {
                             flow.recorder.rtt.record(rtt);
                         }
                     }
-                    let state = sender.controller().probe_state();
+                    let state = sender.probe_state();
                     match state.in_startup {
                         Some(false) if flow.startup_exit.is_none() => {
                             flow.startup_exit = Some(now);
                         }
                         Some(true) => {
-                            let pacing = sender.controller().pacing_rate();
+                            let pacing = sender.pacing_rate();
                             if pacing != cc::Bandwidth::MAX {
                                 flow.startup_peak_pacing = Some(
                                     flow.startup_peak_pacing.map_or(pacing, |p| p.max(pacing)),
