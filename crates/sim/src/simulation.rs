@@ -282,6 +282,7 @@ impl Simulation {
                 let flow = &mut self.flows[id];
                 if let Some(sender) = flow.sender.as_mut() {
                     let fresh = sender.on_ack(now, &frame);
+                    flow.receiver.recycle(frame);
                     if now >= self.warmup {
                         if let Some(rtt) = sender.rtt().has_sample().then(|| sender.rtt().latest())
                         {
