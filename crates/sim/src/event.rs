@@ -4,211 +4,210 @@
 //! vary between runs (addresses, hash order), so a run is a pure function
 //! of its inputs.
 //!
-//! Most events of a run are packets in propagation: a flow's deliveries
-//! and ACKs each arrive in the order they were scheduled. Such an event
-//! can go into a *lane* ([`EventQueue::push_lane`]), a FIFO of which only
-//! the head sits in the heap, so the heap holds a few entries per flow
-//! instead of every packet on the wire, and its entries are 32 bytes
-//! (the key and where the event is) rather than the events themselves.
-//! The order events pop in is the same as with one heap of everything:
-//! every event, in a lane or not, carries its (time, insertion order) key
-//! and the heap always yields the smallest.
+//! It is a calendar queue (a timing wheel): time is cut into buckets of
+//! 2^16 ns (65.5 us), a wheel of 4096 buckets holds the next 268 ms, and
+//! events further out wait in a heap until the wheel reaches them. A push
+//! into a future bucket is an append; a bucket is sorted once, when it
+//! becomes the current one. Most events of a run are packets on a path of
+//! tens of milliseconds, so they cost a constant instead of a heap's
+//! log(events pending) (every packet in propagation is pending). Events
+//! are ordered by their exact (time, insertion order) key throughout:
+//! buckets only decide when a group of them is sorted, so the order events
+//! pop in is that of one heap of everything.
 
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 use cc::Instant;
 
-/// Where a heap entry's event is: a slot of `loose` or, with the top bit
-/// set, the head of a lane.
-type Source = u32;
-const LANE: Source = 1 << 31;
+/// log2 of a bucket's width in nanoseconds.
+const BUCKET_SHIFT: u32 = 16;
+/// Buckets in the wheel (a power of two).
+const BUCKETS: u64 = 4096;
+const MASK: u64 = BUCKETS - 1;
+const WORDS: usize = (BUCKETS / 64) as usize;
 
-/// (time, insertion order) in one integer: compared in one step.
-type Key = u128;
-
-fn key(at: Instant, seq: u64) -> Key {
-    (u128::from(at.as_nanos()) << 64) | u128::from(seq)
-}
-
-fn time_of(key: Key) -> Instant {
-    Instant::from_nanos((key >> 64) as u64)
-}
-
-#[derive(Clone, Copy)]
+/// An event's place in the order and in the slab: (time in ns,
+/// insertion order) decide; `slot` says where the event is.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Entry {
-    key: Key,
-    source: Source,
+    at: u64,
+    seq: u64,
+    slot: u32,
+}
+
+impl Entry {
+    fn bucket(&self) -> u64 {
+        self.at >> BUCKET_SHIFT
+    }
 }
 
 /// A deterministic discrete-event queue.
 pub struct EventQueue<E> {
-    /// A binary min-heap on `key`.
-    heap: Vec<Entry>,
-    /// Events not in a lane; `None` slots are free (listed in `free`).
-    loose: Vec<Option<E>>,
+    /// The events; `None` slots are free (listed in `free`).
+    slab: Vec<Option<E>>,
     free: Vec<u32>,
-    lanes: Vec<VecDeque<(Key, E)>>,
+    /// The current bucket's entries (and any pushed for its time or
+    /// earlier), sorted latest first: the next event is the last.
+    current: Vec<Entry>,
+    /// The current bucket (time >> BUCKET_SHIFT).
+    cursor: u64,
+    /// Buckets `cursor + 1 .. cursor + BUCKETS`, at `bucket & MASK`, unsorted.
+    wheel: Vec<Vec<Entry>>,
+    /// Which wheel buckets hold entries.
+    occupied: [u64; WORDS],
+    in_wheel: usize,
+    /// Entries beyond the wheel.
+    beyond: BinaryHeap<Reverse<Entry>>,
     next_seq: u64,
 }
 
 impl<E> Default for EventQueue<E> {
     fn default() -> Self {
-        EventQueue::with_lanes(0)
+        EventQueue {
+            slab: Vec::new(),
+            free: Vec::new(),
+            current: Vec::new(),
+            cursor: 0,
+            wheel: (0..BUCKETS).map(|_| Vec::new()).collect(),
+            occupied: [0; WORDS],
+            in_wheel: 0,
+            beyond: BinaryHeap::new(),
+            next_seq: 0,
+        }
     }
 }
 
 impl<E> EventQueue<E> {
-    /// A queue with `lanes` FIFO lanes (see [`EventQueue::push_lane`]).
-    pub fn with_lanes(lanes: usize) -> Self {
-        assert!(lanes < LANE as usize, "too many lanes");
-        EventQueue {
-            heap: Vec::new(),
-            loose: Vec::new(),
-            free: Vec::new(),
-            lanes: (0..lanes).map(|_| VecDeque::new()).collect(),
-            next_seq: 0,
-        }
-    }
-
-    fn next_key(&mut self, at: Instant) -> Key {
-        let k = key(at, self.next_seq);
-        self.next_seq += 1;
-        k
-    }
-
     /// Schedules `event` at `at`.
+    #[inline]
     pub fn push(&mut self, at: Instant, event: E) {
-        let key = self.next_key(at);
-        self.push_loose(key, event);
-    }
-
-    fn push_loose(&mut self, key: Key, event: E) {
         let slot = match self.free.pop() {
             Some(slot) => {
-                self.loose[slot as usize] = Some(event);
+                self.slab[slot as usize] = Some(event);
                 slot
             }
             None => {
-                self.loose.push(Some(event));
-                u32::try_from(self.loose.len() - 1).expect("fewer than 2^31 pending events")
+                self.slab.push(Some(event));
+                u32::try_from(self.slab.len() - 1).expect("fewer than 2^32 pending events")
             }
         };
-        debug_assert!(slot < LANE);
-        self.heap_push(Entry { key, source: slot });
+        let entry = Entry {
+            at: at.as_nanos(),
+            seq: self.next_seq,
+            slot,
+        };
+        self.next_seq += 1;
+        self.place(entry);
     }
 
-    /// Schedules `event` at `at` in `lane`. Cheapest when a lane's events
-    /// are pushed in order of time (a flow's packets on a fixed delay);
-    /// an event earlier than the lane's last is still served in order,
-    /// outside the lane.
-    pub fn push_lane(&mut self, lane: usize, at: Instant, event: E) {
-        let key = self.next_key(at);
-        let fifo = &mut self.lanes[lane];
-        match fifo.back() {
-            Some(&(last, _)) if time_of(last) > at => self.push_loose(key, event),
-            Some(_) => fifo.push_back((key, event)),
-            None => {
-                fifo.push_back((key, event));
-                self.heap_push(Entry {
-                    key,
-                    source: LANE | lane as u32,
-                });
-            }
+    #[inline]
+    fn place(&mut self, entry: Entry) {
+        let bucket = entry.bucket();
+        if bucket <= self.cursor {
+            // Latest first: everything before `i` is later than `entry`.
+            let i = self.current.partition_point(|e| e > &entry);
+            self.current.insert(i, entry);
+        } else if bucket - self.cursor < BUCKETS {
+            let i = (bucket & MASK) as usize;
+            self.wheel[i].push(entry);
+            self.occupied[i / 64] |= 1 << (i % 64);
+            self.in_wheel += 1;
+        } else {
+            self.beyond.push(Reverse(entry));
         }
     }
 
-    /// Removes and returns the earliest event.
-    pub fn pop(&mut self) -> Option<(Instant, E)> {
-        let top = *self.heap.first()?;
-        let event = if top.source & LANE != 0 {
-            let fifo = &mut self.lanes[(top.source & !LANE) as usize];
-            let (_, event) = fifo.pop_front().expect("a lane in the heap is not empty");
-            match fifo.front() {
-                Some(&(next, _)) => {
-                    // The lane's next event takes its place: one sift down
-                    // instead of a pop and a push.
-                    self.heap[0].key = next;
-                    self.sift_down(0);
-                }
-                None => self.heap_pop(),
-            }
-            event
-        } else {
-            let slot = top.source;
-            let event = self.loose[slot as usize].take().expect("a live slot");
-            self.free.push(slot);
-            self.heap_pop();
-            event
+    /// Makes the earliest pending bucket the current one; false if no
+    /// event is pending.
+    fn advance(&mut self) -> bool {
+        debug_assert!(self.current.is_empty());
+        let in_wheel = self.next_occupied();
+        let beyond = self.beyond.peek().map(|Reverse(e)| e.bucket());
+        self.cursor = match (in_wheel, beyond) {
+            (Some(a), Some(b)) => a.min(b),
+            (Some(a), None) => a,
+            (None, Some(b)) => b,
+            (None, None) => return false,
         };
-        Some((time_of(top.key), event))
+        let i = (self.cursor & MASK) as usize;
+        if self.occupied[i / 64] & (1 << (i % 64)) != 0 {
+            self.occupied[i / 64] &= !(1 << (i % 64));
+            self.in_wheel -= self.wheel[i].len();
+            std::mem::swap(&mut self.current, &mut self.wheel[i]);
+        }
+        // The wheel now reaches further: bring in what it covers.
+        while let Some(&Reverse(e)) = self.beyond.peek() {
+            if e.bucket() - self.cursor >= BUCKETS {
+                break;
+            }
+            self.beyond.pop();
+            if e.bucket() == self.cursor {
+                self.current.push(e);
+            } else {
+                self.place(e);
+            }
+        }
+        self.current.sort_unstable_by(|a, b| b.cmp(a));
+        true
+    }
+
+    /// The first occupied wheel bucket after the cursor.
+    fn next_occupied(&self) -> Option<u64> {
+        if self.in_wheel == 0 {
+            return None;
+        }
+        let start = ((self.cursor + 1) & MASK) as usize;
+        let (word, bit) = (start / 64, start % 64);
+        let first = self.occupied[word] & (u64::MAX << bit);
+        let found = if first != 0 {
+            word * 64 + first.trailing_zeros() as usize
+        } else {
+            (1..=WORDS)
+                .map(|k| (word + k) % WORDS)
+                .find(|&w| self.occupied[w] != 0)
+                .map(|w| w * 64 + self.occupied[w].trailing_zeros() as usize)
+                .expect("in_wheel counts entries in occupied buckets")
+        };
+        let ahead = (found as u64).wrapping_sub(start as u64) & MASK;
+        Some(self.cursor + 1 + ahead)
+    }
+
+    /// Removes and returns the earliest event.
+    #[inline]
+    pub fn pop(&mut self) -> Option<(Instant, E)> {
+        if self.current.is_empty() && !self.advance() {
+            return None;
+        }
+        let entry = self.current.pop().expect("advance filled the bucket");
+        let event = self.slab[entry.slot as usize]
+            .take()
+            .expect("a pending slot");
+        self.free.push(entry.slot);
+        Some((Instant::from_nanos(entry.at), event))
     }
 
     /// The time of the earliest event.
-    pub fn peek_time(&self) -> Option<Instant> {
-        self.heap.first().map(|e| time_of(e.key))
+    pub fn peek_time(&mut self) -> Option<Instant> {
+        if self.current.is_empty() && !self.advance() {
+            return None;
+        }
+        self.current.last().map(|e| Instant::from_nanos(e.at))
     }
 
     /// The pending events, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = &E> {
-        self.loose
-            .iter()
-            .flatten()
-            .chain(self.lanes.iter().flatten().map(|(_, e)| e))
+        self.slab.iter().flatten()
     }
 
     /// Number of pending events.
     pub fn len(&self) -> usize {
-        self.loose.len() - self.free.len() + self.lanes.iter().map(VecDeque::len).sum::<usize>()
+        self.slab.len() - self.free.len()
     }
 
     /// Whether no event is pending.
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
-    }
-
-    fn heap_push(&mut self, entry: Entry) {
-        self.heap.push(entry);
-        let mut i = self.heap.len() - 1;
-        while i > 0 {
-            let parent = (i - 1) / 2;
-            if self.heap[parent].key <= entry.key {
-                break;
-            }
-            self.heap[i] = self.heap[parent];
-            i = parent;
-        }
-        self.heap[i] = entry;
-    }
-
-    fn heap_pop(&mut self) {
-        let last = self.heap.pop().expect("not empty");
-        if !self.heap.is_empty() {
-            self.heap[0] = last;
-            self.sift_down(0);
-        }
-    }
-
-    fn sift_down(&mut self, mut i: usize) {
-        let entry = self.heap[i];
-        let n = self.heap.len();
-        loop {
-            let left = 2 * i + 1;
-            if left >= n {
-                break;
-            }
-            let right = left + 1;
-            let child = if right < n && self.heap[right].key < self.heap[left].key {
-                right
-            } else {
-                left
-            };
-            if entry.key <= self.heap[child].key {
-                break;
-            }
-            self.heap[i] = self.heap[child];
-            i = child;
-        }
-        self.heap[i] = entry;
+        self.len() == 0
     }
 }
 
@@ -228,51 +227,58 @@ mod tests {
         assert_eq!(order, vec!['a', 'b', 'c', 'd']);
     }
 
-    /// Lanes change nothing in the order: the same pushes into lanes or
-    /// not pop identically, ties and out-of-order lane pushes included.
+    /// The same pushes and pops as one heap keyed by (time, insertion
+    /// order): ties, events in the current bucket, in the past, in the
+    /// wheel, beyond it, and long idle stretches.
     #[test]
-    fn lanes_pop_in_the_order_of_one_heap() {
-        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
+    fn pops_in_the_order_of_one_heap() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rng = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
         };
-        // The reference: one heap of everything, keyed by (time, insertion order).
-        let mut plain = std::collections::BinaryHeap::new();
+        let mut reference = BinaryHeap::new();
+        let mut q = EventQueue::default();
         let mut seq = 0u64;
-        let mut laned = EventQueue::with_lanes(3);
-        let mut now = 0;
-        let mut popped = (Vec::new(), Vec::new());
-        for i in 0..20_000u64 {
-            let r = next();
-            if r % 3 == 0 {
-                let a = plain
+        let mut now = 0u64;
+        for i in 0..200_000u64 {
+            let r = rng();
+            if r % 5 < 2 {
+                let want = reference
                     .pop()
-                    .map(|std::cmp::Reverse((t, _, e))| (Instant::from_nanos(t), e));
-                let b = laned.pop();
-                assert_eq!(a, b);
-                if let Some((t, e)) = a {
+                    .map(|Reverse((t, _, e))| (Instant::from_nanos(t), e));
+                assert_eq!(q.peek_time(), want.map(|(t, _)| t));
+                assert_eq!(q.pop(), want);
+                if let Some((t, _)) = want {
                     now = t.as_nanos();
-                    popped.0.push(e);
-                    popped.1.push(e);
                 }
                 continue;
             }
-            // Mostly in order per lane, sometimes earlier, often tied.
-            let at = Instant::from_nanos(now + (r >> 8) % 50);
-            plain.push(std::cmp::Reverse((at.as_nanos(), seq, i)));
+            let delay = match (r >> 8) % 8 {
+                0 => 0,
+                1 => (r >> 16) % 1_000,
+                2 | 3 => (r >> 16) % 100_000,
+                4 | 5 => (r >> 16) % 50_000_000,
+                6 => (r >> 16) % 2_000_000_000,
+                _ => 1 << BUCKET_SHIFT,
+            };
+            // Now and then a time already passed.
+            let at = if (r >> 40) % 50 == 0 {
+                now.saturating_sub(delay)
+            } else {
+                now + delay
+            };
+            reference.push(Reverse((at, seq, i)));
             seq += 1;
-            match (r >> 4) % 4 {
-                3 => laned.push(at, i),
-                lane => laned.push_lane(lane as usize, at, i),
-            }
-            assert_eq!(plain.len(), laned.len());
+            q.push(Instant::from_nanos(at), i);
+            assert_eq!(q.len(), reference.len());
         }
-        while let Some(std::cmp::Reverse((t, _, e))) = plain.pop() {
-            assert_eq!(Some((Instant::from_nanos(t), e)), laned.pop());
+        while let Some(Reverse((t, _, e))) = reference.pop() {
+            assert_eq!(q.pop(), Some((Instant::from_nanos(t), e)));
         }
-        assert!(laned.is_empty());
+        assert!(q.is_empty());
+        assert_eq!(q.pop(), None);
     }
 }

@@ -40,22 +40,6 @@ enum Event {
     WarmupEnd,
 }
 
-/// Event-queue lanes: a flow's packets reach its receiver, and its ACKs
-/// its sender, in the order they were scheduled (fixed delays behind FIFO
-/// queues); its delayed-ACK timers are armed a fixed delay after a packet
-/// arrives. Most of them are stale when due (the next packet sent the
-/// ACK): in the heap they would make up most of it.
-const LANES_PER_FLOW: usize = 3;
-fn deliver_lane(flow: usize) -> usize {
-    LANES_PER_FLOW * flow
-}
-fn ack_lane(flow: usize) -> usize {
-    LANES_PER_FLOW * flow + 1
-}
-fn ack_timer_lane(flow: usize) -> usize {
-    LANES_PER_FLOW * flow + 2
-}
-
 /// Bytes an ACK takes on the wire: a QUIC short-header packet (1 byte of
 /// flags, an 8-byte connection ID, a 2-byte packet number), an ACK frame of
 /// a few ranges (about 10 bytes), the 16-byte AEAD tag, and UDP/IPv4's 28.
@@ -177,8 +161,7 @@ impl Simulation {
             };
             Bottleneck::new(&ack_path, derive_seed(config.seed, 0x5550))
         });
-        let flow_count: usize = config.flows.iter().map(|f| f.count as usize).sum();
-        let mut queue = EventQueue::with_lanes(LANES_PER_FLOW * flow_count);
+        let mut queue = EventQueue::default();
         let mut flows = Vec::new();
         for flow_config in &config.flows {
             for _ in 0..flow_config.count {
@@ -545,8 +528,7 @@ impl Simulation {
                 self.queue_delay.record(self.now - packet.sent_time);
             }
             let at = self.now + self.flows[packet.flow].forward_delay;
-            self.queue
-                .push_lane(deliver_lane(packet.flow), at, Event::Deliver(packet));
+            self.queue.push(at, Event::Deliver(packet));
         }
         self.schedule_departure();
     }
@@ -585,8 +567,7 @@ impl Simulation {
             AckDecision::Delay(at) => {
                 if flow.ack_timer_at != Some(at) {
                     flow.ack_timer_at = Some(at);
-                    self.queue
-                        .push_lane(ack_timer_lane(id), at, Event::AckTimer(id, at));
+                    self.queue.push(at, Event::AckTimer(id, at));
                 }
             }
         }
@@ -606,19 +587,13 @@ impl Simulation {
                 .unwrap_or(now)
                 .max(self.shared_ack_at);
             self.shared_ack_at = leave;
-            self.queue.push_lane(
-                ack_lane(id),
-                leave + self.flows[id].return_delay,
-                Event::Ack(id, frame),
-            );
+            self.queue
+                .push(leave + self.flows[id].return_delay, Event::Ack(id, frame));
             return;
         }
         let Some(uplink) = self.uplink.as_mut() else {
-            self.queue.push_lane(
-                ack_lane(id),
-                now + self.flows[id].return_delay,
-                Event::Ack(id, frame),
-            );
+            self.queue
+                .push(now + self.flows[id].return_delay, Event::Ack(id, frame));
             return;
         };
         if uplink.enqueue(now, AckPacket { flow: id, frame }).is_err() {
@@ -646,8 +621,7 @@ impl Simulation {
         if let Some(uplink) = self.uplink.as_mut() {
             while let Some(ack) = uplink.dequeue(now) {
                 let back = now + self.flows[ack.flow].return_delay;
-                self.queue
-                    .push_lane(ack_lane(ack.flow), back, Event::Ack(ack.flow, ack.frame));
+                self.queue.push(back, Event::Ack(ack.flow, ack.frame));
             }
         }
         self.schedule_uplink_departure();
