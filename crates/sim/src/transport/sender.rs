@@ -163,6 +163,9 @@ pub struct Sender {
     out: Option<Outputs>,
     estimator: DeliveryRateEstimator,
     rtt: RttEstimator,
+    /// `rtt.pto(config.max_ack_delay)`, kept with `rtt`: the loss timer is
+    /// re-armed after every send and ACK.
+    pto: Duration,
     stream: SendStream,
     /// Packets from `base_pn` on; `None` once acked or declared lost.
     sent: VecDeque<Option<SentPacket>>,
@@ -211,6 +214,7 @@ impl Sender {
             out,
             estimator: DeliveryRateEstimator::new(),
             rtt: RttEstimator::default(),
+            pto: RttEstimator::default().pto(config.max_ack_delay),
             stream: SendStream::new(size.map(Bytes::get)),
             sent: VecDeque::new(),
             base_pn: 0,
@@ -479,6 +483,7 @@ impl Sender {
             let latest = now - largest_sent;
             let ack_delay = frame.ack_delay.min(self.config.max_ack_delay);
             self.rtt.update(latest, ack_delay);
+            self.pto = self.rtt.pto(self.config.max_ack_delay);
             self.first_rtt_sample.get_or_insert(now);
             rtt_sample = Some(latest);
         }
@@ -501,7 +506,9 @@ impl Sender {
             in_recovery: self.in_recovery,
             recovery_exited: was_in_recovery && !self.in_recovery,
         });
-        self.out = None;
+        // Read now: the simulator reads the probe state after every ACK,
+        // and the sends that follow need the rest.
+        self.out = Some(Outputs::of(self.cc.as_ref()));
         if let Some(q) = self.qlog.as_mut() {
             let t = elapsed(now);
             q.ack_received(t, &crate::qlog::ranges(&frame.newly_received));
@@ -637,8 +644,7 @@ impl Sender {
         if self.bytes_in_flight == Bytes::ZERO {
             return None;
         }
-        let pto =
-            self.rtt.pto(self.config.max_ack_delay) * 2u32.saturating_pow(self.pto_count.min(16));
+        let pto = self.pto * 2u32.saturating_pow(self.pto_count.min(16));
         self.last_ack_eliciting.map(|t| t + pto)
     }
 
