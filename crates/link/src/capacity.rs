@@ -197,7 +197,15 @@ impl Capacity {
         }
         match &self.model {
             Model::Constant(0) | Model::Opportunities(_) => None,
-            Model::Constant(r) => instant(start.as_nanos() as u128 + amount.div_ceil(*r as u128)),
+            Model::Constant(r) => {
+                // In 64 bits when it fits (a packet's bits at any rate): the
+                // 128-bit division is a library call, the quotient the same.
+                let wait = match u64::try_from(amount) {
+                    Ok(amount) => u128::from(amount.div_ceil(*r)),
+                    _ => amount.div_ceil(*r as u128),
+                };
+                instant(start.as_nanos() as u128 + wait)
+            }
             Model::Steps(s) => s
                 .time_to_integral(start.as_nanos(), amount)
                 .and_then(instant),
