@@ -4,9 +4,11 @@
 //! vary between runs (addresses, hash order), so a run is a pure function
 //! of its inputs.
 //!
-//! It is a calendar queue (a timing wheel): time is cut into buckets of
-//! 2^16 ns (65.5 us), a wheel of 4096 buckets holds the next 268 ms, and
-//! events further out wait in a heap until the wheel reaches them. A push
+//! It is a calendar queue (a timing wheel): time is cut into buckets
+//! (2^16 ns, 65.5 us, unless the simulation sizes them to its link: about
+//! a packet's transmission time), a wheel of 4096 buckets holds the time
+//! ahead, and events further out wait in a heap until the wheel reaches
+//! them. A push
 //! into a future bucket is an append; a bucket is sorted once, when it
 //! becomes the current one. Most events of a run are packets on a path of
 //! tens of milliseconds, so they cost a constant instead of a heap's
@@ -20,7 +22,7 @@ use std::collections::BinaryHeap;
 
 use cc::Instant;
 
-/// log2 of a bucket's width in nanoseconds.
+/// log2 of a bucket's width in nanoseconds, by default.
 const BUCKET_SHIFT: u32 = 16;
 /// Buckets in the wheel (a power of two).
 const BUCKETS: u64 = 4096;
@@ -36,12 +38,6 @@ struct Entry {
     slot: u32,
 }
 
-impl Entry {
-    fn bucket(&self) -> u64 {
-        self.at >> BUCKET_SHIFT
-    }
-}
-
 /// A deterministic discrete-event queue.
 pub struct EventQueue<E> {
     /// The events; `None` slots are free (listed in `free`).
@@ -50,8 +46,10 @@ pub struct EventQueue<E> {
     /// The current bucket's entries (and any pushed for its time or
     /// earlier), sorted latest first: the next event is the last.
     current: Vec<Entry>,
-    /// The current bucket (time >> BUCKET_SHIFT).
+    /// The current bucket (time >> shift).
     cursor: u64,
+    /// log2 of a bucket's width in nanoseconds.
+    shift: u32,
     /// Buckets `cursor + 1 .. cursor + BUCKETS`, at `bucket & MASK`, unsorted.
     wheel: Vec<Vec<Entry>>,
     /// Which wheel buckets hold entries.
@@ -64,11 +62,21 @@ pub struct EventQueue<E> {
 
 impl<E> Default for EventQueue<E> {
     fn default() -> Self {
+        EventQueue::with_bucket_width(BUCKET_SHIFT)
+    }
+}
+
+impl<E> EventQueue<E> {
+    /// A queue whose buckets are 2^`log2_ns` ns wide (clamped to 2^8 ..
+    /// 2^32). The width changes only the speed: about as many events per
+    /// bucket as fit a bucket's sort cheaply is best.
+    pub fn with_bucket_width(log2_ns: u32) -> Self {
         EventQueue {
             slab: Vec::new(),
             free: Vec::new(),
             current: Vec::new(),
             cursor: 0,
+            shift: log2_ns.clamp(8, 32),
             wheel: (0..BUCKETS).map(|_| Vec::new()).collect(),
             occupied: [0; WORDS],
             in_wheel: 0,
@@ -76,9 +84,11 @@ impl<E> Default for EventQueue<E> {
             next_seq: 0,
         }
     }
-}
 
-impl<E> EventQueue<E> {
+    fn bucket(&self, entry: &Entry) -> u64 {
+        entry.at >> self.shift
+    }
+
     /// Schedules `event` at `at`.
     #[inline]
     pub fn push(&mut self, at: Instant, event: E) {
@@ -103,7 +113,7 @@ impl<E> EventQueue<E> {
 
     #[inline]
     fn place(&mut self, entry: Entry) {
-        let bucket = entry.bucket();
+        let bucket = self.bucket(&entry);
         if bucket <= self.cursor {
             // Latest first: everything before `i` is later than `entry`.
             let i = self.current.partition_point(|e| e > &entry);
@@ -123,7 +133,7 @@ impl<E> EventQueue<E> {
     fn advance(&mut self) -> bool {
         debug_assert!(self.current.is_empty());
         let in_wheel = self.next_occupied();
-        let beyond = self.beyond.peek().map(|Reverse(e)| e.bucket());
+        let beyond = self.beyond.peek().map(|Reverse(e)| self.bucket(e));
         self.cursor = match (in_wheel, beyond) {
             (Some(a), Some(b)) => a.min(b),
             (Some(a), None) => a,
@@ -138,11 +148,11 @@ impl<E> EventQueue<E> {
         }
         // The wheel now reaches further: bring in what it covers.
         while let Some(&Reverse(e)) = self.beyond.peek() {
-            if e.bucket() - self.cursor >= BUCKETS {
+            if self.bucket(&e) - self.cursor >= BUCKETS {
                 break;
             }
             self.beyond.pop();
-            if e.bucket() == self.cursor {
+            if self.bucket(&e) == self.cursor {
                 self.current.push(e);
             } else {
                 self.place(e);
@@ -232,6 +242,12 @@ mod tests {
     /// wheel, beyond it, and long idle stretches.
     #[test]
     fn pops_in_the_order_of_one_heap() {
+        for shift in [10, BUCKET_SHIFT, 20] {
+            pops_in_the_order_of_one_heap_with(shift);
+        }
+    }
+
+    fn pops_in_the_order_of_one_heap_with(shift: u32) {
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         let mut rng = move || {
             x ^= x << 13;
@@ -240,7 +256,7 @@ mod tests {
             x
         };
         let mut reference = BinaryHeap::new();
-        let mut q = EventQueue::default();
+        let mut q = EventQueue::with_bucket_width(shift);
         let mut seq = 0u64;
         let mut now = 0u64;
         for i in 0..200_000u64 {
@@ -262,7 +278,7 @@ mod tests {
                 2 | 3 => (r >> 16) % 100_000,
                 4 | 5 => (r >> 16) % 50_000_000,
                 6 => (r >> 16) % 2_000_000_000,
-                _ => 1 << BUCKET_SHIFT,
+                _ => 1 << shift,
             };
             // Now and then a time already passed.
             let at = if (r >> 40) % 50 == 0 {
