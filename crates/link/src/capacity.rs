@@ -93,6 +93,7 @@ impl Capacity {
     /// The capacity at `t`. For rate models the exact rate in force; for
     /// mahimahi the opportunity bytes in the [`Self::MAHIMAHI_RATE_WINDOW`]
     /// centred on `t` (starting at 0 near the start) divided by the window.
+    #[inline]
     pub fn rate_at(&self, t: Instant) -> Bandwidth {
         let t = t.as_nanos();
         match &self.model {
@@ -141,6 +142,7 @@ impl Capacity {
     /// opportunity that completes them, counting only opportunities strictly
     /// after `start` (mm-link spends the opportunities due by the current
     /// millisecond before it enqueues a packet arriving then).
+    #[inline]
     pub fn time_to_serve(&self, start: Instant, bytes: Bytes) -> Option<Instant> {
         if bytes == Bytes::ZERO {
             return Some(start);
@@ -191,6 +193,7 @@ impl Capacity {
 
     /// The earliest instant at which the integral since `start` reaches
     /// `amount` bit-ns; None if it never does (or not for mahimahi).
+    #[inline]
     pub(super) fn time_to_integral(&self, start: Instant, amount: u128) -> Option<Instant> {
         if amount == 0 {
             return Some(start);
