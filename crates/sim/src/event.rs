@@ -52,6 +52,9 @@ pub struct EventQueue<E> {
     shift: u32,
     /// Buckets `cursor + 1 .. cursor + BUCKETS`, at `bucket & MASK`, unsorted.
     wheel: Vec<Vec<Entry>>,
+    /// Emptied buckets' storage, for the next bucket that fills: only
+    /// buckets holding events keep an allocation, not all 4096.
+    spare: Vec<Vec<Entry>>,
     /// Which wheel buckets hold entries.
     occupied: [u64; WORDS],
     in_wheel: usize,
@@ -78,6 +81,7 @@ impl<E> EventQueue<E> {
             cursor: 0,
             shift: log2_ns.clamp(8, 32),
             wheel: (0..BUCKETS).map(|_| Vec::new()).collect(),
+            spare: Vec::new(),
             occupied: [0; WORDS],
             in_wheel: 0,
             beyond: BinaryHeap::new(),
@@ -120,7 +124,13 @@ impl<E> EventQueue<E> {
             self.current.insert(i, entry);
         } else if bucket - self.cursor < BUCKETS {
             let i = (bucket & MASK) as usize;
-            self.wheel[i].push(entry);
+            let slot = &mut self.wheel[i];
+            if slot.capacity() == 0 {
+                if let Some(storage) = self.spare.pop() {
+                    *slot = storage;
+                }
+            }
+            slot.push(entry);
             self.occupied[i / 64] |= 1 << (i % 64);
             self.in_wheel += 1;
         } else {
@@ -144,7 +154,10 @@ impl<E> EventQueue<E> {
         if self.occupied[i / 64] & (1 << (i % 64)) != 0 {
             self.occupied[i / 64] &= !(1 << (i % 64));
             self.in_wheel -= self.wheel[i].len();
-            std::mem::swap(&mut self.current, &mut self.wheel[i]);
+            let done = std::mem::replace(&mut self.current, std::mem::take(&mut self.wheel[i]));
+            if done.capacity() > 0 {
+                self.spare.push(done);
+            }
         }
         // The wheel now reaches further: bring in what it covers.
         while let Some(&Reverse(e)) = self.beyond.peek() {
