@@ -26,6 +26,7 @@ impl Pacer {
         }
     }
 
+    #[inline]
     fn refill(&mut self, now: Instant, rate: Bandwidth, depth: Bytes) {
         let dt = (now - self.last).as_secs_f64();
         self.tokens = (self.tokens + rate.as_bps_f64() / 8.0 * dt).min(depth.as_f64());
@@ -35,6 +36,7 @@ impl Pacer {
     /// When a packet of `size` may leave: `now` or a later time. `quantum`
     /// is the bucket's depth; a `timer` above zero is a timer-driven pacer's
     /// granularity: it sleeps at least that long once the bucket runs dry.
+    #[inline]
     pub fn earliest_send(
         &mut self,
         now: Instant,
@@ -60,6 +62,7 @@ impl Pacer {
     /// timer periods at `rate`, at least ten datagrams and at least
     /// `quantum` (nginx-quic's `max(10 MSS, (3 + 3) ms x rate)`); `quantum`
     /// itself for a packet-by-packet pacer.
+    #[inline]
     pub fn depth(
         quantum: Bytes,
         rate: Bandwidth,
@@ -80,6 +83,7 @@ impl Pacer {
     }
 
     /// A packet of `size` left.
+    #[inline]
     pub fn on_send(&mut self, size: Bytes) {
         self.tokens -= size.as_f64();
     }

@@ -91,21 +91,25 @@ impl DeliveryRateEstimator {
     }
 
     /// Total bytes delivered so far.
+    #[inline]
     pub fn delivered(&self) -> Bytes {
         self.delivered
     }
 
     /// Total bytes declared lost so far.
+    #[inline]
     pub fn lost(&self) -> Bytes {
         self.lost
     }
 
     /// Whether an app-limited bubble is still in the network.
+    #[inline]
     pub fn is_app_limited(&self) -> bool {
         self.app_limited_until.is_some()
     }
 
     /// Stamps a packet about to be sent. `bytes_in_flight` excludes the packet.
+    #[inline]
     pub fn on_packet_sent(
         &mut self,
         now: Instant,
@@ -131,11 +135,13 @@ impl DeliveryRateEstimator {
 
     /// The sender has no data to send although the window has room: mark the
     /// bubble of what is now in flight as app-limited.
+    #[inline]
     pub fn on_app_limited(&mut self, bytes_in_flight: Bytes) {
         self.app_limited_until = Some((self.delivered + bytes_in_flight).max(Bytes(1)));
     }
 
     /// One packet of the current ACK was newly acknowledged.
+    #[inline]
     pub fn on_packet_acked(&mut self, now: Instant, packet: &DeliveryState) {
         self.on_acked(now, packet.size, packet);
     }
@@ -144,6 +150,7 @@ impl DeliveryRateEstimator {
     /// newest-sent packet: what a QUIC stack that reports an ACK frame in
     /// one call (s2n-quic's `on_ack`) knows. Equivalent to
     /// [`DeliveryRateEstimator::on_packet_acked`] for each packet.
+    #[inline]
     pub fn on_acked(&mut self, now: Instant, bytes: Bytes, newest: &DeliveryState) {
         self.delivered += bytes;
         self.delivered_time = now;
@@ -158,6 +165,7 @@ impl DeliveryRateEstimator {
     }
 
     /// A packet was declared lost.
+    #[inline]
     pub fn on_packet_lost(&mut self, size: Bytes) {
         self.lost += size;
     }

@@ -11,6 +11,26 @@ use std::time::Duration;
 
 const NANOS_PER_SEC: u128 = 1_000_000_000;
 
+/// `n / d` in 64 bits when both fit, as they do for every rate and
+/// interval a run meets: the 128-bit division is a library call an order
+/// of magnitude slower, and the quotient is the same.
+#[inline]
+fn div(n: u128, d: u128) -> u128 {
+    match (u64::try_from(n), u64::try_from(d)) {
+        (Ok(n), Ok(d)) => u128::from(n / d),
+        _ => n / d,
+    }
+}
+
+/// `n.div_ceil(d)`, as [`div`].
+#[inline]
+fn div_ceil(n: u128, d: u128) -> u128 {
+    match (u64::try_from(n), u64::try_from(d)) {
+        (Ok(n), Ok(d)) => u128::from(n.div_ceil(d)),
+        _ => n.div_ceil(d),
+    }
+}
+
 /// A volume of data in bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Bytes(pub u64);
@@ -22,22 +42,26 @@ impl Bytes {
     pub const MAX: Bytes = Bytes(u64::MAX);
 
     /// The raw byte count.
+    #[inline]
     pub const fn get(self) -> u64 {
         self.0
     }
 
     /// `self - other`, or zero if `other` is larger.
+    #[inline]
     pub fn saturating_sub(self, other: Bytes) -> Bytes {
         Bytes(self.0.saturating_sub(other.0))
     }
 
     /// `self + other`, saturating at [`Bytes::MAX`].
+    #[inline]
     pub fn saturating_add(self, other: Bytes) -> Bytes {
         Bytes(self.0.saturating_add(other.0))
     }
 
     /// Scales by a non-negative real factor, rounding down; saturates instead
     /// of overflowing and maps NaN/negative factors to zero.
+    #[inline]
     pub fn mul_f64(self, factor: f64) -> Bytes {
         let v = self.0 as f64 * factor;
         if v.is_nan() || v <= 0.0 {
@@ -50,28 +74,32 @@ impl Bytes {
     }
 
     /// The volume as a float (for ratios and reports).
+    #[inline]
     pub fn as_f64(self) -> f64 {
         self.0 as f64
     }
 
     /// The rate at which this volume crosses in `interval`; `None` for a zero interval.
+    #[inline]
     pub fn per(self, interval: Duration) -> Option<Bandwidth> {
         let nanos = interval.as_nanos();
         if nanos == 0 {
             return None;
         }
-        let bps = (self.0 as u128 * 8 * NANOS_PER_SEC) / nanos;
+        let bps = div(self.0 as u128 * 8 * NANOS_PER_SEC, nanos);
         Some(Bandwidth(bps.min(u64::MAX as u128) as u64))
     }
 }
 
 impl Add for Bytes {
     type Output = Bytes;
+    #[inline]
     fn add(self, rhs: Bytes) -> Bytes {
         Bytes(self.0.saturating_add(rhs.0))
     }
 }
 impl AddAssign for Bytes {
+    #[inline]
     fn add_assign(&mut self, rhs: Bytes) {
         *self = *self + rhs;
     }
@@ -79,28 +107,33 @@ impl AddAssign for Bytes {
 impl Sub for Bytes {
     type Output = Bytes;
     /// Saturating: volumes never go negative.
+    #[inline]
     fn sub(self, rhs: Bytes) -> Bytes {
         self.saturating_sub(rhs)
     }
 }
 impl SubAssign for Bytes {
+    #[inline]
     fn sub_assign(&mut self, rhs: Bytes) {
         *self = *self - rhs;
     }
 }
 impl Mul<u64> for Bytes {
     type Output = Bytes;
+    #[inline]
     fn mul(self, rhs: u64) -> Bytes {
         Bytes(self.0.saturating_mul(rhs))
     }
 }
 impl Div<u64> for Bytes {
     type Output = Bytes;
+    #[inline]
     fn div(self, rhs: u64) -> Bytes {
         Bytes(self.0.checked_div(rhs).unwrap_or(0))
     }
 }
 impl std::iter::Sum for Bytes {
+    #[inline]
     fn sum<I: Iterator<Item = Bytes>>(iter: I) -> Bytes {
         iter.fold(Bytes::ZERO, |a, b| a + b)
     }
@@ -131,18 +164,22 @@ impl Bandwidth {
     pub const MAX: Bandwidth = Bandwidth(u64::MAX);
 
     /// A rate of `bps` bits per second.
+    #[inline]
     pub const fn from_bits_per_sec(bps: u64) -> Bandwidth {
         Bandwidth(bps)
     }
     /// A rate of `kbps` kilobits (1000 bits) per second.
+    #[inline]
     pub const fn from_kbps(kbps: u64) -> Bandwidth {
         Bandwidth(kbps * 1_000)
     }
     /// A rate of `mbps` megabits per second.
+    #[inline]
     pub const fn from_mbps(mbps: u64) -> Bandwidth {
         Bandwidth(mbps * 1_000_000)
     }
     /// A rate from a float of bits per second (clamped to the representable range).
+    #[inline]
     pub fn from_bps_f64(bps: f64) -> Bandwidth {
         if bps.is_nan() || bps <= 0.0 {
             Bandwidth::ZERO
@@ -153,44 +190,52 @@ impl Bandwidth {
         }
     }
     /// Bits per second.
+    #[inline]
     pub const fn bits_per_sec(self) -> u64 {
         self.0
     }
     /// Bits per second as a float.
+    #[inline]
     pub fn as_bps_f64(self) -> f64 {
         self.0 as f64
     }
     /// Megabits per second as a float (for reports).
+    #[inline]
     pub fn as_mbps_f64(self) -> f64 {
         self.0 as f64 / 1e6
     }
     /// Scales by a real gain (pacing gains, filters); saturating.
+    #[inline]
     pub fn mul_f64(self, gain: f64) -> Bandwidth {
         Bandwidth::from_bps_f64(self.0 as f64 * gain)
     }
     /// The volume this rate delivers in `interval` (rounded down).
+    #[inline]
     pub fn bytes_in(self, interval: Duration) -> Bytes {
-        let bytes = (self.0 as u128 * interval.as_nanos()) / (8 * NANOS_PER_SEC);
+        let bytes = div(self.0 as u128 * interval.as_nanos(), 8 * NANOS_PER_SEC);
         Bytes(bytes.min(u64::MAX as u128) as u64)
     }
     /// The time this rate needs to send `bytes`; `None` at zero rate.
+    #[inline]
     pub fn time_to_send(self, bytes: Bytes) -> Option<Duration> {
         if self.0 == 0 {
             return None;
         }
-        let nanos = (bytes.0 as u128 * 8 * NANOS_PER_SEC).div_ceil(self.0 as u128);
+        let nanos = div_ceil(bytes.0 as u128 * 8 * NANOS_PER_SEC, self.0 as u128);
         Some(Duration::from_nanos(nanos.min(u64::MAX as u128) as u64))
     }
 }
 
 impl Add for Bandwidth {
     type Output = Bandwidth;
+    #[inline]
     fn add(self, rhs: Bandwidth) -> Bandwidth {
         Bandwidth(self.0.saturating_add(rhs.0))
     }
 }
 impl Sub for Bandwidth {
     type Output = Bandwidth;
+    #[inline]
     fn sub(self, rhs: Bandwidth) -> Bandwidth {
         Bandwidth(self.0.saturating_sub(rhs.0))
     }
@@ -221,22 +266,27 @@ impl Instant {
     pub const MAX: Instant = Instant(u64::MAX);
 
     /// The instant `nanos` nanoseconds after the epoch.
+    #[inline]
     pub const fn from_nanos(nanos: u64) -> Instant {
         Instant(nanos)
     }
     /// Nanoseconds since the epoch.
+    #[inline]
     pub const fn as_nanos(self) -> u64 {
         self.0
     }
     /// Time since the epoch.
+    #[inline]
     pub fn since_epoch(self) -> Duration {
         Duration::from_nanos(self.0)
     }
     /// Seconds since the epoch as a float (for reports).
+    #[inline]
     pub fn as_secs_f64(self) -> f64 {
         self.0 as f64 / 1e9
     }
     /// `self - earlier`, or zero when `earlier` is later.
+    #[inline]
     pub fn saturating_duration_since(self, earlier: Instant) -> Duration {
         Duration::from_nanos(self.0.saturating_sub(earlier.0))
     }
@@ -244,18 +294,21 @@ impl Instant {
 
 impl Add<Duration> for Instant {
     type Output = Instant;
+    #[inline]
     fn add(self, rhs: Duration) -> Instant {
         let n = rhs.as_nanos().min(u64::MAX as u128) as u64;
         Instant(self.0.saturating_add(n))
     }
 }
 impl AddAssign<Duration> for Instant {
+    #[inline]
     fn add_assign(&mut self, rhs: Duration) {
         *self = *self + rhs;
     }
 }
 impl Sub<Duration> for Instant {
     type Output = Instant;
+    #[inline]
     fn sub(self, rhs: Duration) -> Instant {
         let n = rhs.as_nanos().min(u64::MAX as u128) as u64;
         Instant(self.0.saturating_sub(n))
@@ -264,6 +317,7 @@ impl Sub<Duration> for Instant {
 impl Sub for Instant {
     type Output = Duration;
     /// Saturating: an earlier minus a later instant is zero.
+    #[inline]
     fn sub(self, rhs: Instant) -> Duration {
         self.saturating_duration_since(rhs)
     }

@@ -93,6 +93,7 @@ impl Capacity {
     /// The capacity at `t`. For rate models the exact rate in force; for
     /// mahimahi the opportunity bytes in the [`Self::MAHIMAHI_RATE_WINDOW`]
     /// centred on `t` (starting at 0 near the start) divided by the window.
+    #[inline]
     pub fn rate_at(&self, t: Instant) -> Bandwidth {
         let t = t.as_nanos();
         match &self.model {
@@ -141,6 +142,7 @@ impl Capacity {
     /// opportunity that completes them, counting only opportunities strictly
     /// after `start` (mm-link spends the opportunities due by the current
     /// millisecond before it enqueues a packet arriving then).
+    #[inline]
     pub fn time_to_serve(&self, start: Instant, bytes: Bytes) -> Option<Instant> {
         if bytes == Bytes::ZERO {
             return Some(start);
@@ -191,13 +193,22 @@ impl Capacity {
 
     /// The earliest instant at which the integral since `start` reaches
     /// `amount` bit-ns; None if it never does (or not for mahimahi).
+    #[inline]
     pub(super) fn time_to_integral(&self, start: Instant, amount: u128) -> Option<Instant> {
         if amount == 0 {
             return Some(start);
         }
         match &self.model {
             Model::Constant(0) | Model::Opportunities(_) => None,
-            Model::Constant(r) => instant(start.as_nanos() as u128 + amount.div_ceil(*r as u128)),
+            Model::Constant(r) => {
+                // In 64 bits when it fits (a packet's bits at any rate): the
+                // 128-bit division is a library call, the quotient the same.
+                let wait = match u64::try_from(amount) {
+                    Ok(amount) => u128::from(amount.div_ceil(*r)),
+                    _ => amount.div_ceil(*r as u128),
+                };
+                instant(start.as_nanos() as u128 + wait)
+            }
             Model::Steps(s) => s
                 .time_to_integral(start.as_nanos(), amount)
                 .and_then(instant),

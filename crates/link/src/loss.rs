@@ -39,6 +39,7 @@ impl LossProcess {
 
     /// Decides whether the packet arriving now is lost; call exactly once
     /// per arriving packet, since the Gilbert-Elliott state advances per call.
+    #[inline]
     pub fn lose(&mut self) -> bool {
         match self.model {
             LossModel::None => false,

@@ -1,90 +1,236 @@
-//! The event queue: a min-heap on (time, insertion order).
+//! The event queue: events pop in order of (time, insertion order).
 //!
 //! Ties on time are broken by insertion order, never by anything that could
 //! vary between runs (addresses, hash order), so a run is a pure function
 //! of its inputs.
+//!
+//! It is a calendar queue (a timing wheel): time is cut into buckets
+//! (2^16 ns, 65.5 us, unless the simulation sizes them to its link: about
+//! a packet's transmission time), a wheel of 4096 buckets holds the time
+//! ahead, and events further out wait in a heap until the wheel reaches
+//! them. A push
+//! into a future bucket is an append; a bucket is sorted once, when it
+//! becomes the current one. Most events of a run are packets on a path of
+//! tens of milliseconds, so they cost a constant instead of a heap's
+//! log(events pending) (every packet in propagation is pending). Events
+//! are ordered by their exact (time, insertion order) key throughout:
+//! buckets only decide when a group of them is sorted, so the order events
+//! pop in is that of one heap of everything.
 
-use std::cmp::Ordering;
+use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use cc::Instant;
 
-struct Entry<E> {
-    at: Instant,
-    seq: u64,
-    event: E,
-}
+/// log2 of a bucket's width in nanoseconds, by default.
+const BUCKET_SHIFT: u32 = 16;
+/// Buckets in the wheel (a power of two).
+const BUCKETS: u64 = 4096;
+const MASK: u64 = BUCKETS - 1;
+const WORDS: usize = (BUCKETS / 64) as usize;
 
-impl<E> PartialEq for Entry<E> {
-    fn eq(&self, other: &Self) -> bool {
-        self.at == other.at && self.seq == other.seq
-    }
-}
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl<E> Ord for Entry<E> {
-    fn cmp(&self, other: &Self) -> Ordering {
-        // Reversed: BinaryHeap is a max-heap.
-        other
-            .at
-            .cmp(&self.at)
-            .then_with(|| other.seq.cmp(&self.seq))
-    }
+/// An event's place in the order and in the slab: (time in ns,
+/// insertion order) decide; `slot` says where the event is.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Entry {
+    at: u64,
+    seq: u64,
+    slot: u32,
 }
 
 /// A deterministic discrete-event queue.
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Entry<E>>,
+    /// The events; `None` slots are free (listed in `free`).
+    slab: Vec<Option<E>>,
+    free: Vec<u32>,
+    /// The current bucket's entries (and any pushed for its time or
+    /// earlier), sorted latest first: the next event is the last.
+    current: Vec<Entry>,
+    /// The current bucket (time >> shift).
+    cursor: u64,
+    /// log2 of a bucket's width in nanoseconds.
+    shift: u32,
+    /// Buckets `cursor + 1 .. cursor + BUCKETS`, at `bucket & MASK`, unsorted.
+    wheel: Vec<Vec<Entry>>,
+    /// Emptied buckets' storage, for the next bucket that fills: only
+    /// buckets holding events keep an allocation, not all 4096.
+    spare: Vec<Vec<Entry>>,
+    /// Which wheel buckets hold entries.
+    occupied: [u64; WORDS],
+    in_wheel: usize,
+    /// Entries beyond the wheel.
+    beyond: BinaryHeap<Reverse<Entry>>,
     next_seq: u64,
 }
 
 impl<E> Default for EventQueue<E> {
     fn default() -> Self {
-        EventQueue {
-            heap: BinaryHeap::new(),
-            next_seq: 0,
-        }
+        EventQueue::with_bucket_width(BUCKET_SHIFT)
     }
 }
 
 impl<E> EventQueue<E> {
+    /// A queue whose buckets are 2^`log2_ns` ns wide (clamped to 2^8 ..
+    /// 2^32). The width changes only the speed: about as many events per
+    /// bucket as fit a bucket's sort cheaply is best.
+    pub fn with_bucket_width(log2_ns: u32) -> Self {
+        EventQueue {
+            slab: Vec::new(),
+            free: Vec::new(),
+            current: Vec::new(),
+            cursor: 0,
+            shift: log2_ns.clamp(8, 32),
+            wheel: (0..BUCKETS).map(|_| Vec::new()).collect(),
+            spare: Vec::new(),
+            occupied: [0; WORDS],
+            in_wheel: 0,
+            beyond: BinaryHeap::new(),
+            next_seq: 0,
+        }
+    }
+
+    fn bucket(&self, entry: &Entry) -> u64 {
+        entry.at >> self.shift
+    }
+
     /// Schedules `event` at `at`.
+    #[inline]
     pub fn push(&mut self, at: Instant, event: E) {
-        self.heap.push(Entry {
-            at,
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                self.slab[slot as usize] = Some(event);
+                slot
+            }
+            None => {
+                self.slab.push(Some(event));
+                u32::try_from(self.slab.len() - 1).expect("fewer than 2^32 pending events")
+            }
+        };
+        let entry = Entry {
+            at: at.as_nanos(),
             seq: self.next_seq,
-            event,
-        });
+            slot,
+        };
         self.next_seq += 1;
+        self.place(entry);
+    }
+
+    #[inline]
+    fn place(&mut self, entry: Entry) {
+        let bucket = self.bucket(&entry);
+        if bucket <= self.cursor {
+            // Latest first: everything before `i` is later than `entry`.
+            let i = self.current.partition_point(|e| e > &entry);
+            self.current.insert(i, entry);
+        } else if bucket - self.cursor < BUCKETS {
+            let i = (bucket & MASK) as usize;
+            let slot = &mut self.wheel[i];
+            if slot.capacity() == 0 {
+                if let Some(storage) = self.spare.pop() {
+                    *slot = storage;
+                }
+            }
+            slot.push(entry);
+            self.occupied[i / 64] |= 1 << (i % 64);
+            self.in_wheel += 1;
+        } else {
+            self.beyond.push(Reverse(entry));
+        }
+    }
+
+    /// Makes the earliest pending bucket the current one; false if no
+    /// event is pending.
+    fn advance(&mut self) -> bool {
+        debug_assert!(self.current.is_empty());
+        let in_wheel = self.next_occupied();
+        let beyond = self.beyond.peek().map(|Reverse(e)| self.bucket(e));
+        self.cursor = match (in_wheel, beyond) {
+            (Some(a), Some(b)) => a.min(b),
+            (Some(a), None) => a,
+            (None, Some(b)) => b,
+            (None, None) => return false,
+        };
+        let i = (self.cursor & MASK) as usize;
+        if self.occupied[i / 64] & (1 << (i % 64)) != 0 {
+            self.occupied[i / 64] &= !(1 << (i % 64));
+            self.in_wheel -= self.wheel[i].len();
+            let done = std::mem::replace(&mut self.current, std::mem::take(&mut self.wheel[i]));
+            if done.capacity() > 0 {
+                self.spare.push(done);
+            }
+        }
+        // The wheel now reaches further: bring in what it covers.
+        while let Some(&Reverse(e)) = self.beyond.peek() {
+            if self.bucket(&e) - self.cursor >= BUCKETS {
+                break;
+            }
+            self.beyond.pop();
+            if self.bucket(&e) == self.cursor {
+                self.current.push(e);
+            } else {
+                self.place(e);
+            }
+        }
+        self.current.sort_unstable_by(|a, b| b.cmp(a));
+        true
+    }
+
+    /// The first occupied wheel bucket after the cursor.
+    fn next_occupied(&self) -> Option<u64> {
+        if self.in_wheel == 0 {
+            return None;
+        }
+        let start = ((self.cursor + 1) & MASK) as usize;
+        let (word, bit) = (start / 64, start % 64);
+        let first = self.occupied[word] & (u64::MAX << bit);
+        let found = if first != 0 {
+            word * 64 + first.trailing_zeros() as usize
+        } else {
+            (1..=WORDS)
+                .map(|k| (word + k) % WORDS)
+                .find(|&w| self.occupied[w] != 0)
+                .map(|w| w * 64 + self.occupied[w].trailing_zeros() as usize)
+                .expect("in_wheel counts entries in occupied buckets")
+        };
+        let ahead = (found as u64).wrapping_sub(start as u64) & MASK;
+        Some(self.cursor + 1 + ahead)
     }
 
     /// Removes and returns the earliest event.
+    #[inline]
     pub fn pop(&mut self) -> Option<(Instant, E)> {
-        self.heap.pop().map(|e| (e.at, e.event))
+        if self.current.is_empty() && !self.advance() {
+            return None;
+        }
+        let entry = self.current.pop().expect("advance filled the bucket");
+        let event = self.slab[entry.slot as usize]
+            .take()
+            .expect("a pending slot");
+        self.free.push(entry.slot);
+        Some((Instant::from_nanos(entry.at), event))
     }
 
     /// The time of the earliest event.
-    pub fn peek_time(&self) -> Option<Instant> {
-        self.heap.peek().map(|e| e.at)
+    pub fn peek_time(&mut self) -> Option<Instant> {
+        if self.current.is_empty() && !self.advance() {
+            return None;
+        }
+        self.current.last().map(|e| Instant::from_nanos(e.at))
     }
 
     /// The pending events, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = &E> {
-        self.heap.iter().map(|e| &e.event)
+        self.slab.iter().flatten()
     }
 
     /// Number of pending events.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.slab.len() - self.free.len()
     }
 
     /// Whether no event is pending.
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 }
 
@@ -102,5 +248,66 @@ mod tests {
         q.push(t, 'd');
         let order: Vec<_> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         assert_eq!(order, vec!['a', 'b', 'c', 'd']);
+    }
+
+    /// The same pushes and pops as one heap keyed by (time, insertion
+    /// order): ties, events in the current bucket, in the past, in the
+    /// wheel, beyond it, and long idle stretches.
+    #[test]
+    fn pops_in_the_order_of_one_heap() {
+        for shift in [10, BUCKET_SHIFT, 20] {
+            pops_in_the_order_of_one_heap_with(shift);
+        }
+    }
+
+    fn pops_in_the_order_of_one_heap_with(shift: u32) {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rng = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut reference = BinaryHeap::new();
+        let mut q = EventQueue::with_bucket_width(shift);
+        let mut seq = 0u64;
+        let mut now = 0u64;
+        for i in 0..200_000u64 {
+            let r = rng();
+            if r % 5 < 2 {
+                let want = reference
+                    .pop()
+                    .map(|Reverse((t, _, e))| (Instant::from_nanos(t), e));
+                assert_eq!(q.peek_time(), want.map(|(t, _)| t));
+                assert_eq!(q.pop(), want);
+                if let Some((t, _)) = want {
+                    now = t.as_nanos();
+                }
+                continue;
+            }
+            let delay = match (r >> 8) % 8 {
+                0 => 0,
+                1 => (r >> 16) % 1_000,
+                2 | 3 => (r >> 16) % 100_000,
+                4 | 5 => (r >> 16) % 50_000_000,
+                6 => (r >> 16) % 2_000_000_000,
+                _ => 1 << shift,
+            };
+            // Now and then a time already passed.
+            let at = if (r >> 40) % 50 == 0 {
+                now.saturating_sub(delay)
+            } else {
+                now + delay
+            };
+            reference.push(Reverse((at, seq, i)));
+            seq += 1;
+            q.push(Instant::from_nanos(at), i);
+            assert_eq!(q.len(), reference.len());
+        }
+        while let Some(Reverse((t, _, e))) = reference.pop() {
+            assert_eq!(q.pop(), Some((Instant::from_nanos(t), e)));
+        }
+        assert!(q.is_empty());
+        assert_eq!(q.pop(), None);
     }
 }

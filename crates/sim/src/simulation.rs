@@ -15,7 +15,9 @@ use crate::app::live::{FrameClock, LiveSource};
 use crate::app::Application;
 use crate::config::{FlowConfig, SimConfig};
 use crate::event::EventQueue;
-use crate::link::{Bottleneck, BufferLimit, DropReason, LinkConfig, LinkPacket, LossModel};
+use crate::link::{
+    Bottleneck, BufferLimit, DropReason, LinkConfig, LinkPacket, LossModel, RateModel,
+};
 use crate::qlog::{QlogSink, QlogWriter, Vantage};
 use crate::recorder::{self, FlowRecorder};
 use crate::results::{jain_index, FlowSummary, LinkSummary, LostSplit, RunResult, Series};
@@ -38,6 +40,28 @@ enum Event {
     UplinkDeparture,
     Sample,
     WarmupEnd,
+}
+
+/// The event queue's bucket width (log2 of ns): about a full packet's
+/// transmission time at the link's rate, so that a bucket holds a few
+/// events of each flow's sending, the link's departures and arrivals.
+/// Only the speed depends on it.
+fn bucket_width(rate: &RateModel) -> u32 {
+    let bps = match rate {
+        RateModel::Constant(r) => r.as_bps_f64(),
+        RateModel::Schedule(steps) => steps
+            .iter()
+            .map(|s| s.rate.as_bps_f64())
+            .fold(0.0, f64::max),
+        RateModel::Mahimahi(t) => t.mean_rate().as_bps_f64(),
+        RateModel::Piecewise(t) => t.mean_rate().as_bps_f64(),
+    };
+    let packet_ns = 1500.0 * 8e9 / bps;
+    if packet_ns.is_finite() && packet_ns >= 1.0 {
+        packet_ns.log2().round() as u32
+    } else {
+        16
+    }
 }
 
 /// Bytes an ACK takes on the wire: a QUIC short-header packet (1 byte of
@@ -161,7 +185,7 @@ impl Simulation {
             };
             Bottleneck::new(&ack_path, derive_seed(config.seed, 0x5550))
         });
-        let mut queue = EventQueue::default();
+        let mut queue = EventQueue::with_bucket_width(bucket_width(&config.link.rate));
         let mut flows = Vec::new();
         for flow_config in &config.flows {
             for _ in 0..flow_config.count {
@@ -265,19 +289,20 @@ impl Simulation {
                 let flow = &mut self.flows[id];
                 if let Some(sender) = flow.sender.as_mut() {
                     let fresh = sender.on_ack(now, &frame);
+                    flow.receiver.recycle(frame);
                     if now >= self.warmup {
                         if let Some(rtt) = sender.rtt().has_sample().then(|| sender.rtt().latest())
                         {
                             flow.recorder.rtt.record(rtt);
                         }
                     }
-                    let state = sender.controller().probe_state();
+                    let state = sender.probe_state();
                     match state.in_startup {
                         Some(false) if flow.startup_exit.is_none() => {
                             flow.startup_exit = Some(now);
                         }
                         Some(true) => {
-                            let pacing = sender.controller().pacing_rate();
+                            let pacing = sender.pacing_rate();
                             if pacing != cc::Bandwidth::MAX {
                                 flow.startup_peak_pacing = Some(
                                     flow.startup_peak_pacing.map_or(pacing, |p| p.max(pacing)),

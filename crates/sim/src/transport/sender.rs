@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use cc::{
     AckEvent, Bandwidth, Bytes, CongestionControl, DeliveryRateEstimator, DeliveryState, Instant,
-    LossEvent, RateSample, SentEvent,
+    LossEvent, ProbeState, RateSample, SentEvent,
 };
 
 use super::receiver::AckFrame;
@@ -83,6 +83,30 @@ enum SendPhase {
     Other,
 }
 
+/// What the controller tells the sender, read at most once between two
+/// callbacks that can change it (a controller's state moves only in its
+/// `on_*` methods): the sender consults these several times per packet,
+/// through the trait object each read is an indirect call, and the phase
+/// tag of every packet sent needs the probe state.
+#[derive(Clone, Copy, Debug)]
+struct Outputs {
+    cwnd: Bytes,
+    pacing_rate: Bandwidth,
+    send_quantum: Bytes,
+    probe: ProbeState,
+}
+
+impl Outputs {
+    fn of(cc: &dyn CongestionControl) -> Outputs {
+        Outputs {
+            cwnd: cc.cwnd(),
+            pacing_rate: cc.pacing_rate(),
+            send_quantum: cc.send_quantum(),
+            probe: cc.probe_state(),
+        }
+    }
+}
+
 /// Counters of a sender, cumulative since the connection started.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SenderStats {
@@ -135,8 +159,13 @@ pub struct Sender {
     flow: usize,
     config: TransportConfig,
     cc: Box<dyn CongestionControl>,
+    /// `cc`'s outputs since its latest callback, once read.
+    out: Option<Outputs>,
     estimator: DeliveryRateEstimator,
     rtt: RttEstimator,
+    /// `rtt.pto(config.max_ack_delay)`, kept with `rtt`: the loss timer is
+    /// re-armed after every send and ACK.
+    pto: Duration,
     stream: SendStream,
     /// Packets from `base_pn` on; `None` once acked or declared lost.
     sent: VecDeque<Option<SentPacket>>,
@@ -174,14 +203,18 @@ impl Sender {
         cc: Box<dyn CongestionControl>,
         size: Option<Bytes>,
     ) -> Self {
-        let quantum = cc.send_quantum();
+        let out = Outputs::of(cc.as_ref());
+        let quantum = out.send_quantum;
+        let out = Some(out);
         let max_stream_data = config.receive_window.map_or(u64::MAX, Bytes::get);
         Sender {
             flow,
             config,
             cc,
+            out,
             estimator: DeliveryRateEstimator::new(),
             rtt: RttEstimator::default(),
+            pto: RttEstimator::default().pto(config.max_ack_delay),
             stream: SendStream::new(size.map(Bytes::get)),
             sent: VecDeque::new(),
             base_pn: 0,
@@ -240,6 +273,17 @@ impl Sender {
     pub fn controller(&self) -> &dyn CongestionControl {
         self.cc.as_ref()
     }
+    /// The controller's probing state (as `controller().probe_state()`,
+    /// without the call).
+    pub fn probe_state(&self) -> ProbeState {
+        self.out.map_or_else(|| self.cc.probe_state(), |o| o.probe)
+    }
+
+    fn outputs(&mut self) -> Outputs {
+        *self
+            .out
+            .get_or_insert_with(|| Outputs::of(self.cc.as_ref()))
+    }
     /// Bytes in flight.
     pub fn bytes_in_flight(&self) -> Bytes {
         self.bytes_in_flight
@@ -282,9 +326,9 @@ impl Sender {
                 return SendOutcome::Blocked;
             }
             let has_data = self.stream.has_data();
-            let pads =
-                !has_data && self.copilot.is_some() && self.cc.probe_state().pacing_gain > 1.0;
-            let room = self.bytes_in_flight + full <= self.cc.cwnd();
+            let out = self.outputs();
+            let pads = !has_data && self.copilot.is_some() && out.probe.pacing_gain > 1.0;
+            let room = self.bytes_in_flight + full <= out.cwnd;
             if !has_data && !pads {
                 if room {
                     self.estimator.on_app_limited(self.bytes_in_flight);
@@ -294,14 +338,9 @@ impl Sender {
             if !room {
                 return SendOutcome::Blocked;
             }
-            let rate = self.cc.pacing_rate();
+            let rate = out.pacing_rate;
             let timer = self.config.pacing_timer;
-            let depth = Pacer::depth(
-                self.cc.send_quantum(),
-                rate,
-                timer,
-                self.config.max_datagram_size,
-            );
+            let depth = Pacer::depth(out.send_quantum, rate, timer, self.config.max_datagram_size);
             let at = self.pacer.earliest_send(now, full, rate, depth, timer);
             if at > now {
                 return SendOutcome::WaitUntil(at);
@@ -333,9 +372,10 @@ impl Sender {
     fn send_packet(&mut self, now: Instant, chunk: Chunk, size: Bytes, kind: Kind) -> DataPacket {
         let is_resend = kind == Kind::Resend;
         let padding = kind == Kind::Padding;
+        let probe = self.outputs().probe;
         if self
             .copilot
-            .is_some_and(|c| c.probe_rtt_app_limited && self.cc.probe_state().in_probe_rtt)
+            .is_some_and(|c| c.probe_rtt_app_limited && probe.in_probe_rtt)
         {
             // lsquic's Copilot: ProbeRTT's deliberately small inflight must
             // not pass for the path's rate, so its samples are app-limited
@@ -343,7 +383,6 @@ impl Sender {
             self.estimator.on_app_limited(self.bytes_in_flight);
         }
         let app_limited = self.estimator.is_app_limited();
-        let probe = self.cc.probe_state();
         let phase = if probe.in_startup == Some(true) {
             SendPhase::Startup
         } else if probe.pacing_gain > 1.0 {
@@ -381,6 +420,7 @@ impl Sender {
             app_limited,
             is_retransmission: is_resend,
         });
+        self.out = None;
         if let Some(q) = self.qlog.as_mut() {
             q.packet_sent(elapsed(now), pn, size.get());
         }
@@ -443,6 +483,7 @@ impl Sender {
             let latest = now - largest_sent;
             let ack_delay = frame.ack_delay.min(self.config.max_ack_delay);
             self.rtt.update(latest, ack_delay);
+            self.pto = self.rtt.pto(self.config.max_ack_delay);
             self.first_rtt_sample.get_or_insert(now);
             rtt_sample = Some(latest);
         }
@@ -465,6 +506,9 @@ impl Sender {
             in_recovery: self.in_recovery,
             recovery_exited: was_in_recovery && !self.in_recovery,
         });
+        // Read now: the simulator reads the probe state after every ACK,
+        // and the sends that follow need the rest.
+        self.out = Some(Outputs::of(self.cc.as_ref()));
         if let Some(q) = self.qlog.as_mut() {
             let t = elapsed(now);
             q.ack_received(t, &crate::qlog::ranges(&frame.newly_received));
@@ -569,6 +613,9 @@ impl Sender {
                 persistent_congestion: persistent_now,
             });
         }
+        if !lost.is_empty() {
+            self.out = None;
+        }
         total
     }
 
@@ -597,8 +644,7 @@ impl Sender {
         if self.bytes_in_flight == Bytes::ZERO {
             return None;
         }
-        let pto =
-            self.rtt.pto(self.config.max_ack_delay) * 2u32.saturating_pow(self.pto_count.min(16));
+        let pto = self.pto * 2u32.saturating_pow(self.pto_count.min(16));
         self.last_ack_eliciting.map(|t| t + pto)
     }
 
@@ -624,7 +670,8 @@ impl Sender {
 
     /// The controller's pacing rate.
     pub fn pacing_rate(&self) -> Bandwidth {
-        self.cc.pacing_rate()
+        self.out
+            .map_or_else(|| self.cc.pacing_rate(), |o| o.pacing_rate)
     }
 
     /// How long since the last ack-eliciting packet (for idle detection).
