@@ -8,6 +8,10 @@ cd "$(dirname "$0")/.."
 ./scripts/setup-browser.sh
 cargo fmt --all -- --check
 cargo test --workspace --locked --release "$@"
+# The simulator's speed against the stored baseline (crates/sim/tests/speed_check.rs:
+# a ratio to a calibration loop timed in the same thread, which a loaded machine
+# moves by a few percent at most); run alone, after the other tests.
+cargo test --release --locked -p bbrlab-sim --test speed_check -- --ignored
 # The Python package: built from this clone into a virtualenv (maturin,
 # release profile, so it reuses the build above), then its tests.
 ./scripts/test-python.sh
