@@ -452,7 +452,9 @@ pub fn receive(mut stream: TcpStream, config: &ReceiverConfig) -> Result<Receive
     let mut next = connected + interval;
     loop {
         let now = Instant::now();
-        while now >= next {
+        // A loop that wakes late (a loaded machine) must not record ticks
+        // past the stop time: the record ends at the stop, in time order.
+        while now.min(config.stop) >= next {
             report.progress.push((since(next), report.bytes));
             next += interval;
         }
@@ -512,4 +514,36 @@ pub fn local_addr(socket: &socket2::Socket) -> io::Result<SocketAddr> {
         .local_addr()?
         .as_socket()
         .ok_or_else(|| io::Error::other("not an IP socket"))
+}
+
+#[cfg(test)]
+mod receiver_tests {
+    use super::*;
+
+    /// The progress record is in time order and ends at the stop time even
+    /// when the loop wakes after it (1 ms ticks with a 1 ms read timeout
+    /// overshoot the stop in most of these runs).
+    #[test]
+    fn progress_ends_at_the_stop_time_in_order() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        for _ in 0..40 {
+            let _peer = TcpStream::connect(addr).unwrap();
+            let (stream, _) = listener.accept().unwrap();
+            let epoch = Instant::now();
+            let config = ReceiverConfig {
+                epoch,
+                progress_interval: Duration::from_millis(1),
+                stop: epoch + Duration::from_millis(15),
+            };
+            let report = receive(stream, &config).unwrap();
+            assert!(
+                report.progress.windows(2).all(|w| w[0].0 <= w[1].0),
+                "{:?}",
+                report.progress
+            );
+            let last = report.progress.last().unwrap().0;
+            assert!(last <= 0.015 + 1e-9, "{last} s after a stop at 15 ms");
+        }
+    }
 }
