@@ -121,6 +121,8 @@ fn figs14_15_three_vs_three(runs: &Runs) -> Analysis {
             &[("flow.0.cc", cc), ("link.buffer", b)],
             BBR_FLOWS,
             ALL_FLOWS,
+            super::BIN_S,
+            super::SETTLED_S,
         )
     };
 

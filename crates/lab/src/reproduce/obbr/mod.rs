@@ -1,6 +1,5 @@
 //! The `obbr` suite: the oBBR paper (Bi et al.) evaluation, one experiment per figure or table.
 
-mod cellular;
 mod fig11;
 mod fig12;
 mod fig14;
@@ -37,7 +36,7 @@ pub static EXPERIMENTS: &[Entry] = &[
     Entry::Rust(nginx_stack::FIG8),
     Entry::Rust(fig9::ALTERNATING),
     Entry::Rust(fig11::TRACES),
-    Entry::Rust(cellular::ESTIMATES),
+    super::experiment_file!("experiments/obbr/cellular-estimates.toml"),
     Entry::Rust(fig12::COMPETING),
     Entry::Rust(fig14::DASH),
 ];
