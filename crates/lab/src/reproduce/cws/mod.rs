@@ -5,7 +5,6 @@
 //! share: statistics over seeds, unit conversions and throughput over time.
 
 pub(super) mod fig13;
-mod fig14_15;
 mod fig8;
 mod fig9_12;
 
@@ -22,7 +21,7 @@ pub static EXPERIMENTS: &[Entry] = &[
     Entry::Rust(fig9_12::VERSUS_CUBIC),
     Entry::Rust(fig13::FAIRNESS),
     Entry::Rust(fig13::FAIRNESS_20MBIT),
-    Entry::Rust(fig14_15::THREE_VS_THREE),
+    super::experiment_file!("experiments/cws/figs14-15-three-vs-three.toml"),
 ];
 
 /// Bottleneck rate of every experiment (Mbit/s).
