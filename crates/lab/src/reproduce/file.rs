@@ -309,6 +309,18 @@ impl Holds {
     }
 }
 
+/// Which number of the values along an axis.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Take {
+    /// The largest.
+    Max,
+    /// The least.
+    Min,
+    /// Their mean.
+    Mean,
+}
+
 /// Which way along an axis.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -518,6 +530,29 @@ pub enum Measure {
         /// The measures, by id.
         of: Vec<String>,
     },
+    /// One number from a measure taken `by` an axis: the largest, the
+    /// least or the mean of its values (those with a number) at the axis
+    /// values chosen.
+    Across {
+        /// The measure's id.
+        id: String,
+        /// A measure with `by`.
+        of: String,
+        /// The axis values taken (default: all).
+        #[serde(default)]
+        values: Option<Vec<String>>,
+        /// Which number.
+        take: Take,
+    },
+    /// Conditions that must all hold: those of several condition measures,
+    /// one per label (in the order they first appear), holding where it
+    /// holds in every measure that has it.
+    All {
+        /// The measure's id.
+        id: String,
+        /// The condition measures, by id.
+        of: Vec<String>,
+    },
     /// A named Rust measure ([`named`]), with its parameters.
     Named {
         /// The measure's id.
@@ -547,6 +582,8 @@ impl Measure {
             | Measure::Jain { id, .. }
             | Measure::Least { id, .. }
             | Measure::Condition { id, .. }
+            | Measure::Across { id, .. }
+            | Measure::All { id, .. }
             | Measure::Named { id, .. } => id,
         }
     }
@@ -556,7 +593,8 @@ impl Measure {
         match self {
             Measure::Compare { of, .. }
             | Measure::Direction { of, .. }
-            | Measure::Count { of, .. } => Some(of),
+            | Measure::Count { of, .. }
+            | Measure::Across { of, .. } => Some(of),
             _ => None,
         }
     }
@@ -731,9 +769,12 @@ fn share_fluctuation(
 #[serde(deny_unknown_fields)]
 struct TableSpec {
     title: String,
-    /// The axis whose values are the rows.
+    /// The axis whose values are the rows, or several axes: one row per
+    /// combination of their values (the first slowest), one first column
+    /// per axis, the columns' measures one-number measures taken at the
+    /// row's values.
     #[serde(default)]
-    by: Option<String>,
+    by: Option<Headers>,
     /// A second axis: one row per pair of values (`by` slowest); the
     /// columns' measures must then be `mean` measures.
     #[serde(default)]
@@ -873,6 +914,10 @@ struct FigureSpec {
     /// The title without the seeds note.
     #[serde(default = "yes")]
     seeds_note: bool,
+    /// Display names of the categories' (the `by` axis') values in this
+    /// figure, over the file's `[labels]`.
+    #[serde(default)]
+    x_labels: BTreeMap<String, String>,
 }
 
 /// A horizontal reference line: at an axis value's bar (`at`) or at a
@@ -1158,6 +1203,33 @@ impl ExperimentFile {
                     }
                 }
             }
+            if let Measure::All { of, .. } = m {
+                for o in of {
+                    let conditions = ids.get(o.as_str()).is_some_and(|o| {
+                        matches!(
+                            o,
+                            Measure::Compare { .. }
+                                | Measure::Direction { .. }
+                                | Measure::Count { .. }
+                                | Measure::Condition { .. }
+                                | Measure::All { .. }
+                        )
+                    });
+                    if !conditions {
+                        return Err(key_error(
+                            name,
+                            text,
+                            "measure.of",
+                            &needle,
+                            format!(
+                                "`{o}` must be a condition measure (compare, direction, count, \
+                                 condition, all) declared before `{}`",
+                                m.id()
+                            ),
+                        ));
+                    }
+                }
+            }
             if let Measure::Named { name: n, .. } = m {
                 if named(n).is_none() {
                     return Err(key_error(
@@ -1186,8 +1258,27 @@ impl ExperimentFile {
             let needle = format!("\"{}\"", t.title);
             let table_error =
                 |key: &str, message: String| Err(key_error(name, text, key, &needle, message));
+            let rows_of_values = t.rows.is_some() || matches!(t.by, Some(Headers::Several(_)));
             match (&t.by, &t.rows) {
-                (Some(_), None) => {}
+                (Some(Headers::One(_)), None) => {}
+                (Some(Headers::Several(axes)), None) => {
+                    if t.then.is_some() {
+                        return table_error(
+                            "table.then",
+                            "`then` needs `by` to be one axis".into(),
+                        );
+                    }
+                    if t.first.list().len() != axes.len() {
+                        return table_error(
+                            "table.first",
+                            format!(
+                                "{} header(s) in `first` for {} axes in `by`",
+                                t.first.list().len(),
+                                axes.len()
+                            ),
+                        );
+                    }
+                }
                 (None, Some(rows)) => {
                     if t.then.is_some() {
                         return table_error("table.then", "`then` needs `by`, not `rows`".into());
@@ -1212,8 +1303,11 @@ impl ExperimentFile {
                 }
             }
             for c in &t.columns {
-                let (want, what) = if t.rows.is_some() {
-                    (Some(false), "a one-number measure (a table with `rows`)")
+                let (want, what) = if rows_of_values {
+                    (
+                        Some(false),
+                        "a one-number measure (a table with `rows` or several axes `by`)",
+                    )
                 } else {
                     (Some(true), "a measure taken `by` an axis")
                 };
@@ -1226,13 +1320,13 @@ impl ExperimentFile {
                         format!("`{}` must be {what}", c.measure),
                     ));
                 }
-                if c.minus.is_some() && t.rows.is_some() {
+                if c.minus.is_some() && rows_of_values {
                     return Err(key_error(
                         name,
                         text,
                         "table.columns.minus",
                         &format!("\"{}\"", c.measure),
-                        "`minus` needs a table `by` an axis".into(),
+                        "`minus` needs a table `by` one axis".into(),
                     ));
                 }
             }
@@ -1632,6 +1726,36 @@ impl ExperimentFile {
                     Vec::new()
                 })
             }
+            Measure::Across {
+                of, values, take, ..
+            } => {
+                let xs: Vec<f64> = by_axis(of)?
+                    .into_iter()
+                    .filter(|(v, _, s)| chosen(values, v) && s.mean.is_finite())
+                    .map(|(_, _, s)| s.mean)
+                    .collect();
+                Value::Number(match (take, xs.is_empty()) {
+                    (_, true) => f64::NAN,
+                    (Take::Max, false) => xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                    (Take::Min, false) => xs.iter().copied().fold(f64::INFINITY, f64::min),
+                    (Take::Mean, false) => stats::mean_sd(&xs).0,
+                })
+            }
+            Measure::All { of, .. } => {
+                let mut all: Vec<(String, bool)> = Vec::new();
+                for o in of {
+                    let Value::Conditions(c) = self.evaluate_in(runs, o, margin, context)? else {
+                        anyhow::bail!("`{o}` is not a condition measure");
+                    };
+                    for (label, ok) in c {
+                        match all.iter_mut().find(|(l, _)| *l == label) {
+                            Some((_, held)) => *held = *held && ok,
+                            None => all.push((label, ok)),
+                        }
+                    }
+                }
+                Value::Conditions(all)
+            }
             Measure::Named { name, params, .. } => {
                 let f = named(name).with_context(|| format!("no named measure `{name}`"))?;
                 f(runs, params, margin, context)?
@@ -1746,7 +1870,9 @@ impl ExperimentFile {
     pub fn analyze(&self, runs: &Runs) -> Analysis {
         let note = seeds_note(runs);
         let noted = |title: &str, with: bool| {
-            if with {
+            if title.contains("{seeds}") {
+                title.replace("{seeds}", &note)
+            } else if with {
                 format!("{title} ({note})")
             } else {
                 title.to_string()
@@ -1798,7 +1924,12 @@ impl ExperimentFile {
                 noted(&f.title, f.seeds_note),
                 f.x_label.clone(),
                 f.y_label.clone(),
-                xs.iter().map(|x| self.label(by, x)),
+                xs.iter().map(|x| {
+                    f.x_labels
+                        .get(x)
+                        .cloned()
+                        .unwrap_or_else(|| self.label(by, x))
+                }),
                 bars,
             );
             if let Some([lo, hi]) = f.y_range {
@@ -1825,7 +1956,9 @@ impl ExperimentFile {
                 noted(&f.title, f.seeds_note),
                 f.x_label.clone(),
                 f.y_label.clone(),
-                values.iter().map(|(_, l, _)| l.clone()),
+                values
+                    .iter()
+                    .map(|(v, l, _)| f.x_labels.get(v).unwrap_or(l).clone()),
                 vec![BarGroup::new(
                     f.series.clone().unwrap_or_else(|| f.measure.clone()),
                     values.iter().map(|(_, _, s)| s.mean * f.scale).collect(),
@@ -1844,7 +1977,37 @@ impl ExperimentFile {
             let mut headers = t.first.list();
             headers.extend(t.columns.iter().map(|c| c.header.clone()));
             let mut table = Table::new(noted(&t.title, t.seeds_note), headers);
-            match (&t.by, &t.then, &t.rows) {
+            // Rows of parameters: given one by one, or every combination
+            // of several axes' values.
+            let rows: Option<Vec<RowSpec>> = match (&t.by, &t.rows) {
+                (_, Some(rows)) => Some(rows.clone()),
+                (Some(Headers::Several(axes)), None) => {
+                    let mut rows = vec![RowSpec {
+                        cells: Vec::new(),
+                        at: BTreeMap::new(),
+                    }];
+                    for axis in axes {
+                        rows = rows
+                            .into_iter()
+                            .flat_map(|r| {
+                                runs.axis(axis).into_iter().map(move |v| {
+                                    let mut r = r.clone();
+                                    r.cells.push(self.label(axis, &v));
+                                    r.at.insert(axis.clone(), v);
+                                    r
+                                })
+                            })
+                            .collect();
+                    }
+                    Some(rows)
+                }
+                _ => None,
+            };
+            let by = match &t.by {
+                Some(Headers::One(by)) => Some(by),
+                _ => None,
+            };
+            match (by, &t.then, &rows) {
                 (Some(by), Some(then), _) => {
                     for v in runs.axis(by) {
                         for w in runs.axis(then) {
@@ -1865,7 +2028,7 @@ impl ExperimentFile {
                         }
                     }
                 }
-                (Some(by), None, _) => {
+                (Some(by), None, None) => {
                     let columns: Vec<Vec<(String, String, Stat)>> = t
                         .columns
                         .iter()
@@ -1892,7 +2055,7 @@ impl ExperimentFile {
                         table = table.row(row);
                     }
                 }
-                (None, _, Some(rows)) => {
+                (_, _, Some(rows)) => {
                     for r in rows {
                         let context: Vec<(String, String)> =
                             r.at.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
@@ -2443,5 +2606,177 @@ lines = [
         assert_eq!(lines[1].style, LineStyle::Step);
         assert_eq!(lines[1].points.len(), 41);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn across_takes_one_number_of_an_axis_and_all_joins_conditions() {
+        let runs = grid(Path::new("."));
+        let f = file(
+            r#"
+[[measure]]
+id = "goodput"
+kind = "mean"
+of = { metric = "goodput_bps", flow = 0 }
+at = { buffer = "1" }
+by = "cc"
+
+[[measure]]
+id = "most"
+kind = "across"
+of = "goodput"
+take = "max"
+
+[[measure]]
+id = "least-of-b"
+kind = "across"
+of = "goodput"
+values = ["b"]
+take = "min"
+
+[[measure]]
+id = "mean"
+kind = "across"
+of = "goodput"
+take = "mean"
+
+[[measure]]
+id = "over-three"
+kind = "count"
+of = "goodput"
+holds = "above"
+bound = 3.0
+
+[[measure]]
+id = "under-five"
+kind = "count"
+of = "goodput"
+holds = "below"
+bound = 5.0
+
+[[measure]]
+id = "between"
+kind = "all"
+of = ["over-three", "under-five"]
+"#,
+        );
+        assert_eq!(number(&f, &runs, "most"), 6.0);
+        assert_eq!(number(&f, &runs, "least-of-b"), 2.0);
+        assert_eq!(number(&f, &runs, "mean"), 4.0);
+        assert_eq!(
+            conditions(&f, &runs, "between", 0.0),
+            vec![("a".to_string(), false), ("b".to_string(), false)]
+        );
+        assert_eq!(
+            conditions(&f, &runs, "between", 1.5),
+            vec![("a".to_string(), true), ("b".to_string(), true)]
+        );
+        let e = error(
+            r#"
+[[measure]]
+id = "goodput"
+kind = "mean"
+of = { metric = "goodput_bps" }
+
+[[measure]]
+id = "joined"
+kind = "all"
+of = ["goodput"]
+"#,
+        );
+        assert!(e.starts_with("t.toml: measure.of (line 12)"), "{e}");
+        assert!(e.contains("`goodput` must be a condition measure"), "{e}");
+    }
+
+    #[test]
+    fn a_table_by_several_axes_has_a_row_per_combination() {
+        let runs = grid(Path::new("."));
+        let f = file(
+            r#"
+[labels]
+"1" = "one"
+
+[[measure]]
+id = "goodput"
+kind = "mean"
+of = { metric = "goodput_bps", flow = 0 }
+
+[[table]]
+title = "Goodput: {seeds}"
+by = ["cc", "buffer"]
+first = ["controller", "buffer"]
+columns = [{ header = "goodput", measure = "goodput", decimals = 0 }]
+"#,
+        );
+        let section = f.analyze(&runs).section;
+        let table = &section.tables[0];
+        assert_eq!(table.caption, "Goodput: mean ± sd over 2 seeds");
+        let rows: Vec<Vec<Cell>> = table.rows.clone();
+        assert_eq!(
+            rows,
+            [
+                ("a", "one", "6"),
+                ("a", "2", "4"),
+                ("b", "one", "2"),
+                ("b", "2", "1")
+            ]
+            .map(|(c, b, g)| vec![Cell::text(c), Cell::text(b), Cell::text(g)])
+        );
+        let e = error(
+            r#"
+[[measure]]
+id = "goodput"
+kind = "mean"
+of = { metric = "goodput_bps" }
+
+[[table]]
+title = "Goodput"
+by = ["cc", "buffer"]
+first = "controller"
+columns = [{ header = "goodput", measure = "goodput" }]
+"#,
+        );
+        assert!(e.starts_with("t.toml: table.first (line 12)"), "{e}");
+        assert!(
+            e.contains("1 header(s) in `first` for 2 axes in `by`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn grouped_bars_take_errors_ranges_references_and_category_names() {
+        let runs = grid(Path::new("."));
+        let f = file(
+            r#"
+[[measure]]
+id = "goodput"
+kind = "mean"
+of = { metric = "goodput_bps", flow = 0 }
+by = "buffer"
+
+[[figure]]
+title = "Goodput"
+measure = "goodput"
+groups = "cc"
+errors = true
+seeds_note = false
+x_label = "buffer"
+y_label = "goodput"
+y_range = [0.0, 10.0]
+reference = { y = 5.0, label = "half" }
+x_labels = { "1" = "shallow" }
+"#,
+        );
+        let section = f.analyze(&runs).section;
+        let figure = &section.figures[0];
+        assert_eq!(figure.title, "Goodput");
+        assert_eq!(figure.y_range, Some((0.0, 10.0)));
+        assert_eq!(figure.references.len(), 1);
+        let report::FigureKind::Bars { categories, groups } = &figure.kind else {
+            panic!("{:?}", figure.kind);
+        };
+        assert_eq!(categories, &["shallow", "2"]);
+        assert_eq!(groups[0].label, "a");
+        assert_eq!(groups[0].values, [6.0, 4.0]);
+        assert_eq!(groups[0].errors, Some(vec![0.0, 0.0]));
     }
 }

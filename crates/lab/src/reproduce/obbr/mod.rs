@@ -1,7 +1,6 @@
 //! The `obbr` suite: the oBBR paper (Bi et al.) evaluation, one experiment per figure or table.
 
 mod fig11;
-mod fig12;
 mod fig14;
 pub(crate) mod fig3;
 pub(crate) mod fig4;
@@ -37,6 +36,6 @@ pub static EXPERIMENTS: &[Entry] = &[
     Entry::Rust(fig9::ALTERNATING),
     Entry::Rust(fig11::TRACES),
     super::experiment_file!("experiments/obbr/cellular-estimates.toml"),
-    Entry::Rust(fig12::COMPETING),
+    super::experiment_file!("experiments/obbr/fig12-competing.toml"),
     Entry::Rust(fig14::DASH),
 ];
