@@ -553,6 +553,24 @@ pub enum Measure {
         /// The condition measures, by id.
         of: Vec<String>,
     },
+    /// A condition measure taken at each value of an axis (the value
+    /// filling in its conditions): one condition per value, named by it,
+    /// holding where every condition of the measure there holds.
+    Each {
+        /// The measure's id.
+        id: String,
+        /// The axis.
+        axis: String,
+        /// A condition measure.
+        of: String,
+    },
+    /// How many conditions of a condition measure hold: one number.
+    Held {
+        /// The measure's id.
+        id: String,
+        /// A condition measure.
+        of: String,
+    },
     /// A named Rust measure ([`named`]), with its parameters.
     Named {
         /// The measure's id.
@@ -584,6 +602,8 @@ impl Measure {
             | Measure::Condition { id, .. }
             | Measure::Across { id, .. }
             | Measure::All { id, .. }
+            | Measure::Each { id, .. }
+            | Measure::Held { id, .. }
             | Measure::Named { id, .. } => id,
         }
     }
@@ -914,6 +934,9 @@ struct FigureSpec {
     /// The title without the seeds note.
     #[serde(default = "yes")]
     seeds_note: bool,
+    /// A logarithmic vertical axis.
+    #[serde(default)]
+    log_y: bool,
     /// Display names of the categories' (the `by` axis') values in this
     /// figure, over the file's `[labels]`.
     #[serde(default)]
@@ -1203,8 +1226,13 @@ impl ExperimentFile {
                     }
                 }
             }
-            if let Measure::All { of, .. } = m {
-                for o in of {
+            let of_conditions: Vec<&String> = match m {
+                Measure::All { of, .. } => of.iter().collect(),
+                Measure::Each { of, .. } | Measure::Held { of, .. } => vec![of],
+                _ => Vec::new(),
+            };
+            {
+                for o in of_conditions {
                     let conditions = ids.get(o.as_str()).is_some_and(|o| {
                         matches!(
                             o,
@@ -1213,6 +1241,7 @@ impl ExperimentFile {
                                 | Measure::Count { .. }
                                 | Measure::Condition { .. }
                                 | Measure::All { .. }
+                                | Measure::Each { .. }
                         )
                     });
                     if !conditions {
@@ -1223,7 +1252,7 @@ impl ExperimentFile {
                             &needle,
                             format!(
                                 "`{o}` must be a condition measure (compare, direction, count, \
-                                 condition, all) declared before `{}`",
+                                 condition, all, each) declared before `{}`",
                                 m.id()
                             ),
                         ));
@@ -1756,6 +1785,27 @@ impl ExperimentFile {
                 }
                 Value::Conditions(all)
             }
+            Measure::Each { axis, of, .. } => {
+                let mut each = Vec::new();
+                for v in runs.axis(axis) {
+                    let mut within: Vec<(String, String)> =
+                        context.iter().filter(|(k, _)| k != axis).cloned().collect();
+                    within.push((axis.clone(), v.clone()));
+                    let Value::Conditions(c) = self.evaluate_in(runs, of, margin, &within)? else {
+                        anyhow::bail!("`{of}` is not a condition measure");
+                    };
+                    if !c.is_empty() {
+                        each.push((self.label(axis, &v), c.iter().all(|(_, ok)| *ok)));
+                    }
+                }
+                Value::Conditions(each)
+            }
+            Measure::Held { of, .. } => match self.evaluate_in(runs, of, margin, context)? {
+                Value::Conditions(c) => {
+                    Value::Number(c.iter().filter(|(_, ok)| *ok).count() as f64)
+                }
+                _ => anyhow::bail!("`{of}` is not a condition measure"),
+            },
             Measure::Named { name, params, .. } => {
                 let f = named(name).with_context(|| format!("no named measure `{name}`"))?;
                 f(runs, params, margin, context)?
@@ -1935,6 +1985,9 @@ impl ExperimentFile {
             if let Some([lo, hi]) = f.y_range {
                 figure = figure.y_range(lo, hi);
             }
+            if f.log_y {
+                figure = figure.log_y();
+            }
             if let Some(r) = &f.reference {
                 if let Some(y) = r.y {
                     figure = figure.reference(ReferenceLine::horizontal(y, r.label.clone()));
@@ -1967,6 +2020,9 @@ impl ExperimentFile {
             );
             if let Some([lo, hi]) = f.y_range {
                 figure = figure.y_range(lo, hi);
+            }
+            if f.log_y {
+                figure = figure.log_y();
             }
             if let (Some(y), Some(r)) = (reference, &f.reference) {
                 figure = figure.reference(ReferenceLine::horizontal(y, r.label.clone()));
@@ -2778,5 +2834,84 @@ x_labels = { "1" = "shallow" }
         assert_eq!(groups[0].label, "a");
         assert_eq!(groups[0].values, [6.0, 4.0]);
         assert_eq!(groups[0].errors, Some(vec![0.0, 0.0]));
+    }
+
+    #[test]
+    fn each_takes_a_condition_at_every_value_of_an_axis_and_held_counts_them() {
+        let runs = grid(Path::new("."));
+        let f = file(
+            r#"
+[[measure]]
+id = "goodput-by-cc"
+kind = "mean"
+of = { metric = "goodput_bps", flow = 0 }
+by = "cc"
+
+[[measure]]
+id = "a-goodput"
+kind = "across"
+of = "goodput-by-cc"
+values = ["a"]
+take = "max"
+
+[[measure]]
+id = "b-goodput"
+kind = "across"
+of = "goodput-by-cc"
+values = ["b"]
+take = "max"
+
+[[measure]]
+id = "a-ahead"
+kind = "condition"
+a = "a-goodput"
+b = "b-goodput"
+holds = "above"
+label = "here"
+
+[[measure]]
+id = "a-ahead-by-buffer"
+kind = "each"
+axis = "buffer"
+of = "a-ahead"
+
+[[measure]]
+id = "buffers-a-ahead"
+kind = "held"
+of = "a-ahead-by-buffer"
+
+[[figure]]
+title = "Goodput"
+measure = "goodput-by-cc"
+x_label = "controller"
+y_label = "goodput"
+log_y = true
+"#,
+        );
+        assert_eq!(
+            conditions(&f, &runs, "a-ahead-by-buffer", 0.0),
+            vec![("1".to_string(), true), ("2".to_string(), true)]
+        );
+        assert_eq!(
+            conditions(&f, &runs, "a-ahead-by-buffer", -3.5),
+            vec![("1".to_string(), true), ("2".to_string(), false)]
+        );
+        assert_eq!(number(&f, &runs, "buffers-a-ahead"), 2.0);
+        let section = f.analyze(&runs).section;
+        assert_eq!(section.figures[0].y_scale, report::Scale::Log);
+        let e = error(
+            r#"
+[[measure]]
+id = "goodput"
+kind = "mean"
+of = { metric = "goodput_bps" }
+
+[[measure]]
+id = "counted"
+kind = "held"
+of = "goodput"
+"#,
+        );
+        assert!(e.starts_with("t.toml: measure.of (line 12)"), "{e}");
     }
 }

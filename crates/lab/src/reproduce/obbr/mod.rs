@@ -1,6 +1,5 @@
 //! The `obbr` suite: the oBBR paper (Bi et al.) evaluation, one experiment per figure or table.
 
-mod fig11;
 mod fig14;
 pub(crate) mod fig3;
 pub(crate) mod fig4;
@@ -34,7 +33,7 @@ pub static EXPERIMENTS: &[Entry] = &[
     Entry::Rust(fig8::MULTI_FLOW),
     Entry::Rust(nginx_stack::FIG8),
     Entry::Rust(fig9::ALTERNATING),
-    Entry::Rust(fig11::TRACES),
+    super::experiment_file!("experiments/obbr/fig11-traces.toml"),
     super::experiment_file!("experiments/obbr/cellular-estimates.toml"),
     super::experiment_file!("experiments/obbr/fig12-competing.toml"),
     Entry::Rust(fig14::DASH),
