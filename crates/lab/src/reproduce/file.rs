@@ -1100,6 +1100,19 @@ struct ClaimSpec {
     origin: Origin,
     /// The measure whose value (or conditions) the claim is judged on.
     measure: String,
+    /// What must hold in the runs for the claim to mean anything
+    /// (`Claim::requires`).
+    #[serde(default)]
+    precondition: Option<PreconditionSpec>,
+}
+
+/// A claim's precondition: its text and the condition measure that checks
+/// it (it holds where every condition holds).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PreconditionSpec {
+    text: String,
+    measure: String,
 }
 
 fn leak(s: &str) -> &'static str {
@@ -1124,7 +1137,8 @@ pub struct ExperimentFile {
     pub sha256: String,
     spec: Spec,
     source: SweepSource,
-    claims: Vec<(&'static Claim, String)>,
+    /// Each claim, the measure it is judged on and its precondition's.
+    claims: Vec<(&'static Claim, String, Option<String>)>,
 }
 
 /// A TOML error of `name`, with its line and column.
@@ -1463,7 +1477,33 @@ impl ExperimentFile {
                 }
                 Some(false) => {}
             }
-            let claim: &'static Claim = Box::leak(Box::new(Claim::new(Declaration {
+            if let Some(p) = &c.precondition {
+                let conditions = ids.get(p.measure.as_str()).is_some_and(|m| {
+                    matches!(
+                        m,
+                        Measure::Compare { .. }
+                            | Measure::Direction { .. }
+                            | Measure::Count { .. }
+                            | Measure::Condition { .. }
+                            | Measure::All { .. }
+                            | Measure::Each { .. }
+                    )
+                });
+                if !conditions {
+                    return Err(key_error(
+                        name,
+                        text,
+                        "claim.precondition.measure",
+                        &needle,
+                        format!(
+                            "`{}` must be a condition measure (compare, direction, count, \
+                             condition, all, each)",
+                            p.measure
+                        ),
+                    ));
+                }
+            }
+            let declared = Claim::new(Declaration {
                 id: leak(&c.id),
                 paper: c.paper.paper(),
                 place: leak(&c.place),
@@ -1475,8 +1515,17 @@ impl ExperimentFile {
                 test: c.test.test(),
                 tolerance_reason: leak(&c.tolerance_reason),
                 origin: c.origin,
-            })));
-            claims.push((claim, c.measure.clone()));
+            });
+            let declared = match &c.precondition {
+                Some(p) => declared.requires(leak(&p.text)),
+                None => declared,
+            };
+            let claim: &'static Claim = Box::leak(Box::new(declared));
+            claims.push((
+                claim,
+                c.measure.clone(),
+                c.precondition.as_ref().map(|p| p.measure.clone()),
+            ));
         }
         Ok(ExperimentFile {
             name: name.to_string(),
@@ -2138,12 +2187,33 @@ impl ExperimentFile {
         let judged: Vec<_> = self
             .claims
             .iter()
-            .map(
-                |(claim, measure)| match self.evaluate(runs, measure, claim.margin()) {
-                    Ok(v) => claim.judge(v.measured()),
+            .map(|(claim, measure, precondition)| {
+                let measured = match self.evaluate(runs, measure, claim.margin()) {
+                    Ok(v) => v.measured(),
+                    Err(e) => Measured::NotRun(format!("{e:#}")),
+                };
+                let Some(precondition) = precondition else {
+                    return claim.judge(measured);
+                };
+                match self.evaluate(runs, precondition, 0.0) {
+                    Ok(Value::Conditions(c)) if !c.is_empty() => {
+                        let failed: Vec<&str> = c
+                            .iter()
+                            .filter(|(_, ok)| !ok)
+                            .map(|(l, _)| l.as_str())
+                            .collect();
+                        claim.judge_given(
+                            failed.is_empty(),
+                            &format!("not at {}", failed.join(", ")),
+                            measured,
+                        )
+                    }
+                    Ok(_) => claim.judge(Measured::NotRun(
+                        "its precondition has no condition measured".into(),
+                    )),
                     Err(e) => claim.judge(Measured::NotRun(format!("{e:#}"))),
-                },
-            )
+                }
+            })
             .collect();
         if !problems.is_empty() {
             section.description.push_str(&format!(
@@ -2913,5 +2983,67 @@ of = "goodput"
 "#,
         );
         assert!(e.starts_with("t.toml: measure.of (line 12)"), "{e}");
+    }
+
+    #[test]
+    fn a_claim_with_a_precondition_differs_where_it_fails() {
+        let runs = grid(Path::new("."));
+        let body = |bound: f64| {
+            format!(
+                r#"
+[[measure]]
+id = "goodput"
+kind = "mean"
+of = {{ metric = "goodput_bps", flow = 0 }}
+at = {{ cc = "a" }}
+by = "buffer"
+
+[[measure]]
+id = "delivers"
+kind = "count"
+of = "goodput"
+holds = "at_least"
+bound = {bound}
+
+[[measure]]
+id = "a-goodput"
+kind = "mean"
+of = {{ metric = "goodput_bps", flow = 0 }}
+at = {{ cc = "a", buffer = "1" }}
+
+[[claim]]
+id = "t.pre"
+paper = "obbr"
+place = "p"
+statement = "s"
+about = "a"
+metric = "m"
+unit = ""
+paper_says = "p"
+test = {{ kind = "at_least", bound = 5.0 }}
+tolerance_reason = "r"
+origin = "project target"
+measure = "a-goodput"
+precondition = {{ text = "a delivers at least 5 at every buffer", measure = "delivers" }}
+"#
+            )
+        };
+        let judged = |bound: f64| file(&body(bound)).analyze(&runs).claims.remove(0);
+        let held = judged(4.0);
+        assert_eq!(held.verdict, report::VerdictStatus::Reproduced);
+        assert_eq!(held.ours, "6.000");
+        assert_eq!(
+            held.record().precondition,
+            Some("a delivers at least 5 at every buffer")
+        );
+        let unmet = judged(5.0);
+        assert_eq!(unmet.verdict, report::VerdictStatus::Differs);
+        assert_eq!(unmet.ours, "6.000; precondition unmet: not at 2");
+        let e = error(&body(5.0).replace("measure = \"delivers\" }", "measure = \"a-goodput\" }"));
+        assert!(
+            e.starts_with("t.toml: claim.precondition.measure (line 27)"),
+            "{e}"
+        );
+        assert!(e.contains("`a-goodput` must be a condition measure"), "{e}");
     }
 }
