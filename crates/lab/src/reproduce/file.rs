@@ -18,7 +18,7 @@ use anyhow::Context;
 use report::{BarGroup, Cell, Figure, Line, LineStyle, ReferenceLine, Section, Table};
 use serde::Deserialize;
 
-use super::claims::{Claim, Declaration, Measured, Origin, Paper, Test};
+use super::claims::{Claim, Declaration, Judged, Measured, Origin, Paper, Test};
 use super::data::{seeds_note, series_column, Runs};
 use super::verdict::{mean_sd_cell, paper_name};
 use super::Analysis;
@@ -53,6 +53,18 @@ struct Spec {
     timelines: Vec<TimelineSpec>,
     #[serde(default, rename = "claim")]
     claims: Vec<ClaimSpec>,
+    /// Judge every claim once per value of an axis (each value filling
+    /// in the claims' measures), value by value.
+    #[serde(default)]
+    judge_at: Option<JudgeAt>,
+}
+
+/// The values of an axis every claim is judged at.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JudgeAt {
+    axis: String,
+    values: Vec<String>,
 }
 
 /// A number of one run, read from its typed results.
@@ -863,6 +875,9 @@ enum CellFormat {
     Mean,
     /// The mean as a percentage ("12.5%"), not scaled.
     Percent,
+    /// "k of n": of a quantity that is 1 or 0 per run (`dash_complete`),
+    /// how many of the runs have 1.
+    CountOf,
 }
 
 impl CellFormat {
@@ -878,6 +893,10 @@ impl CellFormat {
             CellFormat::Mean if s.mean.is_finite() => Cell::fixed(s.mean * scale, decimals as u8),
             CellFormat::Mean => Cell::Empty,
             CellFormat::Percent => Cell::percent(s.mean, decimals as u8),
+            CellFormat::CountOf => {
+                let held = if s.n == 0 { 0.0 } else { s.mean * s.n as f64 };
+                Cell::text(format!("{} of {}", held.round(), s.n))
+            }
         }
     }
 }
@@ -1641,9 +1660,18 @@ impl ExperimentFile {
                 _ => anyhow::bail!("`{of}` is not a one-number measure"),
             }
         };
-        let chosen = |values: &Option<Vec<String>>, v: &str| match values {
-            Some(values) => values.iter().any(|x| x == v),
-            None => true,
+        // The axis values taken: all in the axis' order, or those given,
+        // in the order given.
+        let chosen = |values: &Option<Vec<String>>,
+                      along: Vec<(String, String, Stat)>|
+         -> Vec<(String, String, Stat)> {
+            match values {
+                None => along,
+                Some(values) => values
+                    .iter()
+                    .filter_map(|v| along.iter().find(|(x, _, _)| x == v).cloned())
+                    .collect(),
+            }
         };
         Ok(match m {
             Measure::Mean { of, at, by, .. } => along(at, by, &|r| of.of(r)),
@@ -1672,13 +1700,16 @@ impl ExperimentFile {
                     .iter()
                     .find(|(v, _, _)| v == reference)
                     .map_or(f64::NAN, |(_, _, s)| s.mean);
+                let compared: Vec<_> = match values {
+                    Some(_) => chosen(values, along),
+                    None => along
+                        .into_iter()
+                        .filter(|(v, _, _)| v != reference)
+                        .collect(),
+                };
                 Value::Conditions(
-                    along
+                    compared
                         .iter()
-                        .filter(|(v, _, _)| match values {
-                            Some(values) => values.contains(v),
-                            None => v != reference,
-                        })
                         .filter(|(_, _, s)| s.mean.is_finite() && r.is_finite())
                         .map(|(_, label, s)| (label.clone(), holds.check(s.mean, r, margin)))
                         .collect(),
@@ -1691,9 +1722,9 @@ impl ExperimentFile {
                 strict,
                 ..
             } => {
-                let along: Vec<_> = by_axis(of)?
+                let along: Vec<_> = chosen(values, by_axis(of)?)
                     .into_iter()
-                    .filter(|(v, _, s)| chosen(values, v) && s.mean.is_finite())
+                    .filter(|(_, _, s)| s.mean.is_finite())
                     .collect();
                 Value::Conditions(
                     along
@@ -1719,9 +1750,9 @@ impl ExperimentFile {
                 values,
                 ..
             } => Value::Conditions(
-                by_axis(of)?
+                chosen(values, by_axis(of)?)
                     .into_iter()
-                    .filter(|(v, _, s)| chosen(values, v) && s.mean.is_finite())
+                    .filter(|(_, _, s)| s.mean.is_finite())
                     .map(|(_, label, s)| (label, holds.check(s.mean, *bound, margin)))
                     .collect(),
             ),
@@ -1807,9 +1838,9 @@ impl ExperimentFile {
             Measure::Across {
                 of, values, take, ..
             } => {
-                let xs: Vec<f64> = by_axis(of)?
+                let xs: Vec<f64> = chosen(values, by_axis(of)?)
                     .into_iter()
-                    .filter(|(v, _, s)| chosen(values, v) && s.mean.is_finite())
+                    .filter(|(_, _, s)| s.mean.is_finite())
                     .map(|(_, _, s)| s.mean)
                     .collect();
                 Value::Number(match (take, xs.is_empty()) {
@@ -2184,37 +2215,42 @@ impl ExperimentFile {
             }
             section = section.table(table);
         }
-        let judged: Vec<_> = self
-            .claims
-            .iter()
-            .map(|(claim, measure, precondition)| {
-                let measured = match self.evaluate(runs, measure, claim.margin()) {
-                    Ok(v) => v.measured(),
-                    Err(e) => Measured::NotRun(format!("{e:#}")),
-                };
-                let Some(precondition) = precondition else {
-                    return claim.judge(measured);
-                };
-                match self.evaluate(runs, precondition, 0.0) {
-                    Ok(Value::Conditions(c)) if !c.is_empty() => {
-                        let failed: Vec<&str> = c
-                            .iter()
-                            .filter(|(_, ok)| !ok)
-                            .map(|(l, _)| l.as_str())
-                            .collect();
-                        claim.judge_given(
-                            failed.is_empty(),
-                            &format!("not at {}", failed.join(", ")),
-                            measured,
-                        )
-                    }
-                    Ok(_) => claim.judge(Measured::NotRun(
-                        "its precondition has no condition measured".into(),
-                    )),
-                    Err(e) => claim.judge(Measured::NotRun(format!("{e:#}"))),
-                }
-            })
-            .collect();
+        let judge = |context: &[(String, String)]| -> Vec<Judged> {
+            self.claims
+                .iter()
+                .map(|(claim, measure, precondition)| {
+                    self.judge(runs, claim, measure, precondition.as_deref(), context)
+                })
+                .collect()
+        };
+        let judged: Vec<Judged> = match &self.spec.judge_at {
+            None => judge(&[]),
+            Some(at) => {
+                let axis = runs.axis(&at.axis);
+                at.values
+                    .iter()
+                    .flat_map(|v| {
+                        let label = self.label(&at.axis, v);
+                        let judged = if axis.contains(v) {
+                            judge(&[(at.axis.clone(), v.clone())])
+                        } else {
+                            self.claims
+                                .iter()
+                                .map(|(claim, _, _)| {
+                                    claim.judge(Measured::NotRun(format!(
+                                        "the sweep has no {label}"
+                                    )))
+                                })
+                                .collect()
+                        };
+                        judged.into_iter().map(move |j| Judged {
+                            ours: format!("{label}: {}", j.ours),
+                            ..j
+                        })
+                    })
+                    .collect()
+            }
+        };
         if !problems.is_empty() {
             section.description.push_str(&format!(
                 " Measures that could not be taken: {}.",
@@ -2226,6 +2262,42 @@ impl ExperimentFile {
             self.name, self.sha256
         ));
         Analysis::judged(section, judged, &self.spec.all_reproduced)
+    }
+
+    /// A claim judged on `measure` (and its precondition's) in `context`.
+    fn judge(
+        &self,
+        runs: &Runs,
+        claim: &'static Claim,
+        measure: &str,
+        precondition: Option<&str>,
+        context: &[(String, String)],
+    ) -> Judged {
+        let measured = match self.evaluate_in(runs, measure, claim.margin(), context) {
+            Ok(v) => v.measured(),
+            Err(e) => Measured::NotRun(format!("{e:#}")),
+        };
+        let Some(precondition) = precondition else {
+            return claim.judge(measured);
+        };
+        match self.evaluate_in(runs, precondition, 0.0, context) {
+            Ok(Value::Conditions(c)) if !c.is_empty() => {
+                let failed: Vec<&str> = c
+                    .iter()
+                    .filter(|(_, ok)| !ok)
+                    .map(|(l, _)| l.as_str())
+                    .collect();
+                claim.judge_given(
+                    failed.is_empty(),
+                    &format!("not at {}", failed.join(", ")),
+                    measured,
+                )
+            }
+            Ok(_) => claim.judge(Measured::NotRun(
+                "its precondition has no condition measured".into(),
+            )),
+            Err(e) => claim.judge(Measured::NotRun(format!("{e:#}"))),
+        }
     }
 }
 
@@ -3045,5 +3117,75 @@ precondition = {{ text = "a delivers at least 5 at every buffer", measure = "del
             "{e}"
         );
         assert!(e.contains("`a-goodput` must be a condition measure"), "{e}");
+    }
+
+    #[test]
+    fn judge_at_judges_every_claim_per_value_in_the_order_given() {
+        let runs = grid(Path::new("."));
+        let f = file(
+            r#"
+judge_at = { axis = "buffer", values = ["2", "1", "9"] }
+
+[labels]
+"2" = "deep"
+
+[[measure]]
+id = "goodput-by-cc"
+kind = "mean"
+of = { metric = "goodput_bps", flow = 0 }
+by = "cc"
+
+[[measure]]
+id = "b-below-a"
+kind = "compare"
+of = "goodput-by-cc"
+reference = "a"
+values = ["b", "a"]
+holds = "below"
+
+[[measure]]
+id = "complete"
+kind = "mean"
+of = { metric = "bytes_retransmitted", flow = 1 }
+by = "buffer"
+
+[[table]]
+title = "T"
+by = "buffer"
+columns = [{ header = "runs", measure = "complete", format = "count_of" }]
+
+[[claim]]
+id = "t.each"
+paper = "obbr"
+place = "p"
+statement = "s"
+about = "a"
+metric = "m"
+unit = ""
+paper_says = "p"
+test = { kind = "direction" }
+tolerance_reason = "r"
+origin = "project analysis"
+measure = "b-below-a"
+"#,
+        );
+        // `values` are taken in the order given.
+        assert_eq!(
+            conditions(&f, &runs, "b-below-a", 0.0),
+            vec![("b".to_string(), true), ("a".to_string(), false)]
+        );
+        let analysis = f.analyze(&runs);
+        let ours: Vec<&str> = analysis.claims.iter().map(|j| j.ours.as_str()).collect();
+        assert_eq!(
+            ours,
+            [
+                "deep: holds in 1 of 2 (not at a)",
+                "1: holds in 1 of 2 (not at a)",
+                "9: not run: the sweep has no 9",
+            ]
+        );
+        // Flow 1 retransmitted (1 or 0 bytes) in 2 of the 4 runs at buffer 2.
+        assert_eq!(analysis.section.tables[0].rows[0][1], Cell::text("0 of 4"));
+        assert_eq!(analysis.section.tables[0].rows[1][1], Cell::text("2 of 4"));
     }
 }

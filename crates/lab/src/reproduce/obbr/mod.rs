@@ -1,6 +1,5 @@
 //! The `obbr` suite: the oBBR paper (Bi et al.) evaluation, one experiment per figure or table.
 
-mod fig14;
 pub(crate) mod fig3;
 pub(crate) mod fig4;
 mod fig5;
@@ -36,5 +35,5 @@ pub static EXPERIMENTS: &[Entry] = &[
     super::experiment_file!("experiments/obbr/fig11-traces.toml"),
     super::experiment_file!("experiments/obbr/cellular-estimates.toml"),
     super::experiment_file!("experiments/obbr/fig12-competing.toml"),
-    Entry::Rust(fig14::DASH),
+    super::experiment_file!("experiments/obbr/fig14-dash.toml"),
 ];
