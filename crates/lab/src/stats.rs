@@ -194,6 +194,36 @@ pub fn harm(alone: f64, beside: f64) -> f64 {
     ((alone - beside) / alone).max(0.0)
 }
 
+/// The rate of a cumulative counter sampled over time, per interval of
+/// `bin_s`: `(interval midpoint, increase / elapsed time)`. An interval
+/// runs between the last samples at or before its two boundaries, so an
+/// interval without samples of its own is merged into the next one.
+pub fn binned_rate(cumulative: &[(f64, f64)], bin_s: f64) -> Vec<(f64, f64)> {
+    const EPS: f64 = 1e-6;
+    let Some(&first) = cumulative.first() else {
+        return Vec::new();
+    };
+    let t0 = first.0;
+    let boundary_at_or_after = |t: f64| t0 + ((t - t0) / bin_s - EPS).ceil() * bin_s;
+    let mut out = Vec::new();
+    let mut start = first;
+    for (i, &(t, v)) in cumulative.iter().enumerate() {
+        let boundary = boundary_at_or_after(t);
+        // A sample closes an interval when it is the last one before a
+        // boundary; the series' last sample only when it sits on one (a
+        // partial interval at the end is left out).
+        let closes = match cumulative.get(i + 1) {
+            Some(&(next, _)) => next > boundary + EPS,
+            None => (boundary - t).abs() <= EPS,
+        };
+        if closes && t > start.0 + EPS {
+            out.push(((start.0 + t) / 2.0, (v - start.1) / (t - start.0)));
+            start = (t, v);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -246,5 +276,43 @@ mod tests {
         assert_eq!(harm(10.0, 6.0), 0.4);
         assert_eq!(harm(10.0, 12.0), 0.0);
         assert!(harm(0.0, 1.0).is_nan());
+    }
+
+    #[test]
+    fn binned_rate_of_a_steady_counter_is_its_slope() {
+        // 0.1 s samples of 1000 B/s over 3 s: three 1 s intervals.
+        let samples: Vec<(f64, f64)> = (0..=30)
+            .map(|i| (i as f64 * 0.1, i as f64 * 100.0))
+            .collect();
+        let rates = binned_rate(&samples, 1.0);
+        assert_eq!(rates.len(), 3);
+        for (i, (t, r)) in rates.iter().enumerate() {
+            assert!(close_to(*t, i as f64 + 0.5), "{t}");
+            assert!(close_to(*r, 1000.0), "{r}");
+        }
+    }
+
+    #[test]
+    fn binned_rate_follows_a_step_and_spans_gaps() {
+        // 0..1 s: nothing; 1..2 s: 500 B; then a gap to 4 s with 600 B more.
+        let samples = [
+            (0.0, 0.0),
+            (0.5, 0.0),
+            (1.0, 0.0),
+            (1.5, 250.0),
+            (2.0, 500.0),
+            (4.0, 1100.0),
+        ];
+        let rates = binned_rate(&samples, 1.0);
+        assert_eq!(rates.len(), 3, "{rates:?}");
+        assert!(close_to(rates[0].1, 0.0));
+        assert!(close_to(rates[1].1, 500.0));
+        assert!(close_to(rates[2].0, 3.0) && close_to(rates[2].1, 300.0));
+        assert!(binned_rate(&[], 1.0).is_empty());
+        assert!(binned_rate(&[(0.0, 1.0)], 1.0).is_empty());
+    }
+
+    fn close_to(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9
     }
 }

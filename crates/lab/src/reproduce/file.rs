@@ -15,10 +15,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use report::{BarGroup, Cell, Figure, ReferenceLine, Section, Table};
+use report::{BarGroup, Cell, Figure, Line, LineStyle, ReferenceLine, Section, Table};
 use serde::Deserialize;
 
-use super::claims::{Claim, Declaration, Measured, Origin, Paper, Test};
+use super::claims::{Claim, Declaration, Judged, Measured, Origin, Paper, Test};
 use super::data::{seeds_note, series_column, Runs};
 use super::verdict::{mean_sd_cell, paper_name};
 use super::Analysis;
@@ -49,8 +49,22 @@ struct Spec {
     tables: Vec<TableSpec>,
     #[serde(default, rename = "figure")]
     figures: Vec<FigureSpec>,
+    #[serde(default, rename = "timeline")]
+    timelines: Vec<TimelineSpec>,
     #[serde(default, rename = "claim")]
     claims: Vec<ClaimSpec>,
+    /// Judge every claim once per value of an axis (each value filling
+    /// in the claims' measures), value by value.
+    #[serde(default)]
+    judge_at: Option<JudgeAt>,
+}
+
+/// The values of an axis every claim is judged at.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JudgeAt {
+    axis: String,
+    values: Vec<String>,
 }
 
 /// A number of one run, read from its typed results.
@@ -66,11 +80,14 @@ pub struct Quantity {
 }
 
 /// Which flow of a run a [`Quantity`] reads.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(untagged)]
 pub enum FlowSel {
     /// One flow, by index.
     Index(usize),
+    /// A group of flows, by index: the sum of their values (no number if
+    /// one of them has none).
+    Group(Vec<usize>),
     /// An aggregate over the flows.
     Over(Aggregate),
 }
@@ -89,6 +106,10 @@ pub enum Aggregate {
     Mean,
     /// The sum over the flows.
     Sum,
+    /// The least over the flows.
+    Min,
+    /// The largest over the flows.
+    Max,
 }
 
 /// The metrics a file can read: fields of a flow's summary, of a DASH or
@@ -100,6 +121,9 @@ pub enum Metric {
     GoodputBps,
     /// The flow's share of the run's total goodput.
     Share,
+    /// The flow's goodput over an equal share of the run's total goodput
+    /// (the total / the number of flows).
+    EqualShareRatio,
     RetransmissionRatio,
     LossRatio,
     MeanCwndBytes,
@@ -140,12 +164,18 @@ pub enum Metric {
 }
 
 impl Metric {
-    fn of_flow(self, f: &sim::FlowSummary, total_goodput: f64) -> Option<f64> {
+    /// The metric of flow `f` of a run of `flows` flows whose goodputs sum
+    /// to `total_goodput`.
+    fn of_flow(self, f: &sim::FlowSummary, total_goodput: f64, flows: usize) -> Option<f64> {
         use Metric::*;
         Some(match self {
             GoodputBps => f.goodput_bps,
             Share => {
                 return (total_goodput > 0.0).then(|| f.goodput_bps / total_goodput);
+            }
+            EqualShareRatio => {
+                let equal = total_goodput / flows as f64;
+                return (equal > 0.0).then(|| f.goodput_bps / equal);
             }
             RetransmissionRatio => f.retransmission_ratio,
             LossRatio => f.loss_ratio,
@@ -201,13 +231,19 @@ impl Quantity {
             return Some(v);
         }
         let total: f64 = r.flows.iter().map(|f| f.goodput_bps).sum();
-        match self.flow {
-            FlowSel::Index(i) => self.metric.of_flow(r.flows.get(i)?, total),
+        let n = r.flows.len();
+        match &self.flow {
+            FlowSel::Index(i) => self.metric.of_flow(r.flows.get(*i)?, total, n),
+            FlowSel::Group(flows) if flows.is_empty() => None,
+            FlowSel::Group(flows) => flows
+                .iter()
+                .map(|i| self.metric.of_flow(r.flows.get(*i)?, total, n))
+                .sum(),
             FlowSel::Over(agg) => {
                 let values: Vec<f64> = r
                     .flows
                     .iter()
-                    .filter_map(|f| self.metric.of_flow(f, total))
+                    .filter_map(|f| self.metric.of_flow(f, total, n))
                     .collect();
                 if values.is_empty() {
                     return None;
@@ -215,6 +251,8 @@ impl Quantity {
                 Some(match agg {
                     Aggregate::Sum => values.iter().sum(),
                     Aggregate::Mean => stats::mean_sd(&values).0,
+                    Aggregate::Min => values.iter().copied().fold(f64::INFINITY, f64::min),
+                    Aggregate::Max => values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
                 })
             }
         }
@@ -266,6 +304,10 @@ pub enum Holds {
     AtLeast,
     /// At most the reference (plus the claim's margin).
     AtMost,
+    /// Strictly above the reference (less the claim's margin).
+    Above,
+    /// Strictly below the reference (plus the claim's margin).
+    Below,
 }
 
 impl Holds {
@@ -273,8 +315,22 @@ impl Holds {
         match self {
             Holds::AtLeast => value >= reference - margin,
             Holds::AtMost => value <= reference + margin,
+            Holds::Above => value > reference - margin,
+            Holds::Below => value < reference + margin,
         }
     }
+}
+
+/// Which number of the values along an axis.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Take {
+    /// The largest.
+    Max,
+    /// The least.
+    Min,
+    /// Their mean.
+    Mean,
 }
 
 /// Which way along an axis.
@@ -374,6 +430,12 @@ pub enum Measure {
         of: String,
         /// Which way.
         way: Way,
+        /// The axis values taken, in the axis' order (default: all).
+        #[serde(default)]
+        values: Option<Vec<String>>,
+        /// Each step strictly so (default: at least or at most).
+        #[serde(default)]
+        strict: bool,
     },
     /// A count of the axis values of a `mean` measure taken `by` it where
     /// the value `holds` against `bound` (within the claim's margin).
@@ -386,6 +448,23 @@ pub enum Measure {
         holds: Holds,
         /// The bound, in the quantity's unit.
         bound: f64,
+        /// The axis values counted (default: all).
+        #[serde(default)]
+        values: Option<Vec<String>>,
+    },
+    /// One condition, named `label`: one-number measure `a` against
+    /// one-number measure `b`, `holds` within the claim's margin.
+    Condition {
+        /// The measure's id.
+        id: String,
+        /// The measure compared.
+        a: String,
+        /// The measure it is compared against.
+        b: String,
+        /// Which way `a` must be of `b`.
+        holds: Holds,
+        /// The condition's name in the claim's row.
+        label: String,
     },
     /// The mean of a time series over `[from_s, to_s)`, per run; mean and
     /// spread over seeds.
@@ -396,8 +475,12 @@ pub enum Measure {
         series: SeriesColumn,
         /// Window start, s.
         from_s: f64,
-        /// Window end, s.
+        /// Window end, s (`inf`: to the end).
         to_s: f64,
+        /// A second series: the measure is then the ratio of the two
+        /// series' means over the window, per run.
+        #[serde(default)]
+        per: Option<SeriesColumn>,
         /// Fixed parameters.
         #[serde(default)]
         at: BTreeMap<String, String>,
@@ -459,6 +542,47 @@ pub enum Measure {
         /// The measures, by id.
         of: Vec<String>,
     },
+    /// One number from a measure taken `by` an axis: the largest, the
+    /// least or the mean of its values (those with a number) at the axis
+    /// values chosen.
+    Across {
+        /// The measure's id.
+        id: String,
+        /// A measure with `by`.
+        of: String,
+        /// The axis values taken (default: all).
+        #[serde(default)]
+        values: Option<Vec<String>>,
+        /// Which number.
+        take: Take,
+    },
+    /// Conditions that must all hold: those of several condition measures,
+    /// one per label (in the order they first appear), holding where it
+    /// holds in every measure that has it.
+    All {
+        /// The measure's id.
+        id: String,
+        /// The condition measures, by id.
+        of: Vec<String>,
+    },
+    /// A condition measure taken at each value of an axis (the value
+    /// filling in its conditions): one condition per value, named by it,
+    /// holding where every condition of the measure there holds.
+    Each {
+        /// The measure's id.
+        id: String,
+        /// The axis.
+        axis: String,
+        /// A condition measure.
+        of: String,
+    },
+    /// How many conditions of a condition measure hold: one number.
+    Held {
+        /// The measure's id.
+        id: String,
+        /// A condition measure.
+        of: String,
+    },
     /// A named Rust measure ([`named`]), with its parameters.
     Named {
         /// The measure's id.
@@ -487,6 +611,11 @@ impl Measure {
             | Measure::Quantile { id, .. }
             | Measure::Jain { id, .. }
             | Measure::Least { id, .. }
+            | Measure::Condition { id, .. }
+            | Measure::Across { id, .. }
+            | Measure::All { id, .. }
+            | Measure::Each { id, .. }
+            | Measure::Held { id, .. }
             | Measure::Named { id, .. } => id,
         }
     }
@@ -496,7 +625,8 @@ impl Measure {
         match self {
             Measure::Compare { of, .. }
             | Measure::Direction { of, .. }
-            | Measure::Count { of, .. } => Some(of),
+            | Measure::Count { of, .. }
+            | Measure::Across { of, .. } => Some(of),
             _ => None,
         }
     }
@@ -538,40 +668,47 @@ impl Value {
     }
 }
 
-/// A named Rust measure: the runs, the file's parameters for it and the
-/// margin of the claim judged on it (0 when none is).
-pub type NamedMeasure = fn(&Runs, &toml::Table, f64) -> anyhow::Result<Value>;
+/// The condition `at` within `context`: `at`'s parameters, and the
+/// context's on the keys `at` does not fix.
+fn within(context: &[(String, String)], at: &BTreeMap<String, String>) -> Vec<(String, String)> {
+    let mut fixed: Vec<(String, String)> = at.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    fixed.extend(context.iter().filter(|(k, _)| !at.contains_key(k)).cloned());
+    fixed
+}
+
+/// A named Rust measure: the runs, the file's parameters for it, the
+/// margin of the claim judged on it (0 when none is) and the context of
+/// its evaluation (a table row's parameters, which fill in its `at`).
+pub type NamedMeasure = fn(&Runs, &toml::Table, f64, &[(String, String)]) -> anyhow::Result<Value>;
 
 /// The named measures files may use: analyses that need more than the
 /// primitives.
 pub fn named(name: &str) -> Option<NamedMeasure> {
     match name {
         "fluctuation" => Some(fluctuation),
+        "share_fluctuation" => Some(share_fluctuation),
         _ => None,
     }
 }
 
 /// The names of [`named`]'s measures.
-pub const NAMED: &[&str] = &["fluctuation"];
+pub const NAMED: &[&str] = &["fluctuation", "share_fluctuation"];
 
-/// `fluctuation`: the coefficient of variation (sd / mean) over time of a
-/// flow's series column after `from_s`, per run, mean over the runs at
-/// `at`. Parameters: `column`, `flow` (default 0), `from_s` (default 0),
-/// `at` (a table of fixed parameters).
-fn fluctuation(runs: &Runs, params: &toml::Table, _margin: f64) -> anyhow::Result<Value> {
-    let column = params
-        .get("column")
-        .and_then(toml::Value::as_str)
-        .context("fluctuation: `column` (a string) is required")?;
-    let flow = params
-        .get("flow")
-        .and_then(toml::Value::as_integer)
-        .unwrap_or(0) as usize;
-    let from = params
-        .get("from_s")
-        .and_then(|v| v.as_float().or(v.as_integer().map(|i| i as f64)))
-        .unwrap_or(0.0);
-    let at: Vec<(String, String)> = params
+/// A number parameter of a named measure (`default` when absent).
+fn number_param(params: &toml::Table, key: &str, default: Option<f64>) -> anyhow::Result<f64> {
+    match params.get(key) {
+        Some(v) => v
+            .as_float()
+            .or(v.as_integer().map(|i| i as f64))
+            .with_context(|| format!("`{key}` must be a number")),
+        None => default.with_context(|| format!("`{key}` (a number) is required")),
+    }
+}
+
+/// The fixed parameters of a named measure (its `at` table) within the
+/// evaluation's context.
+fn at_param(params: &toml::Table, context: &[(String, String)]) -> Vec<(String, String)> {
+    let at: BTreeMap<String, String> = params
         .get("at")
         .and_then(toml::Value::as_table)
         .map(|t| {
@@ -585,6 +722,29 @@ fn fluctuation(runs: &Runs, params: &toml::Table, _margin: f64) -> anyhow::Resul
                 .collect()
         })
         .unwrap_or_default();
+    within(context, &at)
+}
+
+/// `fluctuation`: the coefficient of variation (sd / mean) over time of a
+/// flow's series column after `from_s`, per run, mean over the runs at
+/// `at`. Parameters: `column`, `flow` (default 0), `from_s` (default 0),
+/// `at` (a table of fixed parameters).
+fn fluctuation(
+    runs: &Runs,
+    params: &toml::Table,
+    _margin: f64,
+    context: &[(String, String)],
+) -> anyhow::Result<Value> {
+    let column = params
+        .get("column")
+        .and_then(toml::Value::as_str)
+        .context("fluctuation: `column` (a string) is required")?;
+    let flow = params
+        .get("flow")
+        .and_then(toml::Value::as_integer)
+        .unwrap_or(0) as usize;
+    let from = number_param(params, "from_s", Some(0.0)).context("fluctuation")?;
+    let at = at_param(params, context);
     let fixed: Vec<(&str, &str)> = at.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let mut values = Vec::new();
     for record in runs.select(&fixed) {
@@ -602,23 +762,143 @@ fn fluctuation(runs: &Runs, params: &toml::Table, _margin: f64) -> anyhow::Resul
     Ok(Value::Stat(Stat::of(&values)))
 }
 
+/// `share_fluctuation`: how steadily a family of flows shares the link
+/// over time (BBR-CWS paper, Figs. 9-15), per run; mean and sd over the
+/// runs at `at`. Each flow's throughput is taken per interval of `bin_s`
+/// from its delivered bytes; over the intervals from `from_s` on,
+/// `gives = "share_sd"` is the sd of the family's share of the interval's
+/// throughput, `gives = "mean_jain"` the mean of Jain's index of the
+/// interval's throughputs. Parameters: `family` (flows `0..family` are
+/// the family), `flows` (how many flows), `bin_s`, `from_s`, `gives`, `at`.
+fn share_fluctuation(
+    runs: &Runs,
+    params: &toml::Table,
+    _margin: f64,
+    context: &[(String, String)],
+) -> anyhow::Result<Value> {
+    let count = |key: &str| -> anyhow::Result<usize> {
+        params
+            .get(key)
+            .and_then(toml::Value::as_integer)
+            .and_then(|i| usize::try_from(i).ok())
+            .with_context(|| format!("share_fluctuation: `{key}` (a count) is required"))
+    };
+    let (family, flows) = (count("family")?, count("flows")?);
+    let bin_s = number_param(params, "bin_s", None).context("share_fluctuation")?;
+    let from_s = number_param(params, "from_s", None).context("share_fluctuation")?;
+    let share_sd = match params.get("gives").and_then(toml::Value::as_str) {
+        Some("share_sd") => true,
+        Some("mean_jain") => false,
+        _ => anyhow::bail!("share_fluctuation: `gives` must be \"share_sd\" or \"mean_jain\""),
+    };
+    let at = at_param(params, context);
+    let fixed: Vec<(&str, &str)> = at.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let (sd, jain) = super::cws::fluctuation_over_seeds(runs, &fixed, family, flows, bin_s, from_s);
+    Ok(Value::Stat(if share_sd { sd } else { jain }))
+}
+
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct TableSpec {
     title: String,
-    /// The axis whose values are the rows.
-    by: String,
+    /// The axis whose values are the rows, or several axes: one row per
+    /// combination of their values (the first slowest), one first column
+    /// per axis, the columns' measures one-number measures taken at the
+    /// row's values.
+    #[serde(default)]
+    by: Option<Headers>,
     /// A second axis: one row per pair of values (`by` slowest); the
     /// columns' measures must then be `mean` measures.
     #[serde(default)]
     then: Option<String>,
+    /// Rows given one by one (instead of `by`): their first cells and the
+    /// parameters their columns' measures are taken at.
+    #[serde(default)]
+    rows: Option<Vec<RowSpec>>,
+    /// The header of the first column, or of the first columns (with
+    /// `rows`, one per cell of a row's `cells`).
     #[serde(default = "default_first_header")]
-    first: String,
+    first: Headers,
+    /// The title without the seeds note.
+    #[serde(default = "yes")]
+    seeds_note: bool,
     columns: Vec<ColumnSpec>,
 }
 
-fn default_first_header() -> String {
-    "condition".into()
+/// One header, or several.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+enum Headers {
+    One(String),
+    Several(Vec<String>),
+}
+
+impl Headers {
+    fn list(&self) -> Vec<String> {
+        match self {
+            Headers::One(h) => vec![h.clone()],
+            Headers::Several(h) => h.clone(),
+        }
+    }
+}
+
+fn default_first_header() -> Headers {
+    Headers::One("condition".into())
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A row of a table given row by row.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RowSpec {
+    /// Its first cells, as text.
+    cells: Vec<String>,
+    /// The parameters the columns' measures are taken at (filling in what
+    /// each measure does not fix itself).
+    at: BTreeMap<String, String>,
+}
+
+/// How a cell shows a number.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+enum CellFormat {
+    /// "mean ± sd" (the sd left out when it is 0), "—" without a number.
+    #[default]
+    MeanSd,
+    /// "mean ± sd" over two or more values, "mean" over one, empty
+    /// without any.
+    Stat,
+    /// The mean alone.
+    Mean,
+    /// The mean as a percentage ("12.5%"), not scaled.
+    Percent,
+    /// "k of n": of a quantity that is 1 or 0 per run (`dash_complete`),
+    /// how many of the runs have 1.
+    CountOf,
+}
+
+impl CellFormat {
+    fn cell(self, s: Stat, scale: f64, decimals: usize) -> Cell {
+        match self {
+            CellFormat::MeanSd => mean_sd_cell(s.pair(), scale, decimals, ""),
+            CellFormat::Stat => Stat {
+                mean: s.mean * scale,
+                sd: s.sd * scale,
+                n: s.n,
+            }
+            .cell(decimals as u8),
+            CellFormat::Mean if s.mean.is_finite() => Cell::fixed(s.mean * scale, decimals as u8),
+            CellFormat::Mean => Cell::Empty,
+            CellFormat::Percent => Cell::percent(s.mean, decimals as u8),
+            CellFormat::CountOf => {
+                let held = if s.n == 0 { 0.0 } else { s.mean * s.n as f64 };
+                Cell::text(format!("{} of {}", held.round(), s.n))
+            }
+        }
+    }
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -633,6 +913,9 @@ struct ColumnSpec {
     /// Show the value minus the one at this axis value (no spread).
     #[serde(default)]
     minus: Option<String>,
+    /// How the cell shows the number.
+    #[serde(default)]
+    format: CellFormat,
 }
 
 fn one() -> f64 {
@@ -660,14 +943,98 @@ struct FigureSpec {
     groups: Option<String>,
     #[serde(default)]
     reference: Option<ReferenceSpec>,
+    /// Error bars (± sd) on grouped bars (bars of one series always have
+    /// them).
+    #[serde(default)]
+    errors: bool,
+    /// The vertical axis' range, `[min, max]`.
+    #[serde(default)]
+    y_range: Option<[f64; 2]>,
+    /// The title without the seeds note.
+    #[serde(default = "yes")]
+    seeds_note: bool,
+    /// A logarithmic vertical axis.
+    #[serde(default)]
+    log_y: bool,
+    /// Display names of the categories' (the `by` axis') values in this
+    /// figure, over the file's `[labels]`.
+    #[serde(default)]
+    x_labels: BTreeMap<String, String>,
 }
 
+/// A horizontal reference line: at an axis value's bar (`at`) or at a
+/// value (`y`).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ReferenceSpec {
     /// The axis value whose bar the line is drawn at.
-    at: String,
+    #[serde(default)]
+    at: Option<String>,
+    /// The value the line is drawn at (in the figure's scale).
+    #[serde(default)]
+    y: Option<f64>,
     label: String,
+}
+
+/// A figure of time series of one run each (`[[timeline]]`): the first
+/// run (in the sweep's order: the first seed) at the figure's `at` plus
+/// each line's.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TimelineSpec {
+    title: String,
+    #[serde(default)]
+    at: BTreeMap<String, String>,
+    #[serde(default = "time_label")]
+    x_label: String,
+    y_label: String,
+    lines: Vec<LineSpec>,
+    #[serde(default)]
+    y_range: Option<[f64; 2]>,
+    /// Horizontal reference lines at values.
+    #[serde(default)]
+    reference: Vec<ValueLine>,
+}
+
+fn time_label() -> String {
+    "time (s)".into()
+}
+
+/// A horizontal line at a value.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ValueLine {
+    y: f64,
+    label: String,
+}
+
+/// One line of a [`TimelineSpec`].
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LineSpec {
+    label: String,
+    series: SeriesColumn,
+    /// Parameters of the run drawn, beside the figure's.
+    #[serde(default)]
+    at: BTreeMap<String, String>,
+    #[serde(default = "one")]
+    scale: f64,
+    /// A cumulative column (`delivered`) drawn as its rate per interval
+    /// of this many seconds.
+    #[serde(default)]
+    rate_per_s: Option<f64>,
+    #[serde(default)]
+    style: Style,
+}
+
+/// How a line is drawn.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+enum Style {
+    #[default]
+    Solid,
+    Dashed,
+    Step,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -754,6 +1121,19 @@ struct ClaimSpec {
     origin: Origin,
     /// The measure whose value (or conditions) the claim is judged on.
     measure: String,
+    /// What must hold in the runs for the claim to mean anything
+    /// (`Claim::requires`).
+    #[serde(default)]
+    precondition: Option<PreconditionSpec>,
+}
+
+/// A claim's precondition: its text and the condition measure that checks
+/// it (it holds where every condition holds).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PreconditionSpec {
+    text: String,
+    measure: String,
 }
 
 fn leak(s: &str) -> &'static str {
@@ -778,7 +1158,8 @@ pub struct ExperimentFile {
     pub sha256: String,
     spec: Spec,
     source: SweepSource,
-    claims: Vec<(&'static Claim, String)>,
+    /// Each claim, the measure it is judged on and its precondition's.
+    claims: Vec<(&'static Claim, String, Option<String>)>,
 }
 
 /// A TOML error of `name`, with its line and column.
@@ -858,8 +1239,13 @@ impl ExperimentFile {
                     ));
                 }
             }
-            if let Measure::Least { of, .. } = m {
-                for o in of {
+            let one_numbers: Vec<&String> = match m {
+                Measure::Least { of, .. } => of.iter().collect(),
+                Measure::Condition { a, b, .. } => vec![a, b],
+                _ => Vec::new(),
+            };
+            {
+                for o in one_numbers {
                     let one_number = ids.get(o.as_str()).is_some_and(|o| o.by().is_none());
                     if !one_number {
                         return Err(key_error(
@@ -869,6 +1255,39 @@ impl ExperimentFile {
                             &needle,
                             format!(
                                 "`{o}` must be a one-number measure declared before `{}`",
+                                m.id()
+                            ),
+                        ));
+                    }
+                }
+            }
+            let of_conditions: Vec<&String> = match m {
+                Measure::All { of, .. } => of.iter().collect(),
+                Measure::Each { of, .. } | Measure::Held { of, .. } => vec![of],
+                _ => Vec::new(),
+            };
+            {
+                for o in of_conditions {
+                    let conditions = ids.get(o.as_str()).is_some_and(|o| {
+                        matches!(
+                            o,
+                            Measure::Compare { .. }
+                                | Measure::Direction { .. }
+                                | Measure::Count { .. }
+                                | Measure::Condition { .. }
+                                | Measure::All { .. }
+                                | Measure::Each { .. }
+                        )
+                    });
+                    if !conditions {
+                        return Err(key_error(
+                            name,
+                            text,
+                            "measure.of",
+                            &needle,
+                            format!(
+                                "`{o}` must be a condition measure (compare, direction, count, \
+                                 condition, all, each) declared before `{}`",
                                 m.id()
                             ),
                         ));
@@ -900,14 +1319,111 @@ impl ExperimentFile {
         }
         let by_axis = |id: &str| ids.get(id).map(|m| m.by().is_some());
         for t in &spec.tables {
+            let needle = format!("\"{}\"", t.title);
+            let table_error =
+                |key: &str, message: String| Err(key_error(name, text, key, &needle, message));
+            let rows_of_values = t.rows.is_some() || matches!(t.by, Some(Headers::Several(_)));
+            match (&t.by, &t.rows) {
+                (Some(Headers::One(_)), None) => {}
+                (Some(Headers::Several(axes)), None) => {
+                    if t.then.is_some() {
+                        return table_error(
+                            "table.then",
+                            "`then` needs `by` to be one axis".into(),
+                        );
+                    }
+                    if t.first.list().len() != axes.len() {
+                        return table_error(
+                            "table.first",
+                            format!(
+                                "{} header(s) in `first` for {} axes in `by`",
+                                t.first.list().len(),
+                                axes.len()
+                            ),
+                        );
+                    }
+                }
+                (None, Some(rows)) => {
+                    if t.then.is_some() {
+                        return table_error("table.then", "`then` needs `by`, not `rows`".into());
+                    }
+                    let headers = t.first.list().len();
+                    if let Some(r) = rows.iter().find(|r| r.cells.len() != headers) {
+                        return table_error(
+                            "table.rows.cells",
+                            format!(
+                                "a row has {} cells ({}) for {headers} header(s) in `first`",
+                                r.cells.len(),
+                                r.cells.join(", ")
+                            ),
+                        );
+                    }
+                }
+                _ => {
+                    return table_error(
+                        "table.by",
+                        "give exactly one of `by` (an axis) and `rows`".into(),
+                    )
+                }
+            }
             for c in &t.columns {
-                if by_axis(&c.measure) != Some(true) {
+                let (want, what) = if rows_of_values {
+                    (
+                        Some(false),
+                        "a one-number measure (a table with `rows` or several axes `by`)",
+                    )
+                } else {
+                    (Some(true), "a measure taken `by` an axis")
+                };
+                if by_axis(&c.measure) != want {
                     return Err(key_error(
                         name,
                         text,
                         "table.columns.measure",
                         &format!("\"{}\"", c.measure),
-                        format!("`{}` must be a measure taken `by` an axis", c.measure),
+                        format!("`{}` must be {what}", c.measure),
+                    ));
+                }
+                if c.minus.is_some() && rows_of_values {
+                    return Err(key_error(
+                        name,
+                        text,
+                        "table.columns.minus",
+                        &format!("\"{}\"", c.measure),
+                        "`minus` needs a table `by` one axis".into(),
+                    ));
+                }
+            }
+        }
+        for f in &spec.figures {
+            let ok = match &f.reference {
+                None => true,
+                Some(r) => match (&r.at, r.y) {
+                    (Some(_), None) => f.groups.is_none(),
+                    (None, Some(_)) => true,
+                    _ => false,
+                },
+            };
+            if !ok {
+                return Err(key_error(
+                    name,
+                    text,
+                    "figure.reference",
+                    &format!("\"{}\"", f.title),
+                    "give exactly one of `at` (an axis value; not with `groups`) and `y` (a value)"
+                        .into(),
+                ));
+            }
+        }
+        for t in &spec.timelines {
+            for l in &t.lines {
+                if l.rate_per_s.is_some_and(|r| r.is_nan() || r <= 0.0) {
+                    return Err(key_error(
+                        name,
+                        text,
+                        "timeline.lines.rate_per_s",
+                        &format!("\"{}\"", l.label),
+                        "expected a positive number of seconds".into(),
                     ));
                 }
             }
@@ -982,7 +1498,33 @@ impl ExperimentFile {
                 }
                 Some(false) => {}
             }
-            let claim: &'static Claim = Box::leak(Box::new(Claim::new(Declaration {
+            if let Some(p) = &c.precondition {
+                let conditions = ids.get(p.measure.as_str()).is_some_and(|m| {
+                    matches!(
+                        m,
+                        Measure::Compare { .. }
+                            | Measure::Direction { .. }
+                            | Measure::Count { .. }
+                            | Measure::Condition { .. }
+                            | Measure::All { .. }
+                            | Measure::Each { .. }
+                    )
+                });
+                if !conditions {
+                    return Err(key_error(
+                        name,
+                        text,
+                        "claim.precondition.measure",
+                        &needle,
+                        format!(
+                            "`{}` must be a condition measure (compare, direction, count, \
+                             condition, all, each)",
+                            p.measure
+                        ),
+                    ));
+                }
+            }
+            let declared = Claim::new(Declaration {
                 id: leak(&c.id),
                 paper: c.paper.paper(),
                 place: leak(&c.place),
@@ -994,8 +1536,17 @@ impl ExperimentFile {
                 test: c.test.test(),
                 tolerance_reason: leak(&c.tolerance_reason),
                 origin: c.origin,
-            })));
-            claims.push((claim, c.measure.clone()));
+            });
+            let declared = match &c.precondition {
+                Some(p) => declared.requires(leak(&p.text)),
+                None => declared,
+            };
+            let claim: &'static Claim = Box::leak(Box::new(declared));
+            claims.push((
+                claim,
+                c.measure.clone(),
+                c.precondition.as_ref().map(|p| p.measure.clone()),
+            ));
         }
         Ok(ExperimentFile {
             name: name.to_string(),
@@ -1053,12 +1604,24 @@ impl ExperimentFile {
 
     /// The value of measure `id` on `runs`; `margin` is the judged claim's.
     pub fn evaluate(&self, runs: &Runs, id: &str, margin: f64) -> anyhow::Result<Value> {
+        self.evaluate_in(runs, id, margin, &[])
+    }
+
+    /// The value of measure `id` on `runs` in a context: sweep parameters
+    /// (a table row's) that fill in every condition of the measure on the
+    /// keys it does not fix itself.
+    pub fn evaluate_in(
+        &self,
+        runs: &Runs,
+        id: &str,
+        margin: f64,
+        context: &[(String, String)],
+    ) -> anyhow::Result<Value> {
         let m = self
             .measure(id)
             .with_context(|| format!("no measure `{id}`"))?;
-        let fixed = |at: &BTreeMap<String, String>| -> Vec<(String, String)> {
-            at.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
-        };
+        let fixed =
+            |at: &BTreeMap<String, String>| -> Vec<(String, String)> { within(context, at) };
         let stat_at = |at: &[(String, String)], f: &dyn Fn(&RunRecord) -> Option<f64>| -> Stat {
             let fixed: Vec<(&str, &str)> =
                 at.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
@@ -1076,7 +1639,8 @@ impl ExperimentFile {
                     runs.axis(axis)
                         .into_iter()
                         .map(|v| {
-                            let mut cond = base.clone();
+                            let mut cond: Vec<(String, String)> =
+                                base.iter().filter(|(k, _)| k != axis).cloned().collect();
                             cond.push((axis.clone(), v.clone()));
                             let label = self.label(axis, &v);
                             (v, label, stat_at(&cond, f))
@@ -1086,15 +1650,39 @@ impl ExperimentFile {
             }
         };
         let by_axis = |of: &str| -> anyhow::Result<Vec<(String, String, Stat)>> {
-            match self.evaluate(runs, of, 0.0)? {
+            match self.evaluate_in(runs, of, 0.0, context)? {
                 Value::ByAxis(v) => Ok(v),
                 _ => anyhow::bail!("`{of}` is not taken along an axis"),
             }
         };
+        let number = |of: &str| -> anyhow::Result<f64> {
+            match self.evaluate_in(runs, of, 0.0, context)? {
+                Value::Number(v) => Ok(v),
+                Value::Stat(s) => Ok(s.mean),
+                _ => anyhow::bail!("`{of}` is not a one-number measure"),
+            }
+        };
+        // The axis values taken: all in the axis' order, or those given,
+        // in the order given.
+        let chosen = |values: &Option<Vec<String>>,
+                      along: Vec<(String, String, Stat)>|
+         -> Vec<(String, String, Stat)> {
+            match values {
+                None => along,
+                Some(values) => values
+                    .iter()
+                    .filter_map(|v| along.iter().find(|(x, _, _)| x == v).cloned())
+                    .collect(),
+            }
+        };
         Ok(match m {
             Measure::Mean { of, at, by, .. } => along(at, by, &|r| of.of(r)),
-            Measure::Ratio { of, a, b, by, .. } => self.pair(runs, of, a, b, by, |a, b| a / b),
-            Measure::Difference { of, a, b, by, .. } => self.pair(runs, of, a, b, by, |a, b| a - b),
+            Measure::Ratio { of, a, b, by, .. } => {
+                self.pair(runs, of, &fixed(a), &fixed(b), by, |a, b| a / b)
+            }
+            Measure::Difference { of, a, b, by, .. } => {
+                self.pair(runs, of, &fixed(a), &fixed(b), by, |a, b| a - b)
+            }
             Measure::Harm {
                 of, alone, beside, ..
             } => {
@@ -1114,20 +1702,29 @@ impl ExperimentFile {
                     .iter()
                     .find(|(v, _, _)| v == reference)
                     .map_or(f64::NAN, |(_, _, s)| s.mean);
+                let compared: Vec<_> = match values {
+                    Some(_) => chosen(values, along),
+                    None => along
+                        .into_iter()
+                        .filter(|(v, _, _)| v != reference)
+                        .collect(),
+                };
                 Value::Conditions(
-                    along
+                    compared
                         .iter()
-                        .filter(|(v, _, _)| match values {
-                            Some(values) => values.contains(v),
-                            None => v != reference,
-                        })
                         .filter(|(_, _, s)| s.mean.is_finite() && r.is_finite())
                         .map(|(_, label, s)| (label.clone(), holds.check(s.mean, r, margin)))
                         .collect(),
                 )
             }
-            Measure::Direction { of, way, .. } => {
-                let along: Vec<_> = by_axis(of)?
+            Measure::Direction {
+                of,
+                way,
+                values,
+                strict,
+                ..
+            } => {
+                let along: Vec<_> = chosen(values, by_axis(of)?)
                     .into_iter()
                     .filter(|(_, _, s)| s.mean.is_finite())
                     .collect();
@@ -1136,19 +1733,26 @@ impl ExperimentFile {
                         .windows(2)
                         .map(|w| {
                             let (prev, next) = (&w[0], &w[1]);
-                            let ok = match way {
-                                Way::Increasing => next.2.mean >= prev.2.mean - margin,
-                                Way::Decreasing => next.2.mean <= prev.2.mean + margin,
+                            let holds = match (way, strict) {
+                                (Way::Increasing, false) => Holds::AtLeast,
+                                (Way::Decreasing, false) => Holds::AtMost,
+                                (Way::Increasing, true) => Holds::Above,
+                                (Way::Decreasing, true) => Holds::Below,
                             };
+                            let ok = holds.check(next.2.mean, prev.2.mean, margin);
                             (format!("{} to {}", prev.1, next.1), ok)
                         })
                         .collect(),
                 )
             }
             Measure::Count {
-                of, holds, bound, ..
+                of,
+                holds,
+                bound,
+                values,
+                ..
             } => Value::Conditions(
-                by_axis(of)?
+                chosen(values, by_axis(of)?)
                     .into_iter()
                     .filter(|(_, _, s)| s.mean.is_finite())
                     .map(|(_, label, s)| (label, holds.check(s.mean, *bound, margin)))
@@ -1158,12 +1762,20 @@ impl ExperimentFile {
                 series,
                 from_s,
                 to_s,
+                per,
                 at,
                 by,
                 ..
             } => along(at, by, &|r| {
                 let points = self.series_points(runs, r, series).ok()?;
-                Some(stats::window_mean(&points, *from_s, *to_s))
+                let mean = stats::window_mean(&points, *from_s, *to_s);
+                match per {
+                    None => Some(mean),
+                    Some(per) => {
+                        let points = self.series_points(runs, r, per).ok()?;
+                        Some(mean / stats::window_mean(&points, *from_s, *to_s))
+                    }
+                }
             }),
             Measure::FirstCrossing {
                 series,
@@ -1191,10 +1803,11 @@ impl ExperimentFile {
             Measure::Jain { of, at, by, .. } => along(at, by, &|r| {
                 let result = r.result().ok()?;
                 let total: f64 = result.flows.iter().map(|f| f.goodput_bps).sum();
+                let n = result.flows.len();
                 let values: Vec<f64> = result
                     .flows
                     .iter()
-                    .filter_map(|f| of.of_flow(f, total))
+                    .filter_map(|f| of.of_flow(f, total, n))
                     .collect();
                 let j = stats::jain(&values);
                 j.is_finite().then_some(j)
@@ -1202,7 +1815,7 @@ impl ExperimentFile {
             Measure::Least { of, .. } => {
                 let mut least = f64::INFINITY;
                 for id in of {
-                    match self.evaluate(runs, id, margin)? {
+                    match self.evaluate_in(runs, id, margin, context)? {
                         Value::Number(v) if !v.is_nan() => least = least.min(v),
                         Value::Stat(s) if !s.mean.is_nan() => least = least.min(s.mean),
                         Value::Number(_) | Value::Stat(_) => least = f64::NAN,
@@ -1214,9 +1827,70 @@ impl ExperimentFile {
                 }
                 Value::Number(if of.is_empty() { f64::NAN } else { least })
             }
+            Measure::Condition {
+                a, b, holds, label, ..
+            } => {
+                let (a, b) = (number(a)?, number(b)?);
+                Value::Conditions(if a.is_finite() && b.is_finite() {
+                    vec![(label.clone(), holds.check(a, b, margin))]
+                } else {
+                    Vec::new()
+                })
+            }
+            Measure::Across {
+                of, values, take, ..
+            } => {
+                let xs: Vec<f64> = chosen(values, by_axis(of)?)
+                    .into_iter()
+                    .filter(|(_, _, s)| s.mean.is_finite())
+                    .map(|(_, _, s)| s.mean)
+                    .collect();
+                Value::Number(match (take, xs.is_empty()) {
+                    (_, true) => f64::NAN,
+                    (Take::Max, false) => xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                    (Take::Min, false) => xs.iter().copied().fold(f64::INFINITY, f64::min),
+                    (Take::Mean, false) => stats::mean_sd(&xs).0,
+                })
+            }
+            Measure::All { of, .. } => {
+                let mut all: Vec<(String, bool)> = Vec::new();
+                for o in of {
+                    let Value::Conditions(c) = self.evaluate_in(runs, o, margin, context)? else {
+                        anyhow::bail!("`{o}` is not a condition measure");
+                    };
+                    for (label, ok) in c {
+                        match all.iter_mut().find(|(l, _)| *l == label) {
+                            Some((_, held)) => *held = *held && ok,
+                            None => all.push((label, ok)),
+                        }
+                    }
+                }
+                Value::Conditions(all)
+            }
+            Measure::Each { axis, of, .. } => {
+                let mut each = Vec::new();
+                for v in runs.axis(axis) {
+                    let mut within: Vec<(String, String)> =
+                        context.iter().filter(|(k, _)| k != axis).cloned().collect();
+                    within.push((axis.clone(), v.clone()));
+                    let Value::Conditions(c) = self.evaluate_in(runs, of, margin, &within)? else {
+                        anyhow::bail!("`{of}` is not a condition measure");
+                    };
+                    if !c.is_empty() {
+                        each.push((self.label(axis, &v), c.iter().all(|(_, ok)| *ok)));
+                    }
+                }
+                Value::Conditions(each)
+            }
+            Measure::Held { of, .. } => match self.evaluate_in(runs, of, margin, context)? {
+                Value::Conditions(c) => {
+                    Value::Number(c.iter().filter(|(_, ok)| *ok).count() as f64)
+                }
+                _ => anyhow::bail!("`{of}` is not a condition measure"),
+            },
             Measure::Named { name, params, .. } => {
                 let f = named(name).with_context(|| format!("no named measure `{name}`"))?;
-                f(runs, params, margin)?
+                f(runs, params, margin, context)?
             }
         })
     }
@@ -1240,14 +1914,17 @@ impl ExperimentFile {
         &self,
         runs: &Runs,
         of: &Quantity,
-        a: &BTreeMap<String, String>,
-        b: &BTreeMap<String, String>,
+        a: &[(String, String)],
+        b: &[(String, String)],
         by: &Option<String>,
         f: fn(f64, f64) -> f64,
     ) -> Value {
-        let mean = |at: &BTreeMap<String, String>, extra: Option<(&str, &str)>| {
-            let mut fixed: Vec<(&str, &str)> =
-                at.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let mean = |at: &[(String, String)], extra: Option<(&str, &str)>| {
+            let mut fixed: Vec<(&str, &str)> = at
+                .iter()
+                .filter(|(k, _)| extra.is_none_or(|(axis, _)| k != axis))
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect();
             fixed.extend(extra);
             runs.over_seeds(&fixed, |r| of.of(r)).mean
         };
@@ -1283,13 +1960,60 @@ impl ExperimentFile {
         })
     }
 
+    /// A `[[timeline]]` figure: series of the first run at each line's
+    /// parameters.
+    fn timeline(&self, runs: &Runs, t: &TimelineSpec) -> Figure {
+        let mut lines = Vec::new();
+        for l in &t.lines {
+            let mut at = t.at.clone();
+            at.extend(l.at.iter().map(|(k, v)| (k.clone(), v.clone())));
+            let fixed: Vec<(&str, &str)> =
+                at.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            let Some(record) = runs.one(&fixed) else {
+                continue;
+            };
+            let Ok(points) = self.series_points(runs, record, &l.series) else {
+                continue;
+            };
+            let points = match l.rate_per_s {
+                Some(bin_s) => stats::binned_rate(&points, bin_s),
+                None => points,
+            };
+            let points = points.into_iter().map(|(t, v)| (t, v * l.scale)).collect();
+            let style = match l.style {
+                Style::Solid => LineStyle::Solid,
+                Style::Dashed => LineStyle::Dashed,
+                Style::Step => LineStyle::Step,
+            };
+            lines.push(Line::new(l.label.clone(), points).style(style));
+        }
+        let mut figure =
+            Figure::lines(t.title.clone(), t.x_label.clone(), t.y_label.clone(), lines);
+        if let Some([lo, hi]) = t.y_range {
+            figure = figure.y_range(lo, hi);
+        }
+        for r in &t.reference {
+            figure = figure.reference(ReferenceLine::horizontal(r.y, r.label.clone()));
+        }
+        figure
+    }
+
     /// The report section and the judged claims of the experiment on `runs`.
     pub fn analyze(&self, runs: &Runs) -> Analysis {
         let note = seeds_note(runs);
+        let noted = |title: &str, with: bool| {
+            if title.contains("{seeds}") {
+                title.replace("{seeds}", &note)
+            } else if with {
+                format!("{title} ({note})")
+            } else {
+                title.to_string()
+            }
+        };
         let mut section = Section::new(self.spec.id.clone(), self.spec.title.clone())
-            .description(self.spec.description.trim().to_string());
+            .description(self.spec.description.trim().replace("{seeds}", &note));
         let mut problems = Vec::new();
-        let mut along = |id: &str| -> Vec<(String, String, Stat)> {
+        let along = |id: &str, problems: &mut Vec<String>| -> Vec<(String, String, Stat)> {
             match self.evaluate(runs, id, 0.0) {
                 Ok(Value::ByAxis(v)) => v,
                 Ok(_) => Vec::new(),
@@ -1299,6 +2023,9 @@ impl ExperimentFile {
                 }
             }
         };
+        for t in &self.spec.timelines {
+            section = section.figure(self.timeline(runs, t));
+        }
         for f in self.spec.figures.iter().filter(|f| f.groups.is_some()) {
             let (Some(groups), Some(Measure::Mean { by: Some(by), .. })) =
                 (&f.groups, self.measure(&f.measure))
@@ -1310,110 +2037,222 @@ impl ExperimentFile {
                 .axis(groups)
                 .iter()
                 .map(|g| {
-                    BarGroup::new(
+                    let stats: Vec<Stat> = xs
+                        .iter()
+                        .map(|x| self.mean_at(runs, &f.measure, &[(by, x), (groups, g)]))
+                        .collect();
+                    let bars = BarGroup::new(
                         self.label(groups, g),
-                        xs.iter()
-                            .map(|x| {
-                                self.mean_at(runs, &f.measure, &[(by, x), (groups, g)]).mean
-                                    * f.scale
-                            })
-                            .collect(),
-                    )
+                        stats.iter().map(|s| s.mean * f.scale).collect(),
+                    );
+                    if f.errors {
+                        bars.errors(stats.iter().map(|s| s.sd * f.scale).collect())
+                    } else {
+                        bars
+                    }
                 })
                 .collect();
-            section = section.figure(Figure::bars(
-                format!("{} ({note})", f.title),
+            let mut figure = Figure::bars(
+                noted(&f.title, f.seeds_note),
                 f.x_label.clone(),
                 f.y_label.clone(),
-                xs.iter().map(|x| self.label(by, x)),
+                xs.iter().map(|x| {
+                    f.x_labels
+                        .get(x)
+                        .cloned()
+                        .unwrap_or_else(|| self.label(by, x))
+                }),
                 bars,
-            ));
+            );
+            if let Some([lo, hi]) = f.y_range {
+                figure = figure.y_range(lo, hi);
+            }
+            if f.log_y {
+                figure = figure.log_y();
+            }
+            if let Some(r) = &f.reference {
+                if let Some(y) = r.y {
+                    figure = figure.reference(ReferenceLine::horizontal(y, r.label.clone()));
+                }
+            }
+            section = section.figure(figure);
         }
         for f in self.spec.figures.iter().filter(|f| f.groups.is_none()) {
-            let values = along(&f.measure);
-            let reference = f.reference.as_ref().and_then(|r| {
-                values
+            let values = along(&f.measure, &mut problems);
+            let reference = f.reference.as_ref().and_then(|r| match (&r.at, r.y) {
+                (_, Some(y)) => Some(y),
+                (Some(at), None) => values
                     .iter()
-                    .find(|(v, _, _)| *v == r.at)
-                    .map(|(_, _, s)| (s.mean, r))
+                    .find(|(v, _, _)| v == at)
+                    .map(|(_, _, s)| s.mean * f.scale),
+                (None, None) => None,
             });
             let mut figure = Figure::bars(
-                format!("{} ({note})", f.title),
+                noted(&f.title, f.seeds_note),
                 f.x_label.clone(),
                 f.y_label.clone(),
-                values.iter().map(|(_, l, _)| l.clone()),
+                values
+                    .iter()
+                    .map(|(v, l, _)| f.x_labels.get(v).unwrap_or(l).clone()),
                 vec![BarGroup::new(
                     f.series.clone().unwrap_or_else(|| f.measure.clone()),
                     values.iter().map(|(_, _, s)| s.mean * f.scale).collect(),
                 )
                 .errors(values.iter().map(|(_, _, s)| s.sd * f.scale).collect())],
             );
-            if let Some((y, r)) = reference {
-                figure = figure.reference(ReferenceLine::horizontal(y * f.scale, r.label.clone()));
+            if let Some([lo, hi]) = f.y_range {
+                figure = figure.y_range(lo, hi);
+            }
+            if f.log_y {
+                figure = figure.log_y();
+            }
+            if let (Some(y), Some(r)) = (reference, &f.reference) {
+                figure = figure.reference(ReferenceLine::horizontal(y, r.label.clone()));
             }
             section = section.figure(figure);
         }
-        for t in self.spec.tables.iter().filter(|t| t.then.is_some()) {
-            let then = t.then.as_deref().unwrap_or_default();
-            let mut headers = vec![t.first.clone()];
+        for t in &self.spec.tables {
+            let mut headers = t.first.list();
             headers.extend(t.columns.iter().map(|c| c.header.clone()));
-            let mut table = Table::new(format!("{} ({note})", t.title), headers);
-            for v in runs.axis(&t.by) {
-                for w in runs.axis(then) {
-                    let mut row = vec![Cell::text(format!(
-                        "{}, {}",
-                        self.label(then, &w),
-                        self.label(&t.by, &v)
-                    ))];
-                    for c in &t.columns {
-                        let s = self.mean_at(
-                            runs,
-                            &c.measure,
-                            &[(t.by.as_str(), v.as_str()), (then, w.as_str())],
-                        );
-                        row.push(mean_sd_cell(s.pair(), c.scale, c.decimals, ""));
+            let mut table = Table::new(noted(&t.title, t.seeds_note), headers);
+            // Rows of parameters: given one by one, or every combination
+            // of several axes' values.
+            let rows: Option<Vec<RowSpec>> = match (&t.by, &t.rows) {
+                (_, Some(rows)) => Some(rows.clone()),
+                (Some(Headers::Several(axes)), None) => {
+                    let mut rows = vec![RowSpec {
+                        cells: Vec::new(),
+                        at: BTreeMap::new(),
+                    }];
+                    for axis in axes {
+                        rows = rows
+                            .into_iter()
+                            .flat_map(|r| {
+                                runs.axis(axis).into_iter().map(move |v| {
+                                    let mut r = r.clone();
+                                    r.cells.push(self.label(axis, &v));
+                                    r.at.insert(axis.clone(), v);
+                                    r
+                                })
+                            })
+                            .collect();
                     }
-                    table = table.row(row);
+                    Some(rows)
                 }
-            }
-            section = section.table(table);
-        }
-        for t in self.spec.tables.iter().filter(|t| t.then.is_none()) {
-            let mut headers = vec![t.first.clone()];
-            headers.extend(t.columns.iter().map(|c| c.header.clone()));
-            let columns: Vec<Vec<(String, String, Stat)>> =
-                t.columns.iter().map(|c| along(&c.measure)).collect();
-            let mut table = Table::new(format!("{} ({note})", t.title), headers);
-            for value in runs.axis(&t.by) {
-                let mut row = vec![Cell::text(self.label(&t.by, &value))];
-                for (c, values) in t.columns.iter().zip(&columns) {
-                    let at = |v: &str| values.iter().find(|(x, _, _)| x == v).map(|(_, _, s)| *s);
-                    let cell = match (at(&value), &c.minus) {
-                        (None, _) => Cell::text("—"),
-                        (Some(s), None) => mean_sd_cell(s.pair(), c.scale, c.decimals, ""),
-                        (Some(s), Some(r)) => match at(r) {
-                            Some(r) if s.mean.is_finite() && r.mean.is_finite() => {
-                                Cell::fixed((s.mean - r.mean) * c.scale, c.decimals as u8)
+                _ => None,
+            };
+            let by = match &t.by {
+                Some(Headers::One(by)) => Some(by),
+                _ => None,
+            };
+            match (by, &t.then, &rows) {
+                (Some(by), Some(then), _) => {
+                    for v in runs.axis(by) {
+                        for w in runs.axis(then) {
+                            let mut row = vec![Cell::text(format!(
+                                "{}, {}",
+                                self.label(then, &w),
+                                self.label(by, &v)
+                            ))];
+                            for c in &t.columns {
+                                let s = self.mean_at(
+                                    runs,
+                                    &c.measure,
+                                    &[(by.as_str(), v.as_str()), (then, w.as_str())],
+                                );
+                                row.push(c.format.cell(s, c.scale, c.decimals));
                             }
-                            _ => Cell::text("—"),
-                        },
-                    };
-                    row.push(cell);
+                            table = table.row(row);
+                        }
+                    }
                 }
-                table = table.row(row);
+                (Some(by), None, None) => {
+                    let columns: Vec<Vec<(String, String, Stat)>> = t
+                        .columns
+                        .iter()
+                        .map(|c| along(&c.measure, &mut problems))
+                        .collect();
+                    for value in runs.axis(by) {
+                        let mut row = vec![Cell::text(self.label(by, &value))];
+                        for (c, values) in t.columns.iter().zip(&columns) {
+                            let at = |v: &str| {
+                                values.iter().find(|(x, _, _)| x == v).map(|(_, _, s)| *s)
+                            };
+                            let cell = match (at(&value), &c.minus) {
+                                (None, _) => Cell::text("—"),
+                                (Some(s), None) => c.format.cell(s, c.scale, c.decimals),
+                                (Some(s), Some(r)) => match at(r) {
+                                    Some(r) if s.mean.is_finite() && r.mean.is_finite() => {
+                                        Cell::fixed((s.mean - r.mean) * c.scale, c.decimals as u8)
+                                    }
+                                    _ => Cell::text("—"),
+                                },
+                            };
+                            row.push(cell);
+                        }
+                        table = table.row(row);
+                    }
+                }
+                (_, _, Some(rows)) => {
+                    for r in rows {
+                        let context: Vec<(String, String)> =
+                            r.at.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+                        let mut row: Vec<Cell> = r.cells.iter().map(Cell::text).collect();
+                        for c in &t.columns {
+                            let s = match self.evaluate_in(runs, &c.measure, 0.0, &context) {
+                                Ok(Value::Stat(s)) => s,
+                                Ok(Value::Number(v)) => Stat::of(&[v]),
+                                Ok(_) => Stat::of(&[]),
+                                Err(e) => {
+                                    problems.push(format!("{}: {e:#}", c.measure));
+                                    Stat::of(&[])
+                                }
+                            };
+                            row.push(c.format.cell(s, c.scale, c.decimals));
+                        }
+                        table = table.row(row);
+                    }
+                }
+                (None, _, None) => {}
             }
             section = section.table(table);
         }
-        let judged: Vec<_> = self
-            .claims
-            .iter()
-            .map(
-                |(claim, measure)| match self.evaluate(runs, measure, claim.margin()) {
-                    Ok(v) => claim.judge(v.measured()),
-                    Err(e) => claim.judge(Measured::NotRun(format!("{e:#}"))),
-                },
-            )
-            .collect();
+        let judge = |context: &[(String, String)]| -> Vec<Judged> {
+            self.claims
+                .iter()
+                .map(|(claim, measure, precondition)| {
+                    self.judge(runs, claim, measure, precondition.as_deref(), context)
+                })
+                .collect()
+        };
+        let judged: Vec<Judged> = match &self.spec.judge_at {
+            None => judge(&[]),
+            Some(at) => {
+                let axis = runs.axis(&at.axis);
+                at.values
+                    .iter()
+                    .flat_map(|v| {
+                        let label = self.label(&at.axis, v);
+                        let judged = if axis.contains(v) {
+                            judge(&[(at.axis.clone(), v.clone())])
+                        } else {
+                            self.claims
+                                .iter()
+                                .map(|(claim, _, _)| {
+                                    claim.judge(Measured::NotRun(format!(
+                                        "the sweep has no {label}"
+                                    )))
+                                })
+                                .collect()
+                        };
+                        judged.into_iter().map(move |j| Judged {
+                            ours: format!("{label}: {}", j.ours),
+                            ..j
+                        })
+                    })
+                    .collect()
+            }
+        };
         if !problems.is_empty() {
             section.description.push_str(&format!(
                 " Measures that could not be taken: {}.",
@@ -1425,6 +2264,42 @@ impl ExperimentFile {
             self.name, self.sha256
         ));
         Analysis::judged(section, judged, &self.spec.all_reproduced)
+    }
+
+    /// A claim judged on `measure` (and its precondition's) in `context`.
+    fn judge(
+        &self,
+        runs: &Runs,
+        claim: &'static Claim,
+        measure: &str,
+        precondition: Option<&str>,
+        context: &[(String, String)],
+    ) -> Judged {
+        let measured = match self.evaluate_in(runs, measure, claim.margin(), context) {
+            Ok(v) => v.measured(),
+            Err(e) => Measured::NotRun(format!("{e:#}")),
+        };
+        let Some(precondition) = precondition else {
+            return claim.judge(measured);
+        };
+        match self.evaluate_in(runs, precondition, 0.0, context) {
+            Ok(Value::Conditions(c)) if !c.is_empty() => {
+                let failed: Vec<&str> = c
+                    .iter()
+                    .filter(|(_, ok)| !ok)
+                    .map(|(l, _)| l.as_str())
+                    .collect();
+                claim.judge_given(
+                    failed.is_empty(),
+                    &format!("not at {}", failed.join(", ")),
+                    measured,
+                )
+            }
+            Ok(_) => claim.judge(Measured::NotRun(
+                "its precondition has no condition measured".into(),
+            )),
+            Err(e) => claim.judge(Measured::NotRun(format!("{e:#}"))),
+        }
     }
 }
 
@@ -1500,5 +2375,819 @@ measure = "like"
             e.starts_with("x.toml (line 30, column 10): unknown variant `mine`"),
             "{e}"
         );
+    }
+
+    /// A run's summary: one short simulation of three flows, whose
+    /// goodputs and retransmitted bytes the tests then set.
+    fn template() -> serde_json::Value {
+        static TEMPLATE: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
+        TEMPLATE
+            .get_or_init(|| {
+                let text = "name = \"t\"\nduration = \"500ms\"\n[link]\nrate = \"10Mbit\"\nrtt = \"20ms\"\nbuffer = \"1bdp\"\n\
+                            [[flow]]\ncc = \"bbr\"\ncount = 3\n";
+                let config = scenario::from_str(text, Path::new("t.toml"), &[])
+                    .unwrap()
+                    .config;
+                serde_json::to_value(sim::Simulation::new(config).run()).unwrap()
+            })
+            .clone()
+    }
+
+    /// A run at `params` whose flows have these goodputs (bit/s) and
+    /// retransmitted bytes.
+    fn point(
+        params: &[(&str, &str)],
+        goodputs: &[f64],
+        retx: &[u64],
+    ) -> (Vec<(String, String)>, RunRecord) {
+        let mut summary = template();
+        let flows = summary["flows"].as_array_mut().unwrap();
+        for (i, f) in flows.iter_mut().enumerate() {
+            f["goodput_bps"] = serde_json::json!(goodputs[i]);
+            f["bytes_retransmitted"] = serde_json::json!(retx[i]);
+        }
+        let params: Vec<(String, String)> = params
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let id = params
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(",");
+        (
+            params.clone(),
+            RunRecord::new(id, params, String::new(), summary),
+        )
+    }
+
+    /// Two controllers (`a`, `b`) by two buffers (`1`, `2`), two seeds.
+    fn grid(dir: &Path) -> Runs {
+        let mut points = Vec::new();
+        for (cc, buffer, seed, g, r) in [
+            ("a", "1", "1", [6.0, 2.0, 2.0], [10, 0, 0]),
+            ("a", "1", "2", [6.0, 2.0, 2.0], [30, 0, 0]),
+            ("a", "2", "1", [4.0, 4.0, 2.0], [5, 1, 0]),
+            ("a", "2", "2", [4.0, 4.0, 2.0], [5, 1, 0]),
+            ("b", "1", "1", [2.0, 2.0, 6.0], [40, 0, 0]),
+            ("b", "1", "2", [2.0, 2.0, 6.0], [40, 0, 0]),
+            ("b", "2", "1", [1.0, 1.0, 8.0], [5, 0, 2]),
+            ("b", "2", "2", [1.0, 1.0, 8.0], [5, 0, 2]),
+        ] {
+            points.push(point(
+                &[("cc", cc), ("buffer", buffer), ("seed", seed)],
+                &g,
+                &r,
+            ));
+        }
+        let axis = |key: &str, values: &[&str]| scenario::Axis {
+            key: key.into(),
+            values: values.iter().map(|v| v.to_string()).collect(),
+        };
+        Runs {
+            points,
+            axes: vec![
+                axis("cc", &["a", "b"]),
+                axis("buffer", &["1", "2"]),
+                axis("seed", &["1", "2"]),
+            ],
+            dir: dir.to_path_buf(),
+            missing: 0,
+            rejected: Vec::new(),
+        }
+    }
+
+    const HEAD: &str = r#"
+id = "t"
+title = "T"
+sweep = "none.toml"
+"#;
+
+    fn file(body: &str) -> ExperimentFile {
+        ExperimentFile::parse("t.toml", &format!("{HEAD}{body}"), None).unwrap()
+    }
+
+    fn error(body: &str) -> String {
+        ExperimentFile::parse("t.toml", &format!("{HEAD}{body}"), None)
+            .expect_err("the file must not parse")
+            .to_string()
+    }
+
+    fn number(f: &ExperimentFile, runs: &Runs, id: &str) -> f64 {
+        match f.evaluate(runs, id, 0.0).unwrap() {
+            Value::Stat(s) => s.mean,
+            Value::Number(v) => v,
+            v => panic!("{id}: {v:?}"),
+        }
+    }
+
+    fn conditions(f: &ExperimentFile, runs: &Runs, id: &str, margin: f64) -> Vec<(String, bool)> {
+        match f.evaluate(runs, id, margin).unwrap() {
+            Value::Conditions(c) => c,
+            v => panic!("{id}: {v:?}"),
+        }
+    }
+
+    #[test]
+    fn flow_groups_least_and_largest_and_the_equal_share_ratio() {
+        let runs = grid(Path::new("."));
+        let f = file(
+            r#"
+[[measure]]
+id = "group"
+kind = "mean"
+of = { metric = "share", flow = [0, 1] }
+at = { cc = "a", buffer = "1" }
+
+[[measure]]
+id = "group-retx"
+kind = "mean"
+of = { metric = "bytes_retransmitted", flow = [0, 2] }
+at = { cc = "b", buffer = "2" }
+
+[[measure]]
+id = "missing-flow"
+kind = "mean"
+of = { metric = "share", flow = [0, 7] }
+
+[[measure]]
+id = "smallest"
+kind = "mean"
+of = { metric = "equal_share_ratio", flow = "min" }
+at = { cc = "a", buffer = "1" }
+
+[[measure]]
+id = "largest"
+kind = "mean"
+of = { metric = "goodput_bps", flow = "max" }
+at = { cc = "b", buffer = "2" }
+"#,
+        );
+        assert_eq!(number(&f, &runs, "group"), 0.8);
+        assert_eq!(number(&f, &runs, "group-retx"), 7.0);
+        assert!(number(&f, &runs, "missing-flow").is_nan());
+        // 2 of an equal share of 10 / 3.
+        assert!((number(&f, &runs, "smallest") - 0.6).abs() < 1e-12);
+        assert_eq!(number(&f, &runs, "largest"), 8.0);
+    }
+
+    #[test]
+    fn a_condition_compares_two_numbers_strictly_or_not() {
+        let runs = grid(Path::new("."));
+        let body = |holds: &str| {
+            format!(
+                r#"
+[[measure]]
+id = "x"
+kind = "mean"
+of = {{ metric = "goodput_bps", flow = 0 }}
+at = {{ cc = "a", buffer = "2" }}
+
+[[measure]]
+id = "y"
+kind = "mean"
+of = {{ metric = "goodput_bps", flow = 1 }}
+at = {{ cc = "a", buffer = "2" }}
+
+[[measure]]
+id = "c"
+kind = "condition"
+a = "x"
+b = "y"
+holds = "{holds}"
+label = "equal goodputs"
+"#
+            )
+        };
+        let held = |holds: &str, margin: f64| conditions(&file(&body(holds)), &runs, "c", margin);
+        let one = |ok: bool| vec![("equal goodputs".to_string(), ok)];
+        assert_eq!(held("at_least", 0.0), one(true));
+        assert_eq!(held("above", 0.0), one(false));
+        assert_eq!(held("above", 0.5), one(true));
+        assert_eq!(held("below", 0.0), one(false));
+        assert_eq!(held("at_most", 0.0), one(true));
+        let e = error(&body("above").replace("b = \"y\"", "b = \"nothing\""));
+        assert!(e.starts_with("t.toml: measure.of (line "), "{e}");
+        assert!(e.contains("`nothing` must be a one-number measure"), "{e}");
+    }
+
+    #[test]
+    fn direction_and_count_take_chosen_values_and_strict_steps() {
+        let runs = grid(Path::new("."));
+        let f = file(
+            r#"
+[[measure]]
+id = "retx"
+kind = "mean"
+of = { metric = "bytes_retransmitted", flow = 0 }
+at = { buffer = "2" }
+by = "cc"
+
+[[measure]]
+id = "flat"
+kind = "direction"
+of = "retx"
+way = "increasing"
+
+[[measure]]
+id = "rising"
+kind = "direction"
+of = "retx"
+way = "increasing"
+strict = true
+
+[[measure]]
+id = "just-b"
+kind = "count"
+of = "retx"
+holds = "below"
+bound = 5.0
+values = ["b"]
+"#,
+        );
+        assert_eq!(
+            conditions(&f, &runs, "flat", 0.0),
+            vec![("a to b".to_string(), true)]
+        );
+        assert_eq!(
+            conditions(&f, &runs, "rising", 0.0),
+            vec![("a to b".to_string(), false)]
+        );
+        assert_eq!(
+            conditions(&f, &runs, "just-b", 0.0),
+            vec![("b".to_string(), false)]
+        );
+        assert_eq!(
+            conditions(&f, &runs, "just-b", 1.0),
+            vec![("b".to_string(), true)]
+        );
+    }
+
+    #[test]
+    fn a_table_of_rows_takes_each_measure_at_the_rows_parameters() {
+        let runs = grid(Path::new("."));
+        let f = file(
+            r#"
+[[measure]]
+id = "goodput"
+kind = "mean"
+of = { metric = "goodput_bps", flow = 0 }
+
+[[measure]]
+id = "of-b"
+kind = "ratio"
+of = { metric = "goodput_bps", flow = 0 }
+a = {}
+b = { cc = "b" }
+
+[[measure]]
+id = "retx"
+kind = "mean"
+of = { metric = "bytes_retransmitted", flow = 0 }
+
+[[table]]
+title = "Rows"
+seeds_note = false
+first = ["controller", "buffer"]
+rows = [
+    { cells = ["A", "1"], at = { cc = "a", buffer = "1" } },
+    { cells = ["A", "2"], at = { cc = "a", buffer = "2" } },
+]
+columns = [
+    { header = "goodput", measure = "goodput", format = "mean", decimals = 1 },
+    { header = "of b's", measure = "of-b", format = "percent", decimals = 0 },
+    { header = "retransmitted", measure = "retx", format = "stat", scale = 0.1, decimals = 1 },
+    { header = "retransmitted (mean ± sd)", measure = "retx", decimals = 1 },
+]
+"#,
+        );
+        let section = f.analyze(&runs).section;
+        let table = &section.tables[0];
+        assert_eq!(table.caption, "Rows");
+        assert_eq!(
+            table.header,
+            [
+                "controller",
+                "buffer",
+                "goodput",
+                "of b's",
+                "retransmitted",
+                "retransmitted (mean ± sd)"
+            ]
+        );
+        assert_eq!(
+            table.rows[0],
+            [
+                Cell::text("A"),
+                Cell::text("1"),
+                Cell::fixed(6.0, 1),
+                Cell::percent(3.0, 0),
+                Cell::text("2.0 ± 1.4"),
+                Cell::text("20.0 ± 14.1"),
+            ]
+        );
+        assert_eq!(table.rows[1][3], Cell::percent(4.0, 0));
+        assert_eq!(table.rows[1][5], Cell::text("5.0"));
+    }
+
+    #[test]
+    fn bad_tables_figures_and_timelines_are_named_by_file_line_and_key() {
+        let rows = r#"
+[[measure]]
+id = "goodput"
+kind = "mean"
+of = { metric = "goodput_bps" }
+
+[[table]]
+title = "Rows"
+first = ["a", "b"]
+rows = [{ cells = ["only one"], at = {} }]
+columns = [{ header = "g", measure = "goodput" }]
+"#;
+        let e = error(rows);
+        assert!(e.starts_with("t.toml: table.rows.cells (line "), "{e}");
+        assert!(e.contains("1 cells (only one) for 2 header(s)"), "{e}");
+        let e = error(&rows.replace("first = [\"a\", \"b\"]", "first = [\"a\"]\nby = \"cc\""));
+        assert!(e.starts_with("t.toml: table.by (line "), "{e}");
+        let e = error(
+            &rows
+                .replace("[\"only one\"]", "[\"one\", \"two\"]")
+                .replace("\"goodput\" }]", "\"goodput\", minus = \"a\" }]"),
+        );
+        assert!(e.starts_with("t.toml: table.columns.minus (line "), "{e}");
+        let figure = r#"
+[[measure]]
+id = "goodput"
+kind = "mean"
+of = { metric = "goodput_bps" }
+by = "cc"
+
+[[figure]]
+title = "Goodput"
+measure = "goodput"
+x_label = "x"
+y_label = "y"
+reference = { at = "a", y = 1.0, label = "both" }
+"#;
+        let e = error(figure);
+        assert!(e.starts_with("t.toml: figure.reference (line 13)"), "{e}");
+        let timeline = r#"
+[[timeline]]
+title = "Over time"
+y_label = "y"
+lines = [{ label = "cwnd", series = { column = "cwnd" }, rate_per_s = 0 }]
+"#;
+        let e = error(timeline);
+        assert!(
+            e.starts_with("t.toml: timeline.lines.rate_per_s (line 9)"),
+            "{e}"
+        );
+        let e = error(&timeline.replace("rate_per_s = 0", "style = \"dotted\""));
+        assert!(e.starts_with("t.toml (line 9, column "), "{e}");
+        assert!(e.contains("unknown variant `dotted`"), "{e}");
+    }
+
+    #[test]
+    fn window_means_per_another_series_and_timelines_read_the_runs_series() {
+        let dir = std::env::temp_dir().join(format!("bbrlab-file-test-{}", std::process::id()));
+        let runs = grid(&dir);
+        for (_, record) in &runs.points {
+            let run = dir.join("runs").join(&record.id);
+            std::fs::create_dir_all(&run).unwrap();
+            let mut flows = String::from("t_s,flow,bw_estimate_bps,delivered\n");
+            let mut link = String::from("t_s,capacity_bps\n");
+            for i in 0..=40 {
+                let t = i as f64 * 0.5;
+                flows.push_str(&format!(
+                    "{t},0,{},{}\n",
+                    if t < 5.0 { 1.0 } else { 3.0 },
+                    t * 1000.0
+                ));
+                link.push_str(&format!("{t},4\n"));
+            }
+            std::fs::write(run.join("series_flows.csv"), flows).unwrap();
+            std::fs::write(run.join("series_link.csv"), link).unwrap();
+        }
+        let f = file(
+            r#"
+[[measure]]
+id = "believed"
+kind = "window_mean"
+series = { column = "bw_estimate_bps" }
+per = { column = "capacity_bps", flow = "link" }
+from_s = 5.0
+to_s = inf
+at = { seed = "1", cc = "a", buffer = "1" }
+
+[[timeline]]
+title = "Estimate"
+at = { buffer = "2" }
+y_label = "Mbit/s"
+y_range = [0.0, 10.0]
+reference = [{ y = 4.0, label = "capacity" }]
+lines = [
+    { label = "b's rate", series = { column = "delivered" }, at = { cc = "b" }, rate_per_s = 1.0, scale = 0.001 },
+    { label = "capacity", series = { column = "capacity_bps", flow = "link" }, style = "step" },
+]
+"#,
+        );
+        assert_eq!(number(&f, &runs, "believed"), 0.75);
+        let section = f.analyze(&runs).section;
+        let figure = &section.figures[0];
+        assert_eq!(figure.title, "Estimate");
+        assert_eq!(figure.y_range, Some((0.0, 10.0)));
+        assert_eq!(figure.references.len(), 1);
+        let report::FigureKind::Lines(lines) = &figure.kind else {
+            panic!("{:?}", figure.kind);
+        };
+        assert_eq!(lines[0].label, "b's rate");
+        assert_eq!(lines[0].points.len(), 20);
+        assert!(lines[0].points.iter().all(|(_, v)| (v - 1.0).abs() < 1e-9));
+        assert_eq!(lines[1].style, LineStyle::Step);
+        assert_eq!(lines[1].points.len(), 41);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn across_takes_one_number_of_an_axis_and_all_joins_conditions() {
+        let runs = grid(Path::new("."));
+        let f = file(
+            r#"
+[[measure]]
+id = "goodput"
+kind = "mean"
+of = { metric = "goodput_bps", flow = 0 }
+at = { buffer = "1" }
+by = "cc"
+
+[[measure]]
+id = "most"
+kind = "across"
+of = "goodput"
+take = "max"
+
+[[measure]]
+id = "least-of-b"
+kind = "across"
+of = "goodput"
+values = ["b"]
+take = "min"
+
+[[measure]]
+id = "mean"
+kind = "across"
+of = "goodput"
+take = "mean"
+
+[[measure]]
+id = "over-three"
+kind = "count"
+of = "goodput"
+holds = "above"
+bound = 3.0
+
+[[measure]]
+id = "under-five"
+kind = "count"
+of = "goodput"
+holds = "below"
+bound = 5.0
+
+[[measure]]
+id = "between"
+kind = "all"
+of = ["over-three", "under-five"]
+"#,
+        );
+        assert_eq!(number(&f, &runs, "most"), 6.0);
+        assert_eq!(number(&f, &runs, "least-of-b"), 2.0);
+        assert_eq!(number(&f, &runs, "mean"), 4.0);
+        assert_eq!(
+            conditions(&f, &runs, "between", 0.0),
+            vec![("a".to_string(), false), ("b".to_string(), false)]
+        );
+        assert_eq!(
+            conditions(&f, &runs, "between", 1.5),
+            vec![("a".to_string(), true), ("b".to_string(), true)]
+        );
+        let e = error(
+            r#"
+[[measure]]
+id = "goodput"
+kind = "mean"
+of = { metric = "goodput_bps" }
+
+[[measure]]
+id = "joined"
+kind = "all"
+of = ["goodput"]
+"#,
+        );
+        assert!(e.starts_with("t.toml: measure.of (line 12)"), "{e}");
+        assert!(e.contains("`goodput` must be a condition measure"), "{e}");
+    }
+
+    #[test]
+    fn a_table_by_several_axes_has_a_row_per_combination() {
+        let runs = grid(Path::new("."));
+        let f = file(
+            r#"
+[labels]
+"1" = "one"
+
+[[measure]]
+id = "goodput"
+kind = "mean"
+of = { metric = "goodput_bps", flow = 0 }
+
+[[table]]
+title = "Goodput: {seeds}"
+by = ["cc", "buffer"]
+first = ["controller", "buffer"]
+columns = [{ header = "goodput", measure = "goodput", decimals = 0 }]
+"#,
+        );
+        let section = f.analyze(&runs).section;
+        let table = &section.tables[0];
+        assert_eq!(table.caption, "Goodput: mean ± sd over 2 seeds");
+        let rows: Vec<Vec<Cell>> = table.rows.clone();
+        assert_eq!(
+            rows,
+            [
+                ("a", "one", "6"),
+                ("a", "2", "4"),
+                ("b", "one", "2"),
+                ("b", "2", "1")
+            ]
+            .map(|(c, b, g)| vec![Cell::text(c), Cell::text(b), Cell::text(g)])
+        );
+        let e = error(
+            r#"
+[[measure]]
+id = "goodput"
+kind = "mean"
+of = { metric = "goodput_bps" }
+
+[[table]]
+title = "Goodput"
+by = ["cc", "buffer"]
+first = "controller"
+columns = [{ header = "goodput", measure = "goodput" }]
+"#,
+        );
+        assert!(e.starts_with("t.toml: table.first (line 12)"), "{e}");
+        assert!(
+            e.contains("1 header(s) in `first` for 2 axes in `by`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn grouped_bars_take_errors_ranges_references_and_category_names() {
+        let runs = grid(Path::new("."));
+        let f = file(
+            r#"
+[[measure]]
+id = "goodput"
+kind = "mean"
+of = { metric = "goodput_bps", flow = 0 }
+by = "buffer"
+
+[[figure]]
+title = "Goodput"
+measure = "goodput"
+groups = "cc"
+errors = true
+seeds_note = false
+x_label = "buffer"
+y_label = "goodput"
+y_range = [0.0, 10.0]
+reference = { y = 5.0, label = "half" }
+x_labels = { "1" = "shallow" }
+"#,
+        );
+        let section = f.analyze(&runs).section;
+        let figure = &section.figures[0];
+        assert_eq!(figure.title, "Goodput");
+        assert_eq!(figure.y_range, Some((0.0, 10.0)));
+        assert_eq!(figure.references.len(), 1);
+        let report::FigureKind::Bars { categories, groups } = &figure.kind else {
+            panic!("{:?}", figure.kind);
+        };
+        assert_eq!(categories, &["shallow", "2"]);
+        assert_eq!(groups[0].label, "a");
+        assert_eq!(groups[0].values, [6.0, 4.0]);
+        assert_eq!(groups[0].errors, Some(vec![0.0, 0.0]));
+    }
+
+    #[test]
+    fn each_takes_a_condition_at_every_value_of_an_axis_and_held_counts_them() {
+        let runs = grid(Path::new("."));
+        let f = file(
+            r#"
+[[measure]]
+id = "goodput-by-cc"
+kind = "mean"
+of = { metric = "goodput_bps", flow = 0 }
+by = "cc"
+
+[[measure]]
+id = "a-goodput"
+kind = "across"
+of = "goodput-by-cc"
+values = ["a"]
+take = "max"
+
+[[measure]]
+id = "b-goodput"
+kind = "across"
+of = "goodput-by-cc"
+values = ["b"]
+take = "max"
+
+[[measure]]
+id = "a-ahead"
+kind = "condition"
+a = "a-goodput"
+b = "b-goodput"
+holds = "above"
+label = "here"
+
+[[measure]]
+id = "a-ahead-by-buffer"
+kind = "each"
+axis = "buffer"
+of = "a-ahead"
+
+[[measure]]
+id = "buffers-a-ahead"
+kind = "held"
+of = "a-ahead-by-buffer"
+
+[[figure]]
+title = "Goodput"
+measure = "goodput-by-cc"
+x_label = "controller"
+y_label = "goodput"
+log_y = true
+"#,
+        );
+        assert_eq!(
+            conditions(&f, &runs, "a-ahead-by-buffer", 0.0),
+            vec![("1".to_string(), true), ("2".to_string(), true)]
+        );
+        assert_eq!(
+            conditions(&f, &runs, "a-ahead-by-buffer", -3.5),
+            vec![("1".to_string(), true), ("2".to_string(), false)]
+        );
+        assert_eq!(number(&f, &runs, "buffers-a-ahead"), 2.0);
+        let section = f.analyze(&runs).section;
+        assert_eq!(section.figures[0].y_scale, report::Scale::Log);
+        let e = error(
+            r#"
+[[measure]]
+id = "goodput"
+kind = "mean"
+of = { metric = "goodput_bps" }
+
+[[measure]]
+id = "counted"
+kind = "held"
+of = "goodput"
+"#,
+        );
+        assert!(e.starts_with("t.toml: measure.of (line 12)"), "{e}");
+    }
+
+    #[test]
+    fn a_claim_with_a_precondition_differs_where_it_fails() {
+        let runs = grid(Path::new("."));
+        let body = |bound: f64| {
+            format!(
+                r#"
+[[measure]]
+id = "goodput"
+kind = "mean"
+of = {{ metric = "goodput_bps", flow = 0 }}
+at = {{ cc = "a" }}
+by = "buffer"
+
+[[measure]]
+id = "delivers"
+kind = "count"
+of = "goodput"
+holds = "at_least"
+bound = {bound}
+
+[[measure]]
+id = "a-goodput"
+kind = "mean"
+of = {{ metric = "goodput_bps", flow = 0 }}
+at = {{ cc = "a", buffer = "1" }}
+
+[[claim]]
+id = "t.pre"
+paper = "obbr"
+place = "p"
+statement = "s"
+about = "a"
+metric = "m"
+unit = ""
+paper_says = "p"
+test = {{ kind = "at_least", bound = 5.0 }}
+tolerance_reason = "r"
+origin = "project target"
+measure = "a-goodput"
+precondition = {{ text = "a delivers at least 5 at every buffer", measure = "delivers" }}
+"#
+            )
+        };
+        let judged = |bound: f64| file(&body(bound)).analyze(&runs).claims.remove(0);
+        let held = judged(4.0);
+        assert_eq!(held.verdict, report::VerdictStatus::Reproduced);
+        assert_eq!(held.ours, "6.000");
+        assert_eq!(
+            held.record().precondition,
+            Some("a delivers at least 5 at every buffer")
+        );
+        let unmet = judged(5.0);
+        assert_eq!(unmet.verdict, report::VerdictStatus::Differs);
+        assert_eq!(unmet.ours, "6.000; precondition unmet: not at 2");
+        let e = error(&body(5.0).replace("measure = \"delivers\" }", "measure = \"a-goodput\" }"));
+        assert!(
+            e.starts_with("t.toml: claim.precondition.measure (line 27)"),
+            "{e}"
+        );
+        assert!(e.contains("`a-goodput` must be a condition measure"), "{e}");
+    }
+
+    #[test]
+    fn judge_at_judges_every_claim_per_value_in_the_order_given() {
+        let runs = grid(Path::new("."));
+        let f = file(
+            r#"
+judge_at = { axis = "buffer", values = ["2", "1", "9"] }
+
+[labels]
+"2" = "deep"
+
+[[measure]]
+id = "goodput-by-cc"
+kind = "mean"
+of = { metric = "goodput_bps", flow = 0 }
+by = "cc"
+
+[[measure]]
+id = "b-below-a"
+kind = "compare"
+of = "goodput-by-cc"
+reference = "a"
+values = ["b", "a"]
+holds = "below"
+
+[[measure]]
+id = "complete"
+kind = "mean"
+of = { metric = "bytes_retransmitted", flow = 1 }
+by = "buffer"
+
+[[table]]
+title = "T"
+by = "buffer"
+columns = [{ header = "runs", measure = "complete", format = "count_of" }]
+
+[[claim]]
+id = "t.each"
+paper = "obbr"
+place = "p"
+statement = "s"
+about = "a"
+metric = "m"
+unit = ""
+paper_says = "p"
+test = { kind = "direction" }
+tolerance_reason = "r"
+origin = "project analysis"
+measure = "b-below-a"
+"#,
+        );
+        // `values` are taken in the order given.
+        assert_eq!(
+            conditions(&f, &runs, "b-below-a", 0.0),
+            vec![("b".to_string(), true), ("a".to_string(), false)]
+        );
+        let analysis = f.analyze(&runs);
+        let ours: Vec<&str> = analysis.claims.iter().map(|j| j.ours.as_str()).collect();
+        assert_eq!(
+            ours,
+            [
+                "deep: holds in 1 of 2 (not at a)",
+                "1: holds in 1 of 2 (not at a)",
+                "9: not run: the sweep has no 9",
+            ]
+        );
+        // Flow 1 retransmitted (1 or 0 bytes) in 2 of the 4 runs at buffer 2.
+        assert_eq!(analysis.section.tables[0].rows[0][1], Cell::text("0 of 4"));
+        assert_eq!(analysis.section.tables[0].rows[1][1], Cell::text("2 of 4"));
     }
 }

@@ -18,7 +18,6 @@ mod obbr;
 pub mod outside;
 mod quick;
 mod verdict;
-mod video;
 pub mod why;
 
 use std::path::{Path, PathBuf};

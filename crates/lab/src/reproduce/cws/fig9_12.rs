@@ -3,9 +3,9 @@
 use report::{Cell, Figure, Line, ReferenceLine, Section, Table};
 
 use super::{
-    between, binned_rate, buffer_label, drawn_run, flow_throughputs, fluctuation_over_seeds,
-    group_share, retransmitted_packets, seeds_note, throughput_figure, Stat, BIN_S, PACKET_BYTES,
-    PAYLOAD_BYTES, SETTLED_S,
+    between, buffer_label, drawn_run, flow_throughputs, fluctuation_over_seeds, group_share,
+    retransmitted_packets, seeds_note, throughput_figure, Stat, BIN_S, PACKET_BYTES, PAYLOAD_BYTES,
+    SETTLED_S,
 };
 use crate::reproduce::claims::{claim, Measured, Origin, Paper, Test};
 use crate::reproduce::data::{mean_sd, metric, series_column};
@@ -236,10 +236,11 @@ fn figs9_12_vs_cubic(runs: &Runs) -> Analysis {
                 )
                 .x_range(ZOOM.0, ZOOM.1),
             );
-            let retransmitted = binned_rate(&series_column(&rows, 0, "retransmitted"), BIN_S)
-                .into_iter()
-                .map(|(t, bytes_per_s)| (t, bytes_per_s / PAYLOAD_BYTES))
-                .collect();
+            let retransmitted =
+                crate::stats::binned_rate(&series_column(&rows, 0, "retransmitted"), BIN_S)
+                    .into_iter()
+                    .map(|(t, bytes_per_s)| (t, bytes_per_s / PAYLOAD_BYTES))
+                    .collect();
             retransmission_lines.push(Line::new(
                 format!("Fig. {fig}: {}", paper_name(cc)),
                 retransmitted,
@@ -288,7 +289,8 @@ fn figs9_12_vs_cubic(runs: &Runs) -> Analysis {
         ],
     );
     for (fig, cc, b) in FIGURES {
-        let (share_sd, second_jain) = fluctuation_over_seeds(runs, &at(cc, b), 1, 2);
+        let (share_sd, second_jain) =
+            fluctuation_over_seeds(runs, &at(cc, b), 1, 2, BIN_S, SETTLED_S);
         ours = ours.row([
             Cell::text(format!("Fig. {fig}")),
             Cell::text(paper_name(cc)),
@@ -306,8 +308,8 @@ fn figs9_12_vs_cubic(runs: &Runs) -> Analysis {
 
     let bbr_retx = retx("bbr", SHALLOW, 0);
     let cws_cut = 1.0 - retx("bbr-cws", SHALLOW, 0).mean / bbr_retx.mean;
-    let share_sd = |cc, b| fluctuation_over_seeds(runs, &at(cc, b), 1, 2).0;
-    let second_jain = |cc, b| fluctuation_over_seeds(runs, &at(cc, b), 1, 2).1;
+    let share_sd = |cc, b| fluctuation_over_seeds(runs, &at(cc, b), 1, 2, BIN_S, SETTLED_S).0;
+    let second_jain = |cc, b| fluctuation_over_seeds(runs, &at(cc, b), 1, 2, BIN_S, SETTLED_S).1;
     let bbr_rtprop_max = rtprop("bbr", DEEP, |r| r.2);
     let base = base_rtt("bbr", DEEP);
     let two = |a: Stat, b: Stat, d: u8| match (a.n, b.n) {

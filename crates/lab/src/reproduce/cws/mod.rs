@@ -5,7 +5,6 @@
 //! share: statistics over seeds, unit conversions and throughput over time.
 
 pub(super) mod fig13;
-mod fig14_15;
 mod fig8;
 mod fig9_12;
 
@@ -22,7 +21,7 @@ pub static EXPERIMENTS: &[Entry] = &[
     Entry::Rust(fig9_12::VERSUS_CUBIC),
     Entry::Rust(fig13::FAIRNESS),
     Entry::Rust(fig13::FAIRNESS_20MBIT),
-    Entry::Rust(fig14_15::THREE_VS_THREE),
+    super::experiment_file!("experiments/cws/figs14-15-three-vs-three.toml"),
 ];
 
 /// Bottleneck rate of every experiment (Mbit/s).
@@ -90,44 +89,25 @@ fn jain(xs: &[f64]) -> f64 {
     }
 }
 
-/// The rate of a cumulative counter sampled over time, per interval of
-/// `bin_s`: `(interval midpoint, increase / elapsed time)`. An interval
-/// runs between the last samples at or before its two boundaries, so an
-/// interval without samples of its own is merged into the next one.
-fn binned_rate(cumulative: &[(f64, f64)], bin_s: f64) -> Vec<(f64, f64)> {
-    const EPS: f64 = 1e-6;
-    let Some(&first) = cumulative.first() else {
-        return Vec::new();
-    };
-    let t0 = first.0;
-    let boundary_at_or_after = |t: f64| t0 + ((t - t0) / bin_s - EPS).ceil() * bin_s;
-    let mut out = Vec::new();
-    let mut start = first;
-    for (i, &(t, v)) in cumulative.iter().enumerate() {
-        let boundary = boundary_at_or_after(t);
-        // A sample closes an interval when it is the last one before a
-        // boundary; the series' last sample only when it sits on one (a
-        // partial interval at the end is left out).
-        let closes = match cumulative.get(i + 1) {
-            Some(&(next, _)) => next > boundary + EPS,
-            None => (boundary - t).abs() <= EPS,
-        };
-        if closes && t > start.0 + EPS {
-            out.push(((start.0 + t) / 2.0, (v - start.1) / (t - start.0)));
-            start = (t, v);
-        }
-    }
-    out
-}
-
 /// Each flow's throughput (Mbit/s) per [`BIN_S`] interval, from the
 /// receivers' in-order delivered bytes; `None` if the series is missing.
 fn flow_throughputs(runs: &Runs, run: &RunRecord, flows: usize) -> Option<Vec<Vec<(f64, f64)>>> {
+    flow_throughputs_per(runs, run, flows, BIN_S)
+}
+
+/// Each flow's throughput (Mbit/s) per interval of `bin_s`, from the
+/// receivers' in-order delivered bytes; `None` if the series is missing.
+fn flow_throughputs_per(
+    runs: &Runs,
+    run: &RunRecord,
+    flows: usize,
+    bin_s: f64,
+) -> Option<Vec<Vec<(f64, f64)>>> {
     let rows = runs.flow_series(run).ok()?;
     Some(
         (0..flows)
             .map(|f| {
-                binned_rate(&series_column(&rows, f, "delivered"), BIN_S)
+                crate::stats::binned_rate(&series_column(&rows, f, "delivered"), bin_s)
                     .into_iter()
                     .map(|(t, bytes_per_s)| (t, bytes_per_s * 8.0 / 1e6))
                     .collect()
@@ -150,14 +130,19 @@ struct Fluctuation {
 }
 
 /// The [`Fluctuation`] of per-flow throughputs over time (same intervals
-/// for every flow), flows `0..first` being the BBR family, counting the
-/// intervals that start at or after `from_s`.
-fn fluctuation(throughputs: &[Vec<(f64, f64)>], first: usize, from_s: f64) -> Fluctuation {
+/// of `bin_s` for every flow), flows `0..first` being the BBR family,
+/// counting the intervals that start at or after `from_s`.
+fn fluctuation(
+    throughputs: &[Vec<(f64, f64)>],
+    first: usize,
+    bin_s: f64,
+    from_s: f64,
+) -> Fluctuation {
     let intervals = throughputs.iter().map(Vec::len).min().unwrap_or(0);
     let mut shares = Vec::new();
     let mut jains = Vec::new();
     for i in 0..intervals {
-        if throughputs[0][i].0 - BIN_S / 2.0 < from_s - 1e-6 {
+        if throughputs[0][i].0 - bin_s / 2.0 < from_s - 1e-6 {
             continue;
         }
         let x: Vec<f64> = throughputs.iter().map(|f| f[i].1).collect();
@@ -173,18 +158,22 @@ fn fluctuation(throughputs: &[Vec<(f64, f64)>], first: usize, from_s: f64) -> Fl
     }
 }
 
-/// The [`Fluctuation`] of every seed of a point, as statistics over seeds.
-fn fluctuation_over_seeds(
+/// The [`Fluctuation`] of every seed of a point, as statistics over seeds
+/// (share sd, mean Jain per interval): throughput per interval of `bin_s`,
+/// counted from `from_s`.
+pub(crate) fn fluctuation_over_seeds(
     runs: &Runs,
     fixed: &[(&str, &str)],
     first: usize,
     all: usize,
+    bin_s: f64,
+    from_s: f64,
 ) -> (Stat, Stat) {
     let measured: Vec<Fluctuation> = runs
         .select(fixed)
         .into_iter()
-        .filter_map(|run| flow_throughputs(runs, run, all))
-        .map(|t| fluctuation(&t, first, SETTLED_S))
+        .filter_map(|run| flow_throughputs_per(runs, run, all, bin_s))
+        .map(|t| fluctuation(&t, first, bin_s, from_s))
         .collect();
     (
         Stat::of(&measured.iter().map(|f| f.share_sd).collect::<Vec<_>>()),
@@ -261,57 +250,23 @@ mod tests {
     }
 
     #[test]
-    fn binned_rate_of_a_steady_counter_is_its_slope() {
-        // 0.1 s samples of 1000 B/s over 3 s: three 1 s intervals.
-        let samples: Vec<(f64, f64)> = (0..=30)
-            .map(|i| (i as f64 * 0.1, i as f64 * 100.0))
-            .collect();
-        let rates = binned_rate(&samples, 1.0);
-        assert_eq!(rates.len(), 3);
-        for (i, (t, r)) in rates.iter().enumerate() {
-            assert!(close(*t, i as f64 + 0.5), "{t}");
-            assert!(close(*r, 1000.0), "{r}");
-        }
-    }
-
-    #[test]
-    fn binned_rate_follows_a_step_and_spans_gaps() {
-        // 0..1 s: nothing; 1..2 s: 500 B; then a gap to 4 s with 600 B more.
-        let samples = [
-            (0.0, 0.0),
-            (0.5, 0.0),
-            (1.0, 0.0),
-            (1.5, 250.0),
-            (2.0, 500.0),
-            (4.0, 1100.0),
-        ];
-        let rates = binned_rate(&samples, 1.0);
-        assert_eq!(rates.len(), 3, "{rates:?}");
-        assert!(close(rates[0].1, 0.0));
-        assert!(close(rates[1].1, 500.0));
-        assert!(close(rates[2].0, 3.0) && close(rates[2].1, 300.0));
-        assert!(binned_rate(&[], 1.0).is_empty());
-        assert!(binned_rate(&[(0.0, 1.0)], 1.0).is_empty());
-    }
-
-    #[test]
     fn fluctuation_separates_a_steady_split_from_taking_turns() {
         let steady = vec![
             vec![(0.5, 10.0), (1.5, 10.0), (2.5, 10.0), (3.5, 10.0)],
             vec![(0.5, 30.0), (1.5, 30.0), (2.5, 30.0), (3.5, 30.0)],
         ];
-        let f = fluctuation(&steady, 1, 0.0);
+        let f = fluctuation(&steady, 1, 1.0, 0.0);
         assert!(close(f.share_sd, 0.0));
         assert!(close(f.mean_jain, jain(&[10.0, 30.0])));
         let turns = vec![
             vec![(0.5, 40.0), (1.5, 0.0), (2.5, 40.0), (3.5, 0.0)],
             vec![(0.5, 0.0), (1.5, 40.0), (2.5, 0.0), (3.5, 40.0)],
         ];
-        let f = fluctuation(&turns, 1, 0.0);
+        let f = fluctuation(&turns, 1, 1.0, 0.0);
         assert!(f.share_sd > 0.5);
         assert!(close(f.mean_jain, 0.5));
         // Intervals before `from_s` are left out: one is left.
-        let f = fluctuation(&turns, 1, 3.0);
+        let f = fluctuation(&turns, 1, 1.0, 3.0);
         assert!(close(f.mean_jain, 0.5) && close(f.share_sd, 0.0));
     }
 

@@ -1,9 +1,5 @@
 //! The `obbr` suite: the oBBR paper (Bi et al.) evaluation, one experiment per figure or table.
 
-mod cellular;
-mod fig11;
-mod fig12;
-mod fig14;
 pub(crate) mod fig3;
 pub(crate) mod fig4;
 mod fig5;
@@ -36,8 +32,8 @@ pub static EXPERIMENTS: &[Entry] = &[
     Entry::Rust(fig8::MULTI_FLOW),
     Entry::Rust(nginx_stack::FIG8),
     Entry::Rust(fig9::ALTERNATING),
-    Entry::Rust(fig11::TRACES),
-    Entry::Rust(cellular::ESTIMATES),
-    Entry::Rust(fig12::COMPETING),
-    Entry::Rust(fig14::DASH),
+    super::experiment_file!("experiments/obbr/fig11-traces.toml"),
+    super::experiment_file!("experiments/obbr/cellular-estimates.toml"),
+    super::experiment_file!("experiments/obbr/fig12-competing.toml"),
+    super::experiment_file!("experiments/obbr/fig14-dash.toml"),
 ];
