@@ -19,6 +19,9 @@ use sim::app::live::{FrameSizes, LiveConfig};
 use tokio::io::AsyncWriteExt;
 
 type Sender = SendRequest<transport::Opener, Bytes>;
+/// A refused request: method, path, headers, the status and a word of
+/// the reason expected.
+type Refused<'a> = (&'a str, &'a str, &'a [(&'a str, &'a str)], u16, &'a str);
 
 fn start(identity: &Identity, root: Option<std::path::PathBuf>) -> RunningServer {
     server::start(ServerConfig {
@@ -181,7 +184,7 @@ async fn malformed_http3_requests_get_errors_and_the_server_keeps_serving() {
 
     // One class of bad input each: each refused with its status and reason.
     let long_path = format!("/{}", "a".repeat(3000));
-    let refused: [(&str, &str, &[(&str, &str)], u16, &str); 11] = [
+    let refused: [Refused; 11] = [
         ("GET", "/%zz", &[], 400, "percent-encoding"),
         ("GET", "/dash/../dash/manifest.mpd", &[], 400, "segment"),
         ("GET", &long_path, &[], 414, "at most"),
