@@ -103,6 +103,25 @@ async fn fetch(sender: &mut Sender, method: &str, path: &str, headers: &[(&str, 
     }
 }
 
+/// A root directory under target/tmp, removed when dropped (a failing
+/// test included).
+struct Root(std::path::PathBuf);
+
+impl Root {
+    fn new() -> Root {
+        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("http3-h3-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        Root(dir)
+    }
+}
+
+impl Drop for Root {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 fn header<'a>(got: &'a Got, name: &str) -> &'a str {
     got.headers
         .get(name)
@@ -112,9 +131,8 @@ fn header<'a>(got: &'a Got, name: &str) -> &'a str {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn h3_clients_get_files_dash_and_live_under_the_servers_controller() {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("http3-h3-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let root = Root::new();
+    let dir = root.0.clone();
     let data: Vec<u8> = (0..300_001u32).map(|i| (i % 251) as u8).collect();
     std::fs::write(dir.join("a.bin"), &data).unwrap();
     let identity = Identity::self_signed().unwrap();
@@ -171,7 +189,6 @@ async fn h3_clients_get_files_dash_and_live_under_the_servers_controller() {
     assert!(!running.paths.path_list().is_empty());
     assert_eq!(running.stats.bad_requests.load(Ordering::Relaxed), 0);
     running.stop();
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -295,5 +312,38 @@ async fn malformed_http3_requests_get_errors_and_the_server_keeps_serving() {
     .await
     .expect("the server still serves");
     assert_eq!(got.status, 200);
+    running.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_whose_headers_never_complete_is_dropped_after_the_request_timeout() {
+    let identity = Identity::self_signed().unwrap();
+    let running = start(&identity, None);
+    let raw = quic_client(&identity, b"h3");
+    let mut connection = raw
+        .connect(Connect::new(running.local_addr()).with_server_name("localhost"))
+        .await
+        .unwrap();
+    let mut stream = connection.open_bidirectional_stream().await.unwrap();
+    // A HEADERS frame announcing 100 bytes, 3 of them sent, never the rest.
+    stream.write_all(b"\x01\x40\x64abc").await.unwrap();
+    stream.flush().await.unwrap();
+    let began = std::time::Instant::now();
+    let answer = tokio::time::timeout(
+        server::REQUEST_TIMEOUT + Duration::from_secs(5),
+        stream.receive(),
+    )
+    .await
+    .expect("the server gave up on the request");
+    assert!(
+        !matches!(answer, Ok(Some(_))),
+        "the server answered an incomplete request"
+    );
+    assert!(
+        began.elapsed() >= server::REQUEST_TIMEOUT - Duration::from_secs(1),
+        "dropped after {:?}, before the request timeout",
+        began.elapsed()
+    );
+    assert_eq!(running.stats.bad_requests.load(Ordering::Relaxed), 1);
     running.stop();
 }
