@@ -2,17 +2,13 @@
 //! HTTP/3 stack (pinned in tests/h3/requirements.txt, installed by this
 //! test into a virtualenv under target/tmp), driven by tests/h3/client.py.
 //! It fetches a file (byte-exact), byte ranges, errors, the DASH manifest
-//! and segments, and a live stream, from a server on loopback.
+//! and segments, and a live stream, from `bbrlab serve --root` on loopback,
+//! trusting the self-signed certificate the command writes.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use cc::AlgorithmSpec;
-use quic::http3::HttpOptions;
-use quic::server::{self, ServerConfig};
-use quic::tls::Identity;
-use quic::TelemetryOptions;
 use serde_json::{json, Value};
 use sim::app::dash::DashConfig;
 
@@ -120,6 +116,40 @@ impl Drop for Site {
     }
 }
 
+/// A running `bbrlab serve`, killed when dropped (a failing test included).
+struct Serve(std::process::Child);
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `bbrlab serve` with `args`; it and the address it announces.
+fn serve(args: &[&str]) -> (Serve, String) {
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bbrlab"))
+        .arg("serve")
+        .args(args)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let serve = Serve(child);
+    let first = std::io::BufReader::new(stdout)
+        .lines()
+        .next()
+        .expect("bbrlab serve announces where it listens")
+        .unwrap();
+    let addr = first
+        .strip_prefix("serving on ")
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("first line {first:?}"))
+        .to_string();
+    (serve, addr)
+}
+
 fn header<'a>(response: &'a Value, name: &str) -> &'a str {
     response["headers"][name].as_str().unwrap_or("")
 }
@@ -128,31 +158,21 @@ fn header<'a>(response: &'a Value, name: &str) -> &'a str {
 fn aioquic_fetches_files_ranges_dash_and_a_live_stream() {
     let python = aioquic_python();
     let site = Site::new();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let identity = Identity::self_signed().unwrap();
     let cert = site.dir.join("cert.pem");
-    std::fs::write(&cert, &identity.cert_pem).unwrap();
-    let running = runtime
-        .block_on(async {
-            server::start(ServerConfig {
-                listen: "127.0.0.1:0".parse().unwrap(),
-                spec: AlgorithmSpec::parse("bbr").unwrap(),
-                seed: 1,
-                identity: identity.clone(),
-                copilot: false,
-                max_connections: 8,
-                telemetry: TelemetryOptions::default(),
-                http: HttpOptions {
-                    root: Some(site.dir.join("root")),
-                    ..HttpOptions::default()
-                },
-            })
-        })
-        .unwrap();
+    let root = site.dir.join("root");
+    let (server, addr) = serve(&[
+        "--cc",
+        "bbr",
+        "--listen",
+        "127.0.0.1:0",
+        "--root",
+        root.to_str().unwrap(),
+        "--cert-out",
+        cert.to_str().unwrap(),
+        "--duration",
+        "120s",
+    ]);
+    let addr: std::net::SocketAddr = addr.parse().unwrap();
     let len = site.data.len();
     let dash = DashConfig::obbr_paper();
     let requests = json!([
@@ -176,7 +196,6 @@ fn aioquic_fetches_files_ranges_dash_and_a_live_stream() {
         {"path": "/live?bitrate=fast"},
         {"path": "/sub/index.html", "body": true},
     ]);
-    let addr = running.local_addr();
     let requests_file = site.dir.join("requests.json");
     std::fs::write(&requests_file, requests.to_string()).unwrap();
     let output = run(Command::new(&python)
@@ -268,5 +287,5 @@ fn aioquic_fetches_files_ranges_dash_and_a_live_stream() {
     // And the connection still serves after every refusal.
     assert_eq!(r(18)["status"], 200);
     assert_eq!(r(18)["body"], "<p>hello</p>\n");
-    running.stop();
+    drop(server);
 }
