@@ -52,7 +52,10 @@ enum Command {
     /// root (CAP_NET_ADMIN, /dev/net/tun). Exits with the command's status.
     Shell(shell::ShellArgs),
     /// Serve sized and bulk transfers and live streams over QUIC (s2n-quic),
-    /// every connection driven by a bbrlab controller.
+    /// every connection driven by a bbrlab controller; to HTTP/3 clients
+    /// (ALPN h3, e.g. curl --http3 or a browser), files under --root, a
+    /// generated DASH video (/dash/manifest.mpd) and live streams
+    /// (/live?bitrate=5Mbit&duration=30s).
     ///
     /// Without --cert/--key a self-signed certificate for localhost is
     /// generated and written to --cert-out for clients to trust.

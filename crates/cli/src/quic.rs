@@ -51,6 +51,12 @@ pub struct ServeArgs {
     /// Stop after this long (e.g. 60s); serves until interrupted if not given.
     #[arg(long, value_name = "DURATION")]
     duration: Option<String>,
+    /// Serve the files under this directory to HTTP/3 clients (GET, HEAD,
+    /// byte ranges). HTTP/3 clients always get /dash/manifest.mpd (a
+    /// generated DASH video) and /live?bitrate=5Mbit&duration=30s (a live
+    /// stream); see docs/EMULATION.md.
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
 }
 
 /// `bbrlab get`.
@@ -111,6 +117,11 @@ pub fn serve(args: ServeArgs) -> anyhow::Result<()> {
         .as_deref()
         .map(|d| scenario::units::parse_duration(d).map_err(|e| anyhow!("--duration: {e}")))
         .transpose()?;
+    if let Some(root) = &args.root {
+        if !root.is_dir() {
+            anyhow::bail!("--root: {} is not a directory", root.display());
+        }
+    }
     let identity = match (&args.cert, &args.key) {
         (Some(cert), Some(key)) => Identity::from_files(cert, key).map_err(|e| anyhow!(e))?,
         _ => {
@@ -131,14 +142,22 @@ pub fn serve(args: ServeArgs) -> anyhow::Result<()> {
             qlog_dir: qlog_dir(&args.qlog)?,
             ..TelemetryOptions::default()
         },
+        http: quic::http3::HttpOptions {
+            root: args.root.clone(),
+            ..quic::http3::HttpOptions::default()
+        },
     };
     let runtime = runtime()?;
     runtime.block_on(async {
         let server = quic::server::start(config).map_err(|e| anyhow!(e))?;
         println!(
-            "serving on {} with {} (ALPN bbrlab/1){}",
+            "serving on {} with {} (ALPN bbrlab/1 and h3{}){}",
             server.local_addr(),
             args.cc,
+            match &args.root {
+                Some(root) => format!(", files under {}", root.display()),
+                None => String::new(),
+            },
             if args.cert.is_none() {
                 format!("; clients trust {}", args.cert_out.display())
             } else {

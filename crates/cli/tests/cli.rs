@@ -1594,6 +1594,7 @@ fn serve_and_get_transfer_over_quic_and_name_bad_input() {
         .and_then(|rest| rest.split_whitespace().next())
         .unwrap_or_else(|| panic!("first line {first:?}"))
         .to_string();
+    assert!(first.contains("ALPN bbrlab/1 and h3"), "{first}");
     let o = bbrlab(&[
         "get",
         &addr,
@@ -1695,6 +1696,14 @@ fn serve_and_get_transfer_over_quic_and_name_bad_input() {
             "--duration",
         ),
         (vec!["serve", "--cc", "bbr", "--cert", "x.pem"], "--key"),
+        (
+            vec!["serve", "--cc", "bbr", "--root", "/nonexistent/site"],
+            "--root: /nonexistent/site is not a directory",
+        ),
+        (
+            vec!["serve", "--cc", "bbr", "--root", cert.to_str().unwrap()],
+            "is not a directory",
+        ),
     ] {
         let o = bbrlab(&args);
         assert!(!o.status.success(), "{args:?} succeeded");

@@ -267,6 +267,8 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
                     qlog_dir: options.qlog_dir.clone(),
                     ..TelemetryOptions::default()
                 },
+                // Emulated runs speak bbrlab/1 only: no files to serve.
+                http: crate::http3::HttpOptions::default(),
             })?)
         };
         flows.push(Flow {

@@ -9,11 +9,13 @@
 //! and [`pto`] the probe timeouts s2n-quic keeps from it;
 //! [`copilot`] pads a live stream's probes with DATAGRAM frames;
 //! [`server`] and [`client`] speak [`protocol`] (sized and bulk transfers,
-//! live streams) with [`tls`] identities.
+//! live streams) with [`tls`] identities, and the server speaks HTTP/3
+//! too ([`http3`]: files, a DASH video, live streams).
 
 pub mod client;
 pub mod copilot;
 pub mod emulate;
+pub mod http3;
 pub mod kernel_xval;
 pub mod protocol;
 pub mod pto;

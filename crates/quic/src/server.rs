@@ -1,6 +1,7 @@
 //! `bbrlab serve`: an s2n-quic server whose connections run a bbrlab
-//! controller, answering [`crate::protocol`] requests with sized or bulk
-//! transfers and live streams.
+//! controller, answering [`crate::protocol`] requests (ALPN `bbrlab/1`)
+//! with sized or bulk transfers and live streams, and HTTP/3 requests
+//! (ALPN `h3`, [`crate::http3`]) for files, a DASH video and live streams.
 //!
 //! Abuse limits, so one peer cannot take the server down or its memory:
 //! at most [`ServerConfig::max_connections`] connections (further attempts
@@ -9,8 +10,11 @@
 //! connection; a request line of at most 256 bytes that must arrive within
 //! [`REQUEST_TIMEOUT`]; idle connections closed after [`IDLE_TIMEOUT`];
 //! each stream's send buffer bounded by s2n-quic. Malformed packets are
-//! s2n-quic's to discard; malformed requests get their stream reset and
-//! are counted.
+//! s2n-quic's to discard; malformed requests get their stream reset (an
+//! HTTP/3 request: a 400 response) and are counted. A peer may open
+//! [`UNI_STREAMS_PER_CONNECTION`] unidirectional streams: HTTP/3's control
+//! and QPACK streams and one more (a GREASE stream); `bbrlab/1` never
+//! reads them, so there they cost at most their flow-control windows.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -23,10 +27,11 @@ use s2n_quic::provider::endpoint_limits::{ConnectionAttempt, Limiter, Outcome};
 use s2n_quic::provider::limits::Limits;
 use s2n_quic::stream::{BidirectionalStream, SendStream};
 use s2n_quic::Connection;
-use sim::app::live::LiveSource;
+use sim::app::live::{Frame, LiveConfig, LiveSource};
 use tokio::io::AsyncReadExt;
 
 use crate::copilot::{PaddingEndpoint, PaddingSender};
+use crate::http3::{HttpOptions, Site};
 use crate::protocol::{Request, ALPN, MAX_REQUEST_LINE};
 use crate::pto::PtoCounter;
 use crate::telemetry::{controller_endpoint, PathRegistry, TelemetryOptions};
@@ -38,8 +43,11 @@ pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 pub const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 /// Handshakes in flight before the server asks for address validation.
 const HANDSHAKE_LIMIT: usize = 64;
-/// Streams a connection may have open at once.
+/// Request streams a connection may have open at once.
 const STREAMS_PER_CONNECTION: u64 = 4;
+/// Unidirectional streams a peer may have open at once (HTTP/3's control,
+/// QPACK encoder and decoder streams, and one GREASE stream).
+pub const UNI_STREAMS_PER_CONNECTION: u64 = 4;
 /// The chunk a transfer is written in.
 const CHUNK: usize = 64 * 1024;
 /// What every response carries: zeros, shared by all streams.
@@ -62,6 +70,8 @@ pub struct ServerConfig {
     pub max_connections: usize,
     /// Telemetry every connection keeps.
     pub telemetry: TelemetryOptions,
+    /// What HTTP/3 clients are served.
+    pub http: HttpOptions,
 }
 
 /// Counters of a running server.
@@ -140,14 +150,15 @@ pub(crate) fn fixed_mtu() -> Result<s2n_quic::provider::mtu::Config, String> {
 /// Starts a server on the current tokio runtime.
 ///
 /// # Errors
-/// The address cannot be bound, or the TLS identity is not usable; the
-/// message says which.
+/// The address cannot be bound, the TLS identity is not usable, or the
+/// HTTP/3 root is not a directory; the message says which.
 pub fn start(config: ServerConfig) -> Result<RunningServer, String> {
+    let site = Arc::new(Site::new(&config.http)?);
     let paths = PathRegistry::new(config.telemetry.clone());
     let controllers = controller_endpoint(config.spec.clone(), config.seed, paths.clone());
     let limits = Limits::new()
         .with_max_open_remote_bidirectional_streams(STREAMS_PER_CONNECTION)
-        .and_then(|l| l.with_max_open_remote_unidirectional_streams(0))
+        .and_then(|l| l.with_max_open_remote_unidirectional_streams(UNI_STREAMS_PER_CONNECTION))
         .and_then(|l| l.with_max_idle_timeout(IDLE_TIMEOUT))
         .and_then(|l| l.with_max_handshake_duration(REQUEST_TIMEOUT))
         .map_err(|e| format!("connection limits: {e}"))?;
@@ -156,7 +167,7 @@ pub fn start(config: ServerConfig) -> Result<RunningServer, String> {
             config.identity.cert_pem.as_str(),
             config.identity.key_pem.as_str(),
         )
-        .and_then(|b| b.with_application_protocols([ALPN].iter()))
+        .and_then(|b| b.with_application_protocols([crate::http3::ALPN, ALPN].iter()))
         .and_then(|b| b.build())
         .map_err(|e| format!("TLS certificate or key not usable: {e}"))?;
     let mut server = s2n_quic::Server::builder()
@@ -191,7 +202,12 @@ pub fn start(config: ServerConfig) -> Result<RunningServer, String> {
         tokio::spawn(async move {
             while let Some(connection) = server.accept().await {
                 stats.connections.fetch_add(1, Ordering::Relaxed);
-                tokio::spawn(serve_connection(connection, paths.clone(), stats.clone()));
+                tokio::spawn(serve_connection(
+                    connection,
+                    paths.clone(),
+                    stats.clone(),
+                    site.clone(),
+                ));
             }
         })
     };
@@ -207,13 +223,21 @@ async fn serve_connection(
     mut connection: Connection,
     paths: PathRegistry,
     stats: Arc<ServerStats>,
+    site: Arc<Site>,
 ) {
     let peer = connection.remote_addr().ok();
     if let Some(path) = peer.and_then(|p| paths.path(p)) {
         let _ = connection.datagram_mut(|sender: &mut PaddingSender| sender.attach(path));
     }
-    while let Ok(Some(stream)) = connection.accept_bidirectional_stream().await {
-        tokio::spawn(serve_stream(stream, stats.clone()));
+    let http3 = connection
+        .application_protocol()
+        .is_ok_and(|alpn| alpn.as_ref() == crate::http3::ALPN);
+    if http3 {
+        crate::http3::serve_connection(connection, site, stats).await;
+    } else {
+        while let Ok(Some(stream)) = connection.accept_bidirectional_stream().await {
+            tokio::spawn(serve_stream(stream, stats.clone()));
+        }
     }
     if let Some(peer) = peer {
         paths.close(peer);
@@ -302,24 +326,53 @@ async fn write_bytes(
     Ok(())
 }
 
+/// A live stream's frames in real time, as both protocols serve them: the
+/// simulator's [`LiveSource`] (the latest GOP at connect, then one frame
+/// per interval) on the wall clock, for a duration.
+pub(crate) struct LiveClock {
+    source: LiveSource,
+    start: tokio::time::Instant,
+    duration: Duration,
+    backlog: std::vec::IntoIter<Frame>,
+}
+
+impl LiveClock {
+    /// A stream starting now.
+    pub(crate) fn new(config: LiveConfig, duration: Duration) -> LiveClock {
+        let mut source = LiveSource::new(config, cc::Instant::ZERO);
+        let backlog = source.backlog(cc::Instant::ZERO).into_iter();
+        LiveClock {
+            source,
+            start: tokio::time::Instant::now(),
+            duration,
+            backlog,
+        }
+    }
+
+    /// The size of the next frame once it is due, or `None` when the
+    /// stream's duration is over.
+    pub(crate) async fn next(&mut self) -> Option<u64> {
+        if let Some(frame) = self.backlog.next() {
+            return Some(frame.bytes);
+        }
+        let due = Duration::from_nanos(self.source.next_frame_at().as_nanos());
+        if due >= self.duration {
+            return None;
+        }
+        tokio::time::sleep_until(self.start + due).await;
+        Some(self.source.next_frame().bytes)
+    }
+}
+
 async fn write_live(
     send: &mut SendStream,
-    config: sim::app::live::LiveConfig,
+    config: LiveConfig,
     duration: Duration,
     stats: &ServerStats,
 ) -> Result<(), ()> {
-    let start = tokio::time::Instant::now();
-    let mut source = LiveSource::new(config, cc::Instant::ZERO);
-    for frame in source.backlog(cc::Instant::ZERO) {
-        write_bytes(send, frame.bytes, None, stats).await?;
+    let mut clock = LiveClock::new(config, duration);
+    while let Some(bytes) = clock.next().await {
+        write_bytes(send, bytes, None, stats).await?;
     }
-    loop {
-        let due = Duration::from_nanos(source.next_frame_at().as_nanos());
-        if due >= duration {
-            return Ok(());
-        }
-        tokio::time::sleep_until(start + due).await;
-        let frame = source.next_frame();
-        write_bytes(send, frame.bytes, None, stats).await?;
-    }
+    Ok(())
 }

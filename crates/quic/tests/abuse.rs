@@ -79,6 +79,7 @@ async fn the_server_keeps_serving_through_garbage_bad_requests_and_a_connection_
         copilot: false,
         max_connections: MAX_CONNECTIONS,
         telemetry: TelemetryOptions::default(),
+        http: quic::http3::HttpOptions::default(),
     })
     .unwrap();
     let addr = running.local_addr();

@@ -29,6 +29,7 @@ fn server_config(spec: &str, identity: &Identity) -> ServerConfig {
             sample_interval: Some(Duration::from_millis(100)),
             ..TelemetryOptions::default()
         },
+        http: quic::http3::HttpOptions::default(),
     }
 }
 

@@ -27,6 +27,7 @@ async fn my_bbr_carries_a_transfer_in_s2n_quic() {
             sample_interval: Some(Duration::from_millis(100)),
             ..TelemetryOptions::default()
         },
+        http: quic::http3::HttpOptions::default(),
     })
     .unwrap();
     let client = ClientConfig {
