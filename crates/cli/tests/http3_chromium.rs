@@ -260,3 +260,128 @@ fn chromium_loads_a_page_files_and_dash_over_h3() {
     assert!(stderr.contains("ERR_"), "{stderr}");
     drop(server);
 }
+
+/// Seconds of the generated video the player test plays.
+const PLAY_SECONDS: f64 = 24.0;
+
+#[test]
+fn chromium_plays_the_generated_dash_video_with_dashjs() {
+    let Some(browser_dir) = browser_ready() else {
+        return;
+    };
+    let dash_js = browser_dir.join("node_modules/dashjs/dist/dash.all.min.js");
+    assert!(
+        dash_js.exists(),
+        "{} is missing: run scripts/setup-browser.sh",
+        dash_js.display()
+    );
+    let package: Value =
+        serde_json::from_str(&std::fs::read_to_string(browser_dir.join("package.json")).unwrap())
+            .unwrap();
+    let pinned = package["devDependencies"]["dashjs"].as_str().unwrap();
+    // The player page, and dash.js beside it, served by bbrlab serve itself.
+    let dir = TempDir::new("http3-chromium-dash");
+    let player = dir.0.join("root/player");
+    std::fs::create_dir_all(&player).unwrap();
+    for file in ["index.html", "player.js"] {
+        std::fs::copy(browser_dir.join("player").join(file), player.join(file)).unwrap();
+    }
+    std::fs::copy(&dash_js, player.join("dash.all.min.js")).unwrap();
+    let (server, origin) = serve(&dir.0);
+    let pin = spki_pin(&dir.0.join("cert.pem"));
+
+    let seconds = PLAY_SECONDS.to_string();
+    let (ok, stdout, stderr) = node(
+        &browser_dir,
+        "dash-play.mjs",
+        &[&origin, &pin, "/player/index.html", &seconds],
+    );
+    assert!(ok, "dash-play.mjs failed:\n{stderr}{stdout}");
+    let record: Value = serde_json::from_str(&stdout).expect("dash-play.mjs JSON");
+    let summary = format!(
+        "state {} errors {} stalls {} switches {} console {}",
+        record["state"],
+        record["errors"],
+        record["stalls"],
+        record["switches"],
+        record["console_errors"]
+    );
+    assert_eq!(record["dashjs"], pinned, "{summary}");
+    assert_eq!(record["mse_h264"], true, "Chromium's MSE lacks H.264");
+    assert_eq!(record["errors"], serde_json::json!([]), "{summary}");
+    assert_eq!(record["console_errors"], serde_json::json!([]), "{summary}");
+    assert!(record["timed_out"].is_null(), "{summary}");
+
+    // The video played: time advanced, frames were decoded at a size of
+    // the ladder's pictures, and it never stalled on loopback.
+    let state = &record["state"];
+    assert!(
+        state["current_time"].as_f64().unwrap() >= PLAY_SECONDS,
+        "{summary}"
+    );
+    assert!(record["started"].is_number(), "{summary}");
+    let frames = state["frames_decoded"].as_u64().unwrap();
+    assert!(frames as f64 >= PLAY_SECONDS * 25.0 * 0.9, "{summary}");
+    let (width, height) = (
+        state["video_width"].as_u64().unwrap(),
+        state["video_height"].as_u64().unwrap(),
+    );
+    assert!(
+        (128..=640).contains(&width) && width * 9 == height * 16,
+        "{summary}"
+    );
+    assert_eq!(record["stalls"], serde_json::json!([]), "{summary}");
+    assert!(record["init_segments"].as_u64().unwrap() >= 1);
+
+    // Every media segment has the model's size for its quality, in order
+    // from the first, with a download time and throughput.
+    let dash = DashConfig::obbr_paper();
+    let segments = record["segments"].as_array().unwrap();
+    let needed = (PLAY_SECONDS / dash.segment.as_secs_f64()).ceil() as usize;
+    assert!(segments.len() >= needed, "{} segments", segments.len());
+    for (i, segment) in segments.iter().enumerate() {
+        let quality = segment["quality"].as_u64().unwrap() as usize;
+        assert!(quality < dash.ladder.len(), "{segment}");
+        assert_eq!(segment["index"], i, "{segment}");
+        assert_eq!(
+            segment["bytes"],
+            dash.segment_bytes(i, quality),
+            "{segment}"
+        );
+        assert!(segment["download_ms"].as_f64().unwrap() >= 0.0, "{segment}");
+        assert!(segment["error"].is_null(), "{segment}");
+        if segment["download_ms"].as_f64().unwrap() > 0.0 {
+            assert!(
+                segment["throughput_bps"].as_f64().unwrap() > 0.0,
+                "{segment}"
+            );
+        }
+    }
+    for switch in record["switches"].as_array().unwrap() {
+        assert!(switch["to"].as_u64().unwrap() < dash.ladder.len() as u64);
+    }
+    // All of it over HTTP/3.
+    let protocols = record["protocols"].as_array().unwrap();
+    let over: Vec<&Value> = protocols
+        .iter()
+        .filter(|p| {
+            let url = p["url"].as_str().unwrap();
+            url.contains("/dash/") || url.contains("/player/")
+        })
+        .collect();
+    assert!(over.len() > needed, "{protocols:?}");
+    for entry in over {
+        assert_eq!(entry["protocol"], "h3", "{entry}");
+    }
+    println!(
+        "played {}s, {} segments, qualities {:?}, {} switches",
+        state["current_time"],
+        segments.len(),
+        segments
+            .iter()
+            .map(|s| s["quality"].as_u64().unwrap())
+            .collect::<Vec<_>>(),
+        record["switches"].as_array().unwrap().len()
+    );
+    drop(server);
+}
