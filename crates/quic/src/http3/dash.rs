@@ -249,7 +249,10 @@ pub fn decodable(config: &DashConfig) -> bool {
     config.segment == ASSET_SEGMENT
         && !config.ladder.is_empty()
         && config.ladder.len() <= ASSETS.len()
-        && config.video.as_millis() % config.segment.as_millis() == 0
+        && config
+            .video
+            .as_millis()
+            .is_multiple_of(config.segment.as_millis())
         && (0..config.ladder.len()).all(|quality| {
             let biggest = ASSETS[quality].media.len() as u64 + 8;
             (0..segments).all(|index| {
