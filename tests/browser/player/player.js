@@ -8,7 +8,11 @@
 // - switches: quality changes dash.js requested (from, to, at playback time);
 // - stalls: the video buffer running empty (BUFFER_EMPTY) or playback
 //   waiting for data (PLAYBACK_WAITING) after the first frame played
-//   (`started`, ms after the page ran);
+//   (`started`, ms after the page ran), with dash.js's buffer level and the
+//   seconds the video element holds beyond the playhead (`buffered_ahead`):
+//   an event with seconds buffered is not for want of data (dash.js can
+//   signal BUFFER_EMPTY at startup before its accounting catches up, and
+//   Chromium can wait a moment at a resolution switch);
 // - errors: dash.js ERROR and PLAYBACK_ERROR events and the video element's
 //   errors;
 // - state: playback time, frames decoded and the picture size, updated
@@ -105,9 +109,27 @@
   video.addEventListener('playing', () => {
     if (record.started === null) record.started = now();
   });
+  // Seconds the video element holds beyond the playhead (its own buffered
+  // ranges, not dash.js's accounting, which can lag at startup).
+  const bufferedAhead = () => {
+    const b = video.buffered;
+    for (let i = 0; i < b.length; i++) {
+      if (b.start(i) <= video.currentTime + 0.1 && video.currentTime < b.end(i)) {
+        return b.end(i) - video.currentTime;
+      }
+    }
+    return 0;
+  };
   const stall = (kind) => () => {
     if (record.started === null) return;
-    record.stalls.push({ at_ms: now(), kind, playback_time: video.currentTime });
+    record.stalls.push({
+      at_ms: now(),
+      kind,
+      playback_time: video.currentTime,
+      buffer_level: player.getBufferLength('video'),
+      buffered_ahead: bufferedAhead(),
+      ready_state: video.readyState,
+    });
   };
   player.on(E.PLAYBACK_WAITING, stall('waiting'));
   player.on(E.BUFFER_EMPTY, (e) => {
