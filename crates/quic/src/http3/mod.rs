@@ -480,7 +480,7 @@ fn dash_body(config: &DashConfig, rest: &str) -> Found {
             let len = config.segment_bytes(index, quality);
             Ok((
                 Body::Generated {
-                    prefix: dash::segment_prefix(len).into(),
+                    prefix: dash::segment_prefix(config, quality, index).into(),
                     len,
                 },
                 "video/iso.segment",

@@ -1,0 +1,155 @@
+// Plays a DASH manifest (the `mpd` query parameter, by default bbrlab
+// serve's generated /dash/manifest.mpd) with dash.js and records what the
+// player did, as JSON in window.bbrlabPlayer and in #record:
+// - segments: one entry per loaded media segment: quality index, segment
+//   index and start time, bytes, download time (request start to end, ms),
+//   throughput (bit/s over that time), time to first byte, and the video
+//   buffer level when it arrived (s);
+// - switches: quality changes dash.js requested (from, to, at playback time);
+// - stalls: the video buffer running empty (BUFFER_EMPTY) or playback
+//   waiting for data (PLAYBACK_WAITING) after the first frame played
+//   (`started`, ms after the page ran), with dash.js's buffer level and the
+//   seconds the video element holds beyond the playhead (`buffered_ahead`):
+//   an event with seconds buffered is not for want of data (dash.js can
+//   signal BUFFER_EMPTY at startup before its accounting catches up, and
+//   Chromium can wait a moment at a resolution switch);
+// - errors: dash.js ERROR and PLAYBACK_ERROR events and the video element's
+//   errors;
+// - state: playback time, frames decoded and the picture size, updated
+//   each second.
+'use strict';
+
+(function () {
+  const params = new URLSearchParams(location.search);
+  const mpd = params.get('mpd') || '/dash/manifest.mpd';
+  document.getElementById('source').textContent = mpd;
+  const video = document.getElementById('video');
+  const t0 = performance.now();
+  const now = () => Math.round(performance.now() - t0);
+
+  const record = {
+    manifest: mpd,
+    dashjs: typeof dashjs !== 'undefined' ? dashjs.Version || null : null,
+    mse_h264: typeof MediaSource !== 'undefined'
+      && MediaSource.isTypeSupported('video/mp4; codecs="avc1.64001f"'),
+    started: null,
+    segments: [],
+    init_segments: 0,
+    switches: [],
+    stalls: [],
+    errors: [],
+    state: {},
+  };
+  window.bbrlabPlayer = record;
+  const show = () => {
+    const v = video.getVideoPlaybackQuality ? video.getVideoPlaybackQuality() : {};
+    record.state = {
+      at_ms: now(),
+      current_time: video.currentTime,
+      paused: video.paused,
+      ended: video.ended,
+      ready_state: video.readyState,
+      video_width: video.videoWidth,
+      video_height: video.videoHeight,
+      frames_decoded: v.totalVideoFrames ?? null,
+      frames_dropped: v.droppedVideoFrames ?? null,
+      buffer_level: player ? player.getBufferLength('video') : null,
+    };
+    document.getElementById('record').textContent = JSON.stringify(record, null, 1);
+  };
+
+  if (typeof dashjs === 'undefined') {
+    record.errors.push({ at_ms: now(), source: 'page', message: 'dash.all.min.js did not load' });
+    show();
+    return;
+  }
+  const player = dashjs.MediaPlayer().create();
+  player.updateSettings({ debug: { logLevel: dashjs.Debug.LOG_LEVEL_WARNING } });
+  const E = dashjs.MediaPlayer.events;
+
+  player.on(E.FRAGMENT_LOADING_COMPLETED, (e) => {
+    const r = e.request;
+    if (!r || r.mediaType !== 'video') return;
+    if (r.type !== 'MediaSegment') {
+      record.init_segments += 1;
+      return;
+    }
+    const start = r.requestStartDate ? r.requestStartDate.getTime() : null;
+    const first = r.firstByteDate ? r.firstByteDate.getTime() : null;
+    const end = r.requestEndDate ? r.requestEndDate.getTime() : null;
+    const ms = start !== null && end !== null ? end - start : null;
+    record.segments.push({
+      at_ms: now(),
+      quality: r.quality,
+      index: r.index,
+      start_time: r.startTime,
+      url: r.url,
+      bytes: r.bytesLoaded,
+      bytes_total: r.bytesTotal,
+      download_ms: ms,
+      ttfb_ms: start !== null && first !== null ? first - start : null,
+      throughput_bps: ms ? Math.round((r.bytesLoaded * 8 * 1000) / ms) : null,
+      buffer_level: player.getBufferLength('video'),
+      error: e.error ? String(e.error.message || e.error) : null,
+    });
+    show();
+  });
+  player.on(E.QUALITY_CHANGE_REQUESTED, (e) => {
+    if (e.mediaType !== 'video') return;
+    record.switches.push({
+      at_ms: now(),
+      playback_time: video.currentTime,
+      from: e.oldQuality,
+      to: e.newQuality,
+      reason: e.reason ? e.reason.name || JSON.stringify(e.reason) : null,
+    });
+  });
+  // Playback began when the first frame plays; waiting before it is
+  // startup, not a stall.
+  video.addEventListener('playing', () => {
+    if (record.started === null) record.started = now();
+  });
+  // Seconds the video element holds beyond the playhead (its own buffered
+  // ranges, not dash.js's accounting, which can lag at startup).
+  const bufferedAhead = () => {
+    const b = video.buffered;
+    for (let i = 0; i < b.length; i++) {
+      if (b.start(i) <= video.currentTime + 0.1 && video.currentTime < b.end(i)) {
+        return b.end(i) - video.currentTime;
+      }
+    }
+    return 0;
+  };
+  const stall = (kind) => () => {
+    if (record.started === null) return;
+    record.stalls.push({
+      at_ms: now(),
+      kind,
+      playback_time: video.currentTime,
+      buffer_level: player.getBufferLength('video'),
+      buffered_ahead: bufferedAhead(),
+      ready_state: video.readyState,
+    });
+  };
+  player.on(E.PLAYBACK_WAITING, stall('waiting'));
+  player.on(E.BUFFER_EMPTY, (e) => {
+    if (!e.mediaType || e.mediaType === 'video') stall('buffer_empty')();
+  });
+  player.on(E.ERROR, (e) => {
+    record.errors.push({ at_ms: now(), source: 'dashjs', message: JSON.stringify(e.error ?? e) });
+  });
+  player.on(E.PLAYBACK_ERROR, (e) => {
+    record.errors.push({ at_ms: now(), source: 'playback', message: JSON.stringify(e.error ?? e) });
+  });
+  video.addEventListener('error', () => {
+    const err = video.error;
+    record.errors.push({
+      at_ms: now(),
+      source: 'video',
+      message: err ? `code ${err.code}: ${err.message}` : 'unknown',
+    });
+  });
+  setInterval(show, 1000);
+  player.initialize(video, mpd, true);
+  show();
+})();
