@@ -5,6 +5,9 @@
 //! and segments, and a live stream, from `bbrlab serve --root` on loopback,
 //! trusting the self-signed certificate the command writes.
 
+mod common;
+use common::serve::serve;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -114,40 +117,6 @@ impl Drop for Site {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.dir);
     }
-}
-
-/// A running `bbrlab serve`, killed when dropped (a failing test included).
-struct Serve(std::process::Child);
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Starts `bbrlab serve` with `args`; it and the address it announces.
-fn serve(args: &[&str]) -> (Serve, String) {
-    use std::io::BufRead;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bbrlab"))
-        .arg("serve")
-        .args(args)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let serve = Serve(child);
-    let first = std::io::BufReader::new(stdout)
-        .lines()
-        .next()
-        .expect("bbrlab serve announces where it listens")
-        .unwrap();
-    let addr = first
-        .strip_prefix("serving on ")
-        .and_then(|rest| rest.split_whitespace().next())
-        .unwrap_or_else(|| panic!("first line {first:?}"))
-        .to_string();
-    (serve, addr)
 }
 
 fn header<'a>(response: &'a Value, name: &str) -> &'a str {

@@ -9,6 +9,8 @@
 //! `scripts/setup-browser.sh`. BBRLAB_SKIP_BROWSER=1 skips, as for the
 //! report's browser check; otherwise anything missing is a failure.
 
+mod common;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -141,44 +143,25 @@ impl Drop for TempDir {
     }
 }
 
-/// A running `bbrlab serve`, killed when dropped (a failing test included).
-struct Serve(std::process::Child);
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// Starts `bbrlab serve --root DIR/root` on a free loopback port, its
 /// certificate written to DIR/cert.pem: the server and `127.0.0.1:PORT`.
-fn serve(dir: &Path) -> (Serve, String) {
-    use std::io::BufRead;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bbrlab"))
-        .args(["serve", "--cc", "bbr", "--listen", "127.0.0.1:0"])
-        .arg("--root")
-        .arg(dir.join("root"))
-        .arg("--cert-out")
-        .arg(dir.join("cert.pem"))
-        .args(["--duration", "300s"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let serve = Serve(child);
-    let first = std::io::BufReader::new(stdout)
-        .lines()
-        .next()
-        .expect("bbrlab serve announces where it listens")
-        .unwrap();
-    let addr = first
-        .strip_prefix("serving on ")
-        .and_then(|rest| rest.split_whitespace().next())
-        .unwrap_or_else(|| panic!("first line {first:?}"))
-        .to_string();
+fn serve(dir: &Path) -> (common::serve::Serve, String) {
+    let root = dir.join("root");
+    let cert = dir.join("cert.pem");
+    let (server, addr) = common::serve::serve([
+        "--cc".as_ref(),
+        "bbr".as_ref(),
+        "--listen".as_ref(),
+        "127.0.0.1:0".as_ref(),
+        "--root".as_ref(),
+        root.as_os_str(),
+        "--cert-out".as_ref(),
+        cert.as_os_str(),
+        "--duration".as_ref(),
+        "300s".as_ref(),
+    ] as [&std::ffi::OsStr; 10]);
     assert!(addr.starts_with("127.0.0.1:"), "{addr}");
-    (serve, addr)
+    (server, addr)
 }
 
 /// Runs a tests/browser script with `args`: `(success, stdout, stderr)`.
