@@ -280,6 +280,37 @@ async fn error(
     Ok(())
 }
 
+/// A 400 with `reason`, counted as a bad request.
+async fn bad_request(
+    stream: &mut RequestStream,
+    reason: &str,
+    with_body: bool,
+    stats: &ServerStats,
+) -> Result<(), ()> {
+    stats.bad_requests.fetch_add(1, Ordering::Relaxed);
+    error(
+        stream,
+        StatusCode::BAD_REQUEST,
+        reason,
+        None,
+        with_body,
+        stats,
+    )
+    .await
+}
+
+/// The answer to a path [`files::check`] or [`files::resolve`] refuses.
+fn path_refusal(refused: files::PathError, path: &str) -> (StatusCode, String) {
+    match refused {
+        files::PathError::Bad(reason) => (StatusCode::BAD_REQUEST, reason),
+        files::PathError::TooLong => (
+            StatusCode::URI_TOO_LONG,
+            format!("paths are at most {} bytes", files::MAX_PATH),
+        ),
+        files::PathError::NotFound => (StatusCode::NOT_FOUND, format!("no file {path}")),
+    }
+}
+
 /// Writes bytes `start..end` of `body`.
 async fn send_range(
     stream: &mut RequestStream,
@@ -326,31 +357,13 @@ async fn answer(
     // a 400 whatever it names.
     if let Err(refused) = files::check(path) {
         stats.bad_requests.fetch_add(1, Ordering::Relaxed);
-        let (status, reason) = match refused {
-            files::PathError::TooLong => (
-                StatusCode::URI_TOO_LONG,
-                format!("paths are at most {} bytes", files::MAX_PATH),
-            ),
-            files::PathError::Bad(reason) => (StatusCode::BAD_REQUEST, reason),
-            files::PathError::NotFound => (StatusCode::NOT_FOUND, String::new()),
-        };
+        let (status, reason) = path_refusal(refused, path);
         return error(stream, status, &reason, None, with_body, stats).await;
     }
     if path == "/live" {
         return match live_request(request.uri().query().unwrap_or("")) {
             Ok((config, duration)) => send_live(stream, config, duration, with_body, stats).await,
-            Err(reason) => {
-                stats.bad_requests.fetch_add(1, Ordering::Relaxed);
-                error(
-                    stream,
-                    StatusCode::BAD_REQUEST,
-                    &reason,
-                    None,
-                    with_body,
-                    stats,
-                )
-                .await
-            }
+            Err(reason) => bad_request(stream, &reason, with_body, stats).await,
         };
     }
     let found = if let Some(rest) = path.strip_prefix("/dash/") {
@@ -358,14 +371,7 @@ async fn answer(
     } else if let Some(root) = &site.root {
         match files::resolve(root, path) {
             Ok(file) => open(&file).await,
-            Err(files::PathError::Bad(reason)) => Err((StatusCode::BAD_REQUEST, reason)),
-            Err(files::PathError::TooLong) => Err((
-                StatusCode::URI_TOO_LONG,
-                format!("paths are at most {} bytes", files::MAX_PATH),
-            )),
-            Err(files::PathError::NotFound) => {
-                Err((StatusCode::NOT_FOUND, format!("no file {path}")))
-            }
+            Err(refused) => Err(path_refusal(refused, path)),
         }
     } else {
         Err((
@@ -406,18 +412,7 @@ async fn answer(
             )
             .await;
         }
-        Err(reason) => {
-            stats.bad_requests.fetch_add(1, Ordering::Relaxed);
-            return error(
-                stream,
-                StatusCode::BAD_REQUEST,
-                &reason,
-                None,
-                with_body,
-                stats,
-            )
-            .await;
-        }
+        Err(reason) => return bad_request(stream, &reason, with_body, stats).await,
     };
     let mut response = head(status, content_type, Some(end - start));
     let headers = response.headers_mut();

@@ -63,15 +63,20 @@ fn connection_error(error: s2n_quic::connection::Error) -> ConnectionErrorIncomi
     }
 }
 
+/// The connection's error where a stream is opened, read or written.
+fn connection_error_on_stream(error: s2n_quic::connection::Error) -> StreamErrorIncoming {
+    StreamErrorIncoming::ConnectionErrorIncoming {
+        connection_error: connection_error(error),
+    }
+}
+
 fn stream_error(error: s2n_quic::stream::Error) -> StreamErrorIncoming {
     use s2n_quic::stream::Error;
     match error {
         Error::StreamReset { error, .. } => StreamErrorIncoming::StreamTerminated {
             error_code: u64::from(error),
         },
-        Error::ConnectionError { error, .. } => StreamErrorIncoming::ConnectionErrorIncoming {
-            connection_error: connection_error(error),
-        },
+        Error::ConnectionError { error, .. } => connection_error_on_stream(error),
         other => StreamErrorIncoming::Unknown(Box::new(other)),
     }
 }
@@ -157,11 +162,8 @@ impl<B: Buf> quic::OpenStreams<B> for Opener {
         &mut self,
         cx: &mut Context<'_>,
     ) -> Poll<Result<Bidirectional<B>, StreamErrorIncoming>> {
-        let stream = ready!(self.handle.poll_open_bidirectional_stream(cx)).map_err(|e| {
-            StreamErrorIncoming::ConnectionErrorIncoming {
-                connection_error: connection_error(e),
-            }
-        })?;
+        let stream = ready!(self.handle.poll_open_bidirectional_stream(cx))
+            .map_err(connection_error_on_stream)?;
         Poll::Ready(Ok(stream.into()))
     }
 
@@ -169,11 +171,8 @@ impl<B: Buf> quic::OpenStreams<B> for Opener {
         &mut self,
         cx: &mut Context<'_>,
     ) -> Poll<Result<SendHalf<B>, StreamErrorIncoming>> {
-        let stream = ready!(self.handle.poll_open_send_stream(cx)).map_err(|e| {
-            StreamErrorIncoming::ConnectionErrorIncoming {
-                connection_error: connection_error(e),
-            }
-        })?;
+        let stream =
+            ready!(self.handle.poll_open_send_stream(cx)).map_err(connection_error_on_stream)?;
         Poll::Ready(Ok(SendHalf::new(stream)))
     }
 
