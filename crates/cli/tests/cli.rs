@@ -1474,6 +1474,7 @@ fn run_emulate_writes_the_simulators_outputs_with_mode_emulated() {
     let o = bbrlab(&["run", &file, "--out", sim_out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(summary(&sim_out)["mode"], "simulated");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -1511,6 +1512,7 @@ fn run_emulate_refuses_what_cannot_run_in_real_time() {
             "{name}: {err}"
         );
     }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
