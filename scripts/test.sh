@@ -2,16 +2,34 @@
 # The whole test suite. Simulation tests are heavy, so they run in the
 # release profile: the README's main command (`cargo run --release`) has
 # already built every dependency there, and nothing is compiled twice.
+# Each phase's wall time is printed at the end (docs/BENCHMARKS.md keeps
+# where the suite's time goes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+PHASES=()
+# Runs one phase of the suite and records its wall time.
+phase() {
+    local name=$1 start=$SECONDS
+    shift
+    "$@"
+    PHASES+=("$(printf '%5d s  %s' $((SECONDS - start)) "$name")")
+}
+report() {
+    echo "test.sh: wall time by phase" >&2
+    printf '  %s\n' "${PHASES[@]}" >&2
+    printf '%7d s  total\n' "$SECONDS" >&2
+}
+trap report EXIT
+
 # The report's browser check needs Debian's Chromium and playwright-core.
-./scripts/setup-browser.sh
-cargo fmt --all -- --check
-cargo test --workspace --locked --release "$@"
+phase "browser setup" ./scripts/setup-browser.sh
+phase "rustfmt check" cargo fmt --all -- --check
+phase "Rust tests (build included)" cargo test --workspace --locked --release "$@"
 # The simulator's speed against the stored baseline (crates/sim/tests/speed_check.rs:
 # a ratio to a calibration loop timed in the same thread, which a loaded machine
 # moves by a few percent at most); run alone, after the other tests.
-cargo test --release --locked -p bbrlab-sim --test speed_check -- --ignored
+phase "speed check" cargo test --release --locked -p bbrlab-sim --test speed_check -- --ignored
 # The Python package: built from this clone into a virtualenv (maturin,
 # release profile, so it reuses the build above), then its tests.
-./scripts/test-python.sh
+phase "Python package and tests" ./scripts/test-python.sh
