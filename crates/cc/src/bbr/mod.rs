@@ -543,8 +543,9 @@ impl Bbr {
         if self.mode == Mode::ProbeBw && self.cycle_phase_done(event) {
             self.advance_cycle_phase();
         }
+        let uncounted = !self.ext.startup_plateau.counts_round(app_limited);
         self.full_pipe
-            .on_round(round_start, app_limited, self.ext.bandwidth_filter.max_bw());
+            .on_round(round_start, uncounted, self.ext.bandwidth_filter.max_bw());
         if self.mode == Mode::Startup && self.full_pipe.is_reached() {
             self.mode = Mode::Drain;
         }
