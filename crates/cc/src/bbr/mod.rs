@@ -52,9 +52,10 @@
 //!
 //! # Extension points
 //!
-//! Variants (oBBR, BBR-CWS, Modest BBR, BBR-S, B3R) replace pieces listed in
-//! [`extension`]: the bandwidth filter, the cwnd-gain policy, the probe-gain
-//! policy, the loss reaction and a bandwidth-drop detector.
+//! Variants (oBBR, BBR-CWS, Modest BBR, BBR-S, B3R, Tempered BBR) replace
+//! pieces listed in [`extension`]: the bandwidth filter, the cwnd-gain
+//! policy, the probe-gain policy, the loss reaction, a bandwidth-drop
+//! detector and which rounds count toward Startup's plateau.
 //!
 //! # Deviations from Linux, and why
 //!

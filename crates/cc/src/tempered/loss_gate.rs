@@ -5,10 +5,14 @@
 //! buffer of zero bytes and sets the gain to 1. BBRv2 and BBRv3 answer
 //! loss only when a round's loss rate exceeds a threshold (`loss_thresh`,
 //! 2%); Drucker et al. show that a bound cut by every such round ratchets
-//! down under random loss. The gate takes BBRv2's test and oBBR's response:
-//! a loss reaches the gain policy only while the loss rate over the
-//! current round and the previous one exceeds the threshold; otherwise the
-//! ACK reaches it as a lossless ACK, so the gain regrows instead.
+//! down under random loss. The gate takes BBRv2's test and oBBR's response,
+//! and adds the RTT: a loss reaches the gain policy when the loss rate over
+//! the current round and the previous one exceeds the threshold, or when
+//! the RTT at the loss says a queue stood (at least `1 + queue` times
+//! RTprop: a buffer overflowed, the loss is congestive whatever its rate;
+//! a loss-based competitor's losses are of this kind and rarely reach 2%).
+//! A loss with neither, at a low rate and an empty queue, is random: the ACK
+//! reaches the policy as a lossless ACK, so the gain regrows instead.
 
 use crate::bbr::extension::{AckContext, CwndGainPolicy};
 use crate::controller::AckEvent;
@@ -49,23 +53,27 @@ impl RoundLossRate {
     }
 }
 
-/// A cwnd-gain policy that sees only the losses of rounds whose loss rate
-/// exceeds `threshold`; the other loss ACKs reach it without their losses.
+/// A cwnd-gain policy that sees only congestive losses: those of rounds
+/// whose loss rate exceeds `threshold`, and those at an RTT of at least
+/// `(1 + queue) x RTprop`; the other loss ACKs reach it without their losses.
 #[derive(Clone, Debug)]
 pub struct CongestiveLossGate<P> {
     inner: P,
     threshold: f64,
+    queue: f64,
     rate: RoundLossRate,
     passed: u64,
     withheld: u64,
 }
 
 impl<P: CwndGainPolicy + Clone> CongestiveLossGate<P> {
-    /// Gates `inner` at a loss rate of `threshold` (a fraction).
-    pub fn new(inner: P, threshold: f64) -> Self {
+    /// Gates `inner` at a loss rate of `threshold` and a queue of `queue`
+    /// RTprops (both fractions).
+    pub fn new(inner: P, threshold: f64, queue: f64) -> Self {
         CongestiveLossGate {
             inner,
             threshold,
+            queue,
             rate: RoundLossRate::default(),
             passed: 0,
             withheld: 0,
@@ -88,7 +96,14 @@ impl<P: CwndGainPolicy + Clone + 'static> CwndGainPolicy for CongestiveLossGate<
         let event = ctx.event;
         self.rate
             .on_ack(ctx.round_start, event.newly_acked, event.newly_lost);
-        if event.newly_lost == Bytes::ZERO || self.rate.rate() > self.threshold {
+        let queued = match (event.rtt.latest, ctx.min_rtt) {
+            (Some(rtt), Some(rtprop)) => {
+                rtt.as_secs_f64() >= (1.0 + self.queue) * rtprop.as_secs_f64()
+            }
+            // Without an RTT sample nothing says the queue was empty.
+            _ => true,
+        };
+        if event.newly_lost == Bytes::ZERO || queued || self.rate.rate() > self.threshold {
             if event.newly_lost > Bytes::ZERO {
                 self.passed += 1;
             }

@@ -52,7 +52,7 @@ fn ctx(event: &AckEvent, round_start: bool) -> AckContext<'_> {
     }
 }
 
-fn gate(threshold: f64) -> CongestiveLossGate<AdaptiveCwndGain> {
+fn gate(threshold: f64, queue: f64) -> CongestiveLossGate<AdaptiveCwndGain> {
     CongestiveLossGate::new(
         AdaptiveCwndGain::new(AdaptiveGainConfig {
             mu: 0.5,
@@ -62,6 +62,7 @@ fn gate(threshold: f64) -> CongestiveLossGate<AdaptiveCwndGain> {
             may_gain: false,
         }),
         threshold,
+        queue,
     )
 }
 
@@ -96,7 +97,7 @@ fn the_loss_rate_spans_the_current_and_the_previous_round() {
 
 #[test]
 fn a_loss_below_the_threshold_does_not_cut_the_gain_and_it_regrows() {
-    let mut g = gate(0.05);
+    let mut g = gate(0.05, 0.5);
     round(&mut g, 0, 200, 0, 0);
     // One packet in 200 (0.5%): random-loss-like.
     round(&mut g, 1000, 200, 1, 100);
@@ -107,7 +108,7 @@ fn a_loss_below_the_threshold_does_not_cut_the_gain_and_it_regrows() {
 
 #[test]
 fn a_loss_above_the_threshold_cuts_the_gain_as_obbr_does() {
-    let mut g = gate(0.05);
+    let mut g = gate(0.05, 0.5);
     round(&mut g, 0, 100, 0, 0);
     // 30 packets lost against 100 + 100 acked: 13%.
     round(&mut g, 1000, 100, 30, 99);
@@ -121,8 +122,55 @@ fn a_loss_above_the_threshold_cuts_the_gain_as_obbr_does() {
 }
 
 #[test]
+fn a_loss_at_a_standing_queue_cuts_the_gain_whatever_the_rate() {
+    // 140 ms over 100 ms is a queue of 0.4 RTprop, above a gate of 0.1.
+    let mut g = gate(0.05, 0.1);
+    round(&mut g, 0, 200, 0, 0);
+    round(&mut g, 1000, 200, 1, 199);
+    assert!((g.inner().g() - 1.2).abs() < 1e-9, "g = {}", g.inner().g());
+    assert_eq!(g.counts(), (1, 0));
+}
+
+#[test]
+fn a_loss_at_a_deep_standing_queue_raises_the_gain_to_the_rtt_ratio_then_it_decays() {
+    let mut d = DeepBufferGain::new(gate(0.05, 0.1), 2.0, 4.0, 0.01);
+    let deep = |now_ms: u64, lost: u64, rtt: u64| {
+        Ack::at(Instant::from_nanos(now_ms * 1_000_000))
+            .rtt(ms(rtt))
+            .min_rtt(ms(100))
+            .acked(MSS)
+            .lost(MSS * lost)
+            .in_flight(Bytes(500_000))
+            .build()
+    };
+    let event = deep(0, 1, 300);
+    d.on_ack(&ctx(&event, true));
+    assert!((d.g_deep() - 3.0).abs() < 1e-9, "RTT ratio 3 at a loss: {}", d.g_deep());
+    assert_eq!(d.cwnd_gain(&ctx(&event, false), 2.0), d.g_deep());
+    assert_eq!(d.inflight_cap(&ctx(&event, false)), None);
+    let event = deep(1, 1, 900);
+    d.on_ack(&ctx(&event, false));
+    assert_eq!(d.g_deep(), 4.0, "capped at deep_max");
+    // 100 BDPs acknowledged without a deep loss: 4 - 0.01 x 100 = 3.
+    let bdp = Bandwidth::from_mbps(40).bytes_in(ms(100));
+    let event = Ack::at(Instant::from_nanos(2_000_000))
+        .rtt(ms(100))
+        .min_rtt(ms(100))
+        .acked(bdp * 100)
+        .in_flight(Bytes(500_000))
+        .build();
+    d.on_ack(&ctx(&event, false));
+    assert!((d.g_deep() - 3.0).abs() < 1e-9, "g_deep {}", d.g_deep());
+    // A shallow-buffer loss (ratio 1.4) does not engage it.
+    let mut d = DeepBufferGain::new(gate(0.05, 0.1), 2.0, 4.0, 0.01);
+    let event = ack(0, 1);
+    d.on_ack(&ctx(&event, true));
+    assert_eq!(d.g_deep(), 0.0);
+}
+
+#[test]
 fn a_zero_threshold_passes_every_loss_like_obbr() {
-    let mut g = gate(0.0);
+    let mut g = gate(0.0, 0.5);
     round(&mut g, 0, 200, 0, 0);
     round(&mut g, 1000, 200, 1, 100);
     assert!(g.inner().g() < 1.3, "g = {}", g.inner().g());
@@ -180,8 +228,10 @@ fn the_spec_takes_its_own_then_obbr_then_bbrv1_parameters() {
         names,
         [
             "loss_thresh",
-            "app_limited_plateau",
+            "loss_queue",
             "mu",
+            "deep_max",
+            "app_limited_plateau",
             "alpha",
             "g_max",
             "k",
@@ -198,6 +248,8 @@ fn the_spec_takes_its_own_then_obbr_then_bbrv1_parameters() {
     assert_eq!(TemperedParams::from_spec(&spec).loss_thresh, 0.1);
     let obbr = ObbrParams::from_spec(&spec);
     assert_eq!((obbr.mu, obbr.code, obbr.g_max), (0.75, false, 2.0));
+    let spec = AlgorithmSpec::parse(NAME).unwrap();
+    assert_eq!(ObbrParams::from_spec(&spec).mu, 0.25, "Tempered BBR's own default");
 }
 
 #[test]
