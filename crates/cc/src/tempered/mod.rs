@@ -129,7 +129,7 @@ crate::params! {
         /// The loss rate over the current and previous round above which a
         /// loss may cut the cwnd gain.
         pub loss_thresh: f64 ["loss_thresh", 0.0..=1.0] = 0.02
-            => "a loss may cut the cwnd gain only while lost / (lost + acked) over the current and previous round exceeds this (random loss below it does not)",
+            => "a loss may cut the cwnd gain when lost / (lost + acked) over the current and previous round exceeds this, or at a standing queue (loss_queue); a random loss, below it at an empty queue, does not",
         /// The queue, in RTprops, above which a loss counts whatever the
         /// loss rate.
         pub loss_queue: f64 ["loss_queue", 0.0..=10.0] = 0.2
@@ -152,7 +152,7 @@ crate::params! {
 pub fn info(obbr: &AlgorithmInfo) -> AlgorithmInfo {
     AlgorithmInfo::new(
         NAME,
-        "bbrlab's own: BBRv1 with oBBR's buffer-sized gain and timely bandwidth updates, cut only by congestive loss rates (BBRv2/v3), and Startup exits for app-limited flows (Copilot)",
+        "bbrlab's own: BBRv1 with oBBR's buffer-sized gain and timely bandwidth updates, the gain cut only by congestive losses (a round losing over 2%, as BBRv2/v3, or a standing queue), and Startup exits for app-limited flows (Copilot)",
         build,
     )
     .display_name("Tempered BBR")

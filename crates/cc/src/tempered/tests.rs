@@ -6,12 +6,11 @@ use std::time::Duration;
 
 use super::*;
 use crate::bbr::extension::{AckContext, CwndGainPolicy};
-use crate::bbr::Mode;
 use crate::controller::AckEvent;
 use crate::obbr::AdaptiveGainConfig;
 use crate::rate::RateSample;
 use crate::spec::SpecError;
-use crate::testing::{Ack, Pipe};
+use crate::testing::{cruise_context, Ack, Pipe};
 use crate::units::{Bandwidth, Bytes, Instant};
 
 const MSS: Bytes = Bytes(1500);
@@ -34,21 +33,9 @@ fn ack(now_ms: u64, lost: u64) -> AckEvent {
 
 /// The core's context in ProbeBW cruise: 40 Mbit/s x 100 ms.
 fn ctx(event: &AckEvent, round_start: bool) -> AckContext<'_> {
-    let bandwidth = Bandwidth::from_mbps(40);
     AckContext {
-        event,
-        mode: Mode::ProbeBw,
-        cycle_phase: Some(2),
-        pacing_gain: 1.0,
         round_start,
-        round_count: 10,
-        bandwidth,
-        min_rtt: Some(ms(100)),
-        bdp: Some(bandwidth.bytes_in(ms(100))),
-        cwnd: Bytes(1_000_000),
-        full_pipe: true,
-        recovery_entered: false,
-        mss: MSS,
+        ..cruise_context(event, Bandwidth::from_mbps(40), ms(100))
     }
 }
 
