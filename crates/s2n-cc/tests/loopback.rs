@@ -151,7 +151,11 @@ async fn transfer_with(server_spec: &str) {
         "and {acked} bytes acknowledged"
     );
     let modes = seen.modes.lock().unwrap();
-    assert_eq!(modes.first(), Some(&"startup"), "{server_spec}'s modes: {modes:?}");
+    assert_eq!(
+        modes.first(),
+        Some(&"startup"),
+        "{server_spec}'s modes: {modes:?}"
+    );
 }
 
 fn bytes_of(n: usize) -> bytes::Bytes {

@@ -192,15 +192,18 @@ pub fn new(
             params.loss_queue,
         );
         ext.cwnd_gain = if params.deep_max > obbr.g_max {
-            Box::new(DeepBufferGain::new(gated, obbr.g_max, params.deep_max, obbr.alpha))
+            Box::new(DeepBufferGain::new(
+                gated,
+                obbr.g_max,
+                params.deep_max,
+                obbr.alpha,
+            ))
         } else {
             Box::new(gated)
         };
     }
     if obbr.timely_bw {
-        ext.drop_detector = Some(Box::new(TimelyBandwidthUpdate::new(
-            obbr.detector_config(),
-        )));
+        ext.drop_detector = Some(Box::new(TimelyBandwidthUpdate::new(obbr.detector_config())));
     }
     if params.app_limited_plateau {
         ext.startup_plateau = Box::new(EveryRoundCounts);

@@ -75,7 +75,10 @@ fn the_loss_rate_spans_the_current_and_the_previous_round() {
     r.on_ack(true, Bytes(900), Bytes(100));
     assert!((r.rate() - 0.1).abs() < 1e-12);
     r.on_ack(true, Bytes(1000), Bytes::ZERO);
-    assert!((r.rate() - 0.05).abs() < 1e-12, "previous round still counts");
+    assert!(
+        (r.rate() - 0.05).abs() < 1e-12,
+        "previous round still counts"
+    );
     r.on_ack(false, Bytes(1000), Bytes::ZERO);
     assert!((r.rate() - 100.0 / 3000.0).abs() < 1e-12);
     r.on_ack(true, Bytes(1000), Bytes::ZERO);
@@ -132,7 +135,11 @@ fn a_loss_at_a_deep_standing_queue_raises_the_gain_to_the_rtt_ratio_then_it_deca
     };
     let event = deep(0, 1, 300);
     d.on_ack(&ctx(&event, true));
-    assert!((d.g_deep() - 3.0).abs() < 1e-9, "RTT ratio 3 at a loss: {}", d.g_deep());
+    assert!(
+        (d.g_deep() - 3.0).abs() < 1e-9,
+        "RTT ratio 3 at a loss: {}",
+        d.g_deep()
+    );
     assert_eq!(d.cwnd_gain(&ctx(&event, false), 2.0), d.g_deep());
     assert_eq!(d.inflight_cap(&ctx(&event, false)), None);
     let event = deep(1, 1, 900);
@@ -236,13 +243,20 @@ fn the_spec_takes_its_own_then_obbr_then_bbrv1_parameters() {
     let obbr = ObbrParams::from_spec(&spec);
     assert_eq!((obbr.mu, obbr.code, obbr.g_max), (0.75, false, 2.0));
     let spec = AlgorithmSpec::parse(NAME).unwrap();
-    assert_eq!(ObbrParams::from_spec(&spec).mu, 0.25, "Tempered BBR's own default");
+    assert_eq!(
+        ObbrParams::from_spec(&spec).mu,
+        0.25,
+        "Tempered BBR's own default"
+    );
 }
 
 #[test]
 fn bad_parameters_are_errors_that_name_them() {
     for (spec, needle) in [
-        ("tempered-bbr:code=true", "`tempered-bbr` has no parameter `code`"),
+        (
+            "tempered-bbr:code=true",
+            "`tempered-bbr` has no parameter `code`",
+        ),
         ("tempered-bbr:loss_thresh=1.5", "loss_thresh"),
         ("tempered-bbr:loss_thresh=x", "loss_thresh"),
         ("tempered-bbr:app_limited_plateau=2", "app_limited_plateau"),
