@@ -197,32 +197,36 @@ fn bbr_uses_a_cellular_trace() {
 fn same_scenario_and_seed_give_identical_results() {
     // BBRv1, and bbrlab's own controller, each beside CUBIC.
     for spec in ["bbr", "tempered-bbr"] {
-        let scenario = || {
-            Dumbbell::new(mbps(30), ms(60))
-                .buffer_bdp(0.5)
-                .loss(LossModel::GilbertElliott {
-                    p: 0.01,
-                    r: 0.3,
-                    loss_good: 0.0,
-                    loss_bad: 0.5,
-                })
-                .duration(secs(20))
-                .seed(42)
-                .flow(spec)
-                .unwrap()
-                .flow("cubic")
-                .unwrap()
-        };
-        let mut a = run(scenario());
-        let mut b = run(scenario());
-        a.wall_time_s = 0.0;
-        b.wall_time_s = 0.0;
-        assert_eq!(a, b, "{spec}");
-        assert_eq!(a.series, b.series, "{spec}");
-        let mut c = run(scenario().seed(43));
-        c.wall_time_s = 0.0;
-        assert_ne!(a.flows, c.flows, "{spec}: another seed gives another run");
+        assert_deterministic(spec);
     }
+}
+
+fn assert_deterministic(spec: &str) {
+    let scenario = || {
+        Dumbbell::new(mbps(30), ms(60))
+            .buffer_bdp(0.5)
+            .loss(LossModel::GilbertElliott {
+                p: 0.01,
+                r: 0.3,
+                loss_good: 0.0,
+                loss_bad: 0.5,
+            })
+            .duration(secs(20))
+            .seed(42)
+            .flow(spec)
+            .unwrap()
+            .flow("cubic")
+            .unwrap()
+    };
+    let mut a = run(scenario());
+    let mut b = run(scenario());
+    a.wall_time_s = 0.0;
+    b.wall_time_s = 0.0;
+    assert_eq!(a, b, "{spec}");
+    assert_eq!(a.series, b.series, "{spec}");
+    let mut c = run(scenario().seed(43));
+    c.wall_time_s = 0.0;
+    assert_ne!(a.flows, c.flows, "{spec}: another seed gives another run");
 }
 
 #[test]

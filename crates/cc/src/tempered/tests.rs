@@ -96,15 +96,19 @@ fn a_loss_below_the_threshold_does_not_cut_the_gain_and_it_regrows() {
     assert_eq!(g.inner().rescales(), 0);
 }
 
+/// One loss ACK passed on, which set oBBR's g = 1 + 0.5 x (140/100 - 1).
+fn assert_cut_once(g: &CongestiveLossGate<AdaptiveCwndGain>) {
+    assert!((g.inner().g() - 1.2).abs() < 1e-9, "g = {}", g.inner().g());
+    assert_eq!(g.counts(), (1, 0));
+}
+
 #[test]
 fn a_loss_above_the_threshold_cuts_the_gain_as_obbr_does() {
     let mut g = gate(0.05, 0.5);
     round(&mut g, 0, 100, 0, 0);
     // 30 packets lost against 100 + 100 acked: 13%.
     round(&mut g, 1000, 100, 30, 99);
-    // oBBR: g = 1 + 0.5 x (140/100 - 1) = 1.2.
-    assert!((g.inner().g() - 1.2).abs() < 1e-9, "g = {}", g.inner().g());
-    assert_eq!(g.counts(), (1, 0));
+    assert_cut_once(&g);
     // The cap the core sees is oBBR's g x BDP.
     let event = ack(2000, 0);
     let cap = g.inflight_cap(&ctx(&event, false)).unwrap();
@@ -117,8 +121,7 @@ fn a_loss_at_a_standing_queue_cuts_the_gain_whatever_the_rate() {
     let mut g = gate(0.05, 0.1);
     round(&mut g, 0, 200, 0, 0);
     round(&mut g, 1000, 200, 1, 199);
-    assert!((g.inner().g() - 1.2).abs() < 1e-9, "g = {}", g.inner().g());
-    assert_eq!(g.counts(), (1, 0));
+    assert_cut_once(&g);
 }
 
 #[test]
