@@ -9,7 +9,7 @@
 //! - [`spec`]: spec strings (`"bbr"`, `"cubic:beta=0.7"`) and the registry.
 //! - one module per algorithm: [`reno`], [`cubic`], [`bbr`] (BBRv1 and the
 //!   core its variants extend: [`obbr`], [`cws`], [`modest`], [`bbr_s`],
-//!   [`b3r`]), and [`bbr2`] (BBRv2, BBRv3 and adaptive BBRv2).
+//!   [`b3r`], and bbrlab's own [`tempered`]), and [`bbr2`] (BBRv2, BBRv3 and adaptive BBRv2).
 //!
 //! The crate does no I/O and has no clock: every event carries its time, so
 //! the same controller runs in the simulator and in a real QUIC stack.
@@ -36,6 +36,7 @@ pub mod rate;
 pub mod reno;
 mod seed;
 pub mod spec;
+pub mod tempered;
 pub mod testing;
 pub mod units;
 
@@ -57,6 +58,7 @@ pub use units::{Bandwidth, Bytes, Instant};
 pub(crate) fn builtin_algorithms() -> Vec<AlgorithmInfo> {
     let bbr = bbr::info();
     let bbr2 = bbr2::bbr2_info();
+    let obbr = obbr::info(&bbr);
     vec![
         reno::info(),
         cubic::info(),
@@ -64,10 +66,11 @@ pub(crate) fn builtin_algorithms() -> Vec<AlgorithmInfo> {
         bbr2.clone(),
         bbr2::bbr3_info(&bbr2),
         bbr2::adaptive_info(&bbr2),
-        obbr::info(&bbr),
+        obbr.clone(),
         cws::info(&bbr),
         modest::info(&bbr),
         bbr_s::info(&bbr),
         b3r::info(&bbr),
+        tempered::info(&obbr),
     ]
 }

@@ -1,6 +1,8 @@
 //! Test support for controllers, here and in crates that define their own:
 //!
 //! - [`Ack`]: an [`AckEvent`] built from the few fields a test cares about;
+//! - [`cruise_context`]: the [`AckContext`] a BBR-core extension point sees
+//!   in ProbeBW's cruise phase, for testing an extension point alone;
 //! - [`Pipe`]: a minimal lossless path to drive a controller through its
 //!   states without the simulator (which lives in another crate). One
 //!   bottleneck of fixed (or stepped) rate, a fixed propagation RTT, an
@@ -9,6 +11,8 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
+use crate::bbr::extension::AckContext;
+use crate::bbr::Mode;
 use crate::controller::{AckEvent, CongestionControl, RttEstimate, SentEvent};
 use crate::rate::{DeliveryRateEstimator, DeliveryState, RateSample};
 use crate::units::{Bandwidth, Bytes, Instant};
@@ -166,6 +170,30 @@ impl Ack {
 impl From<Ack> for AckEvent {
     fn from(ack: Ack) -> AckEvent {
         ack.0
+    }
+}
+
+/// The context of `event` for an extension point of the BBR core in
+/// ProbeBW's cruise phase (phase 2, pacing gain 1), past Startup, at
+/// `bandwidth` and `min_rtt` (BDP their product), with a window of two
+/// BDPs, 1500-byte packets, round 100, no round start and no recovery
+/// entered; change a field with struct update syntax.
+pub fn cruise_context(event: &AckEvent, bandwidth: Bandwidth, min_rtt: Duration) -> AckContext<'_> {
+    let bdp = bandwidth.bytes_in(min_rtt);
+    AckContext {
+        event,
+        mode: Mode::ProbeBw,
+        cycle_phase: Some(2),
+        pacing_gain: 1.0,
+        round_start: false,
+        round_count: 100,
+        bandwidth,
+        min_rtt: Some(min_rtt),
+        bdp: Some(bdp),
+        cwnd: bdp * 2,
+        full_pipe: true,
+        recovery_entered: false,
+        mss: Bytes(1500),
     }
 }
 

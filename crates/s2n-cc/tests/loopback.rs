@@ -56,6 +56,18 @@ impl ObserverFactory for Paths {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_transfer_over_loopback_runs_the_controller() {
+    transfer_with("bbr").await;
+}
+
+/// bbrlab's own controller runs in s2n-quic like the papers' ones.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_transfer_over_loopback_runs_tempered_bbr() {
+    transfer_with("tempered-bbr").await;
+}
+
+/// Moves `TRANSFER` bytes from a server running `spec` to a CUBIC client,
+/// and checks what the server's controller saw.
+async fn transfer_with(server_spec: &str) {
     let identity = rcgen::generate_simple_self_signed(vec!["localhost".into()]).unwrap();
     let (cert, key) = (identity.cert.pem(), identity.key_pair.serialize_pem());
     let paths = Paths::default();
@@ -67,7 +79,7 @@ async fn a_transfer_over_loopback_runs_the_controller() {
         .with_io("127.0.0.1:0")
         .unwrap()
         .with_congestion_controller(
-            Endpoint::new("bbr")
+            Endpoint::new(server_spec)
                 .unwrap()
                 .with_seed(7)
                 .with_observer(paths),
@@ -124,7 +136,7 @@ async fn a_transfer_over_loopback_runs_the_controller() {
     assert_eq!(opened.len(), 1, "one path on the server");
     let (peer, spec, order, seen) = &opened[0];
     assert_eq!(peer.ip(), addr.ip());
-    assert_eq!((spec.as_str(), *order), ("bbr", 0));
+    assert_eq!((spec.as_str(), *order), (server_spec, 0));
     let (sent, acked) = (
         seen.sent.load(Ordering::Relaxed),
         seen.acked.load(Ordering::Relaxed),
@@ -139,7 +151,11 @@ async fn a_transfer_over_loopback_runs_the_controller() {
         "and {acked} bytes acknowledged"
     );
     let modes = seen.modes.lock().unwrap();
-    assert_eq!(modes.first(), Some(&"startup"), "BBR's modes: {modes:?}");
+    assert_eq!(
+        modes.first(),
+        Some(&"startup"),
+        "{server_spec}'s modes: {modes:?}"
+    );
 }
 
 fn bytes_of(n: usize) -> bytes::Bytes {

@@ -195,6 +195,13 @@ fn bbr_uses_a_cellular_trace() {
 
 #[test]
 fn same_scenario_and_seed_give_identical_results() {
+    // BBRv1, and bbrlab's own controller, each beside CUBIC.
+    for spec in ["bbr", "tempered-bbr"] {
+        assert_deterministic(spec);
+    }
+}
+
+fn assert_deterministic(spec: &str) {
     let scenario = || {
         Dumbbell::new(mbps(30), ms(60))
             .buffer_bdp(0.5)
@@ -206,7 +213,7 @@ fn same_scenario_and_seed_give_identical_results() {
             })
             .duration(secs(20))
             .seed(42)
-            .flow("bbr")
+            .flow(spec)
             .unwrap()
             .flow("cubic")
             .unwrap()
@@ -215,11 +222,11 @@ fn same_scenario_and_seed_give_identical_results() {
     let mut b = run(scenario());
     a.wall_time_s = 0.0;
     b.wall_time_s = 0.0;
-    assert_eq!(a, b);
-    assert_eq!(a.series, b.series);
+    assert_eq!(a, b, "{spec}");
+    assert_eq!(a.series, b.series, "{spec}");
     let mut c = run(scenario().seed(43));
     c.wall_time_s = 0.0;
-    assert_ne!(a.flows, c.flows, "another seed gives another run");
+    assert_ne!(a.flows, c.flows, "{spec}: another seed gives another run");
 }
 
 #[test]

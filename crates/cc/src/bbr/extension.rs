@@ -12,6 +12,7 @@
 //! | [`ProbeGainPolicy`] | 1.25 / 0.75 / 1 x6 cycle | B3R (adaptive probe gain) |
 //! | [`LossReaction`] | packet conservation, restore on exit | BBR-CWS, Modest BBR |
 //! | [`BandwidthDropDetector`] | none | oBBR (timely bandwidth updates) |
+//! | [`StartupPlateau`] | only rounds not app-limited count | Tempered BBR (app-limited rounds count) |
 
 use std::fmt;
 use std::time::Duration;
@@ -202,6 +203,18 @@ pub trait BandwidthDropDetector: Send + fmt::Debug + DynClone {
     fn trace(&self, _out: &mut Vec<(&'static str, f64)>) {}
 }
 
+/// Decides which rounds count toward the plateau that ends Startup
+/// (`bbr_check_full_bw_reached`: three rounds in a row in which the max
+/// bandwidth grew less than 25%).
+pub trait StartupPlateau: Send + fmt::Debug + DynClone {
+    /// Whether a round whose first sample was `app_limited` may count as a
+    /// flat (or growing) round. Linux: only rounds not app-limited, so a
+    /// flow that is always app-limited (a live stream) never leaves Startup.
+    fn counts_round(&self, app_limited: bool) -> bool {
+        !app_limited
+    }
+}
+
 /// BBRv1's bandwidth filter: the max over the last 10 rounds (`CYCLE_LEN + 2`).
 /// App-limited samples count only when they exceed the current max, since an
 /// app-limited rate is a lower bound on the path's.
@@ -250,6 +263,11 @@ impl ProbeGainPolicy for LinuxGainCycle {}
 pub struct PacketConservation;
 impl LossReaction for PacketConservation {}
 
+/// Linux's plateau: app-limited rounds do not count.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LinuxPlateau;
+impl StartupPlateau for LinuxPlateau {}
+
 /// The set of extension points a [`Bbr`](super::Bbr) core runs with.
 #[derive(Clone, Debug)]
 pub struct Extensions {
@@ -263,6 +281,8 @@ pub struct Extensions {
     pub loss_reaction: Box<dyn LossReaction>,
     /// Bandwidth-drop detection, if any.
     pub drop_detector: Option<Box<dyn BandwidthDropDetector>>,
+    /// Which rounds count toward Startup's plateau.
+    pub startup_plateau: Box<dyn StartupPlateau>,
 }
 
 impl Default for Extensions {
@@ -274,6 +294,7 @@ impl Default for Extensions {
             probe_gain: Box::new(LinuxGainCycle),
             loss_reaction: Box::new(PacketConservation),
             drop_detector: None,
+            startup_plateau: Box::new(LinuxPlateau),
         }
     }
 }
@@ -283,3 +304,4 @@ dyn_clone::clone_trait_object!(CwndGainPolicy);
 dyn_clone::clone_trait_object!(ProbeGainPolicy);
 dyn_clone::clone_trait_object!(LossReaction);
 dyn_clone::clone_trait_object!(BandwidthDropDetector);
+dyn_clone::clone_trait_object!(StartupPlateau);

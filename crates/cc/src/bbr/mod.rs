@@ -52,9 +52,10 @@
 //!
 //! # Extension points
 //!
-//! Variants (oBBR, BBR-CWS, Modest BBR, BBR-S, B3R) replace pieces listed in
-//! [`extension`]: the bandwidth filter, the cwnd-gain policy, the probe-gain
-//! policy, the loss reaction and a bandwidth-drop detector.
+//! Variants (oBBR, BBR-CWS, Modest BBR, BBR-S, B3R, Tempered BBR) replace
+//! pieces listed in [`extension`]: the bandwidth filter, the cwnd-gain
+//! policy, the probe-gain policy, the loss reaction, a bandwidth-drop
+//! detector and which rounds count toward Startup's plateau.
 //!
 //! # Deviations from Linux, and why
 //!
@@ -543,8 +544,9 @@ impl Bbr {
         if self.mode == Mode::ProbeBw && self.cycle_phase_done(event) {
             self.advance_cycle_phase();
         }
+        let uncounted = !self.ext.startup_plateau.counts_round(app_limited);
         self.full_pipe
-            .on_round(round_start, app_limited, self.ext.bandwidth_filter.max_bw());
+            .on_round(round_start, uncounted, self.ext.bandwidth_filter.max_bw());
         if self.mode == Mode::Startup && self.full_pipe.is_reached() {
             self.mode = Mode::Drain;
         }

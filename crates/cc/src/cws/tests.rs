@@ -3,12 +3,11 @@
 use std::time::Duration;
 
 use super::*;
-use crate::bbr::Mode;
 use crate::controller::{AckEvent, CongestionControl};
 use crate::spec::AlgorithmSpec;
 use crate::spec::SpecError;
-use crate::testing::Ack;
 use crate::testing::Pipe;
+use crate::testing::{cruise_context, Ack};
 use crate::units::Bandwidth;
 
 const SRTT: Duration = Duration::from_millis(10);
@@ -29,19 +28,9 @@ fn ack(now: Instant, in_recovery: bool) -> AckEvent {
 
 fn ctx(event: &AckEvent, min_rtt: Duration, recovery_entered: bool) -> AckContext<'_> {
     AckContext {
-        event,
-        mode: Mode::ProbeBw,
-        cycle_phase: Some(2),
-        pacing_gain: 1.0,
-        round_start: false,
-        round_count: 100,
-        bandwidth: Bandwidth::from_mbps(50),
-        min_rtt: Some(min_rtt),
-        bdp: Some(Bandwidth::from_mbps(50).bytes_in(min_rtt)),
         cwnd: Bytes(120_000),
-        full_pipe: true,
         recovery_entered,
-        mss: MSS,
+        ..cruise_context(event, Bandwidth::from_mbps(50), min_rtt)
     }
 }
 

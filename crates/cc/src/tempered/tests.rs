@@ -1,0 +1,304 @@
+//! Mechanism tests of Tempered BBR: the loss-rate window, the gate in front
+//! of oBBR's gain, Startup's plateau for app-limited flows, the spec and its
+//! errors, and determinism on the test pipe.
+
+use std::time::Duration;
+
+use super::*;
+use crate::bbr::extension::{AckContext, CwndGainPolicy};
+use crate::controller::AckEvent;
+use crate::obbr::AdaptiveGainConfig;
+use crate::rate::RateSample;
+use crate::spec::SpecError;
+use crate::testing::{cruise_context, Ack, Pipe};
+use crate::units::{Bandwidth, Bytes, Instant};
+
+const MSS: Bytes = Bytes(1500);
+
+fn ms(v: u64) -> Duration {
+    Duration::from_millis(v)
+}
+
+/// An ACK of one packet, losing `lost` packets, with a 140 ms RTT sample
+/// over a 100 ms RTprop (a buffer of 0.4 BDP: shallow, so oBBR would cut).
+fn ack(now_ms: u64, lost: u64) -> AckEvent {
+    Ack::at(Instant::from_nanos(now_ms * 1_000_000))
+        .rtt(ms(140))
+        .min_rtt(ms(100))
+        .acked(MSS)
+        .lost(MSS * lost)
+        .in_flight(Bytes(500_000))
+        .build()
+}
+
+/// The core's context in ProbeBW cruise: 40 Mbit/s x 100 ms.
+fn ctx(event: &AckEvent, round_start: bool) -> AckContext<'_> {
+    AckContext {
+        round_start,
+        ..cruise_context(event, Bandwidth::from_mbps(40), ms(100))
+    }
+}
+
+fn gate(threshold: f64, queue: f64) -> CongestiveLossGate<AdaptiveCwndGain> {
+    CongestiveLossGate::new(
+        AdaptiveCwndGain::new(AdaptiveGainConfig {
+            mu: 0.5,
+            alpha: 0.01,
+            g_max: 2.0,
+            code: false,
+            may_gain: false,
+        }),
+        threshold,
+        queue,
+    )
+}
+
+/// One round of `packets` ACKs, the first starting the round, `lost`
+/// packets lost on the ACK at index `loss_at`.
+fn round(
+    g: &mut CongestiveLossGate<AdaptiveCwndGain>,
+    start_ms: u64,
+    packets: u64,
+    lost: u64,
+    loss_at: u64,
+) {
+    for i in 0..packets {
+        let event = ack(start_ms + i, if i == loss_at { lost } else { 0 });
+        g.on_ack(&ctx(&event, i == 0));
+    }
+}
+
+#[test]
+fn the_loss_rate_spans_the_current_and_the_previous_round() {
+    let mut r = RoundLossRate::default();
+    assert_eq!(r.rate(), 0.0, "nothing counted yet");
+    r.on_ack(true, Bytes(900), Bytes(100));
+    assert!((r.rate() - 0.1).abs() < 1e-12);
+    r.on_ack(true, Bytes(1000), Bytes::ZERO);
+    assert!(
+        (r.rate() - 0.05).abs() < 1e-12,
+        "previous round still counts"
+    );
+    r.on_ack(false, Bytes(1000), Bytes::ZERO);
+    assert!((r.rate() - 100.0 / 3000.0).abs() < 1e-12);
+    r.on_ack(true, Bytes(1000), Bytes::ZERO);
+    assert_eq!(r.rate(), 0.0, "two rounds back is forgotten");
+}
+
+#[test]
+fn a_loss_below_the_threshold_does_not_cut_the_gain_and_it_regrows() {
+    let mut g = gate(0.05, 0.5);
+    round(&mut g, 0, 200, 0, 0);
+    // One packet in 200 (0.5%): random-loss-like.
+    round(&mut g, 1000, 200, 1, 100);
+    assert_eq!(g.inner().g(), 2.0, "the gain stays at g_max");
+    assert_eq!(g.counts(), (0, 1));
+    assert_eq!(g.inner().rescales(), 0);
+}
+
+/// One loss ACK passed on, which set oBBR's g = 1 + 0.5 x (140/100 - 1).
+fn assert_cut_once(g: &CongestiveLossGate<AdaptiveCwndGain>) {
+    assert!((g.inner().g() - 1.2).abs() < 1e-9, "g = {}", g.inner().g());
+    assert_eq!(g.counts(), (1, 0));
+}
+
+#[test]
+fn a_loss_above_the_threshold_cuts_the_gain_as_obbr_does() {
+    let mut g = gate(0.05, 0.5);
+    round(&mut g, 0, 100, 0, 0);
+    // 30 packets lost against 100 + 100 acked: 13%.
+    round(&mut g, 1000, 100, 30, 99);
+    assert_cut_once(&g);
+    // The cap the core sees is oBBR's g x BDP.
+    let event = ack(2000, 0);
+    let cap = g.inflight_cap(&ctx(&event, false)).unwrap();
+    assert!(cap < Bytes(500_000).mul_f64(1.21) && cap > Bytes(500_000).mul_f64(1.19));
+}
+
+#[test]
+fn a_loss_at_a_standing_queue_cuts_the_gain_whatever_the_rate() {
+    // 140 ms over 100 ms is a queue of 0.4 RTprop, above a gate of 0.1.
+    let mut g = gate(0.05, 0.1);
+    round(&mut g, 0, 200, 0, 0);
+    round(&mut g, 1000, 200, 1, 199);
+    assert_cut_once(&g);
+}
+
+#[test]
+fn a_loss_at_a_deep_standing_queue_raises_the_gain_to_the_rtt_ratio_then_it_decays() {
+    let mut d = DeepBufferGain::new(gate(0.05, 0.1), 2.0, 4.0, 0.01);
+    let deep = |now_ms: u64, lost: u64, rtt: u64| {
+        Ack::at(Instant::from_nanos(now_ms * 1_000_000))
+            .rtt(ms(rtt))
+            .min_rtt(ms(100))
+            .acked(MSS)
+            .lost(MSS * lost)
+            .in_flight(Bytes(500_000))
+            .build()
+    };
+    let event = deep(0, 1, 300);
+    d.on_ack(&ctx(&event, true));
+    assert!(
+        (d.g_deep() - 3.0).abs() < 1e-9,
+        "RTT ratio 3 at a loss: {}",
+        d.g_deep()
+    );
+    assert_eq!(d.cwnd_gain(&ctx(&event, false), 2.0), d.g_deep());
+    assert_eq!(d.inflight_cap(&ctx(&event, false)), None);
+    let event = deep(1, 1, 900);
+    d.on_ack(&ctx(&event, false));
+    assert_eq!(d.g_deep(), 4.0, "capped at deep_max");
+    // 100 BDPs acknowledged without a deep loss: 4 - 0.01 x 100 = 3.
+    let bdp = Bandwidth::from_mbps(40).bytes_in(ms(100));
+    let event = Ack::at(Instant::from_nanos(2_000_000))
+        .rtt(ms(100))
+        .min_rtt(ms(100))
+        .acked(bdp * 100)
+        .in_flight(Bytes(500_000))
+        .build();
+    d.on_ack(&ctx(&event, false));
+    assert!((d.g_deep() - 3.0).abs() < 1e-9, "g_deep {}", d.g_deep());
+    // A shallow-buffer loss (ratio 1.4) does not engage it.
+    let mut d = DeepBufferGain::new(gate(0.05, 0.1), 2.0, 4.0, 0.01);
+    let event = ack(0, 1);
+    d.on_ack(&ctx(&event, true));
+    assert_eq!(d.g_deep(), 0.0);
+}
+
+#[test]
+fn a_zero_threshold_passes_every_loss_like_obbr() {
+    let mut g = gate(0.0, 0.5);
+    round(&mut g, 0, 200, 0, 0);
+    round(&mut g, 1000, 200, 1, 100);
+    assert!(g.inner().g() < 1.3, "g = {}", g.inner().g());
+    assert_eq!(g.counts(), (1, 0));
+}
+
+/// ACKs of an always app-limited 5 Mbit/s flow, every ACK a round start.
+fn drive_app_limited(cc: &mut dyn CongestionControl, acks: u64) {
+    let mut delivered = Bytes::ZERO;
+    for i in 1..=acks {
+        let prior = delivered;
+        delivered += MSS;
+        let now = Instant::from_nanos(i * 50_000_000);
+        let event = Ack::at(now)
+            .rate(RateSample {
+                delivery_rate: Some(Bandwidth::from_mbps(5)),
+                delivered: MSS,
+                interval: ms(50),
+                prior_delivered: Some(prior),
+                total_delivered: delivered,
+                newest_sent_time: Some(now - ms(50)),
+                is_app_limited: true,
+                ..RateSample::default()
+            })
+            .rtt(ms(50))
+            .min_rtt(ms(50))
+            .acked(MSS)
+            .in_flight(MSS)
+            .build();
+        cc.on_ack(&event);
+    }
+}
+
+#[test]
+fn an_app_limited_flow_leaves_startup_and_bbrv1_does_not() {
+    let config = ControllerConfig::new(1, Instant::ZERO);
+    let mut tempered = AlgorithmSpec::parse(NAME).unwrap().build(&config);
+    let mut bbr = AlgorithmSpec::parse("bbr").unwrap().build(&config);
+    let mut off = AlgorithmSpec::parse("tempered-bbr:app_limited_plateau=false")
+        .unwrap()
+        .build(&config);
+    drive_app_limited(tempered.as_mut(), 20);
+    drive_app_limited(bbr.as_mut(), 20);
+    drive_app_limited(off.as_mut(), 20);
+    assert_eq!(tempered.probe_state().in_startup, Some(false));
+    assert_eq!(bbr.probe_state().in_startup, Some(true));
+    assert_eq!(off.probe_state().in_startup, Some(true));
+}
+
+#[test]
+fn the_spec_takes_its_own_then_obbr_then_bbrv1_parameters() {
+    let info = crate::find(NAME).unwrap();
+    let names: Vec<_> = info.params.iter().map(|p| p.name).collect();
+    assert_eq!(
+        names,
+        [
+            "loss_thresh",
+            "loss_queue",
+            "mu",
+            "deep_max",
+            "app_limited_plateau",
+            "alpha",
+            "g_max",
+            "k",
+            "t_ms",
+            "adaptive_g",
+            "timely_bw",
+            "lt_bw",
+            "extra_acked",
+            "pacing_margin"
+        ]
+    );
+    assert_eq!(info.display_name, "Tempered BBR");
+    let spec = AlgorithmSpec::parse("tempered-bbr:loss_thresh=0.1,mu=0.75").unwrap();
+    assert_eq!(TemperedParams::from_spec(&spec).loss_thresh, 0.1);
+    let obbr = ObbrParams::from_spec(&spec);
+    assert_eq!((obbr.mu, obbr.code, obbr.g_max), (0.75, false, 2.0));
+    let spec = AlgorithmSpec::parse(NAME).unwrap();
+    assert_eq!(
+        ObbrParams::from_spec(&spec).mu,
+        0.25,
+        "Tempered BBR's own default"
+    );
+}
+
+#[test]
+fn bad_parameters_are_errors_that_name_them() {
+    for (spec, needle) in [
+        (
+            "tempered-bbr:code=true",
+            "`tempered-bbr` has no parameter `code`",
+        ),
+        ("tempered-bbr:loss_thresh=1.5", "loss_thresh"),
+        ("tempered-bbr:loss_thresh=x", "loss_thresh"),
+        ("tempered-bbr:app_limited_plateau=2", "app_limited_plateau"),
+        ("tempered-bbr:mu=-1", "mu"),
+    ] {
+        let err: SpecError = AlgorithmSpec::parse(spec).unwrap_err();
+        assert!(
+            err.to_string().contains(needle),
+            "{spec}: `{err}` does not name `{needle}`"
+        );
+    }
+}
+
+#[test]
+fn same_events_same_decisions() {
+    let run = || {
+        let config = ControllerConfig::new(7, Instant::ZERO);
+        let mut cc = AlgorithmSpec::parse(NAME).unwrap().build(&config);
+        let mut pipe = Pipe::new(Bandwidth::from_mbps(20), ms(40));
+        let mut trace = Vec::new();
+        pipe.run_until(cc.as_mut(), Instant::from_nanos(3_000_000_000), |_, cc| {
+            trace.push((cc.cwnd(), cc.pacing_rate(), cc.snapshot().mode));
+        });
+        trace
+    };
+    let a = run();
+    assert!(a.len() > 1000);
+    assert_eq!(a, run());
+}
+
+#[test]
+fn alone_on_a_lossless_pipe_it_fills_it_as_bbrv1_does() {
+    let config = ControllerConfig::new(1, Instant::ZERO);
+    let mut cc = AlgorithmSpec::parse(NAME).unwrap().build(&config);
+    let mut pipe = Pipe::new(Bandwidth::from_mbps(20), ms(40));
+    pipe.run_until(cc.as_mut(), Instant::from_nanos(5_000_000_000), |_, _| {});
+    let snap = cc.snapshot();
+    assert!(snap.mode.starts_with("probe_bw"), "mode {}", snap.mode);
+    let bw = snap.bandwidth_estimate.unwrap().as_bps_f64();
+    assert!((bw / 20e6 - 1.0).abs() < 0.05, "estimate {bw}");
+    assert_eq!(snap.cwnd_gain, 2.0, "no loss: oBBR's g stays g_max");
+}
