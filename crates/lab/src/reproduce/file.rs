@@ -77,6 +77,10 @@ pub struct Quantity {
     /// (ignored by the run-wide metrics).
     #[serde(default)]
     pub flow: FlowSel,
+    /// A unit the number is divided by, run by run (`1500`: bytes as
+    /// 1500-byte packets; `1e6`: bit/s as Mbit/s); default 1.
+    #[serde(default)]
+    pub per: Option<f64>,
 }
 
 /// Which flow of a run a [`Quantity`] reads.
@@ -226,6 +230,15 @@ impl Metric {
 impl Quantity {
     /// The quantity of one run (`None`: the run has no such number).
     pub fn of(&self, record: &RunRecord) -> Option<f64> {
+        let value = self.raw(record)?;
+        Some(match self.per {
+            Some(per) => value / per,
+            None => value,
+        })
+    }
+
+    /// The quantity of one run before [`Quantity::per`].
+    fn raw(&self, record: &RunRecord) -> Option<f64> {
         let r = record.result().ok()?;
         if let Some(v) = self.metric.of_run(r) {
             return Some(v);
@@ -270,6 +283,29 @@ pub struct SeriesColumn {
     /// The flow's index, or `"link"`.
     #[serde(default)]
     pub flow: SeriesOf,
+    /// Which of the run's series files: the flows' (default) or the
+    /// controllers' state variables (`series_controller`: `column` is a
+    /// variable's name, such as BBR-CWS's `upper_scaling_factor`).
+    #[serde(default)]
+    pub source: SeriesSource,
+}
+
+impl SeriesColumn {
+    /// Whether it asks for the link's controller series, which no run has.
+    fn is_link_controller(&self) -> bool {
+        matches!(self.flow, SeriesOf::Link(_)) && self.source == SeriesSource::Controller
+    }
+}
+
+/// Which series file a [`SeriesColumn`] reads.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SeriesSource {
+    /// `series_flows` (or `series_link` for `flow = "link"`).
+    #[default]
+    Flows,
+    /// `series_controller`: a flow's controller state variables.
+    Controller,
 }
 
 /// Whose series.
@@ -341,6 +377,41 @@ pub enum Way {
     Increasing,
     /// Each value at most the one before (plus the claim's margin).
     Decreasing,
+}
+
+/// An arithmetic operation of [`Measure::Arithmetic`].
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Op {
+    /// `a + b`.
+    Add,
+    /// `a - b`.
+    Subtract,
+    /// `a * b`.
+    Multiply,
+    /// `a / b`.
+    Divide,
+}
+
+impl Op {
+    fn apply(self, a: f64, b: f64) -> f64 {
+        match self {
+            Op::Add => a + b,
+            Op::Subtract => a - b,
+            Op::Multiply => a * b,
+            Op::Divide => a / b,
+        }
+    }
+}
+
+/// An operand of [`Measure::Arithmetic`]: a number, or a measure by id.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum Operand {
+    /// A number.
+    Number(f64),
+    /// A measure, by id.
+    Measure(String),
 }
 
 /// The measure primitives. Every measure has an `id` that tables, figures,
@@ -583,6 +654,24 @@ pub enum Measure {
         /// A condition measure.
         of: String,
     },
+    /// Arithmetic on two operands, each a number or a measure: one number
+    /// from one-number operands, or, with `by`, one value per value of the
+    /// axis (an operand taken `by` that axis value by value, a one-number
+    /// operand the same at every value). Means are combined, not runs: a
+    /// value along the axis has no spread.
+    Arithmetic {
+        /// The measure's id.
+        id: String,
+        /// The operation, `a op b`.
+        op: Op,
+        /// The first operand.
+        a: Operand,
+        /// The second operand.
+        b: Operand,
+        /// The axis along which it is taken.
+        #[serde(default)]
+        by: Option<String>,
+    },
     /// A named Rust measure ([`named`]), with its parameters.
     Named {
         /// The measure's id.
@@ -616,6 +705,7 @@ impl Measure {
             | Measure::All { id, .. }
             | Measure::Each { id, .. }
             | Measure::Held { id, .. }
+            | Measure::Arithmetic { id, .. }
             | Measure::Named { id, .. } => id,
         }
     }
@@ -638,8 +728,44 @@ impl Measure {
             | Measure::Difference { by, .. }
             | Measure::WindowMean { by, .. }
             | Measure::FirstCrossing { by, .. }
+            | Measure::Arithmetic { by, .. }
             | Measure::Jain { by, .. } => by.as_deref(),
             _ => None,
+        }
+    }
+
+    /// Whether it gives conditions (a claim's `direction` test, `all`,
+    /// `each`, `held` and preconditions take them).
+    fn gives_conditions(&self) -> bool {
+        matches!(
+            self,
+            Measure::Compare { .. }
+                | Measure::Direction { .. }
+                | Measure::Count { .. }
+                | Measure::Condition { .. }
+                | Measure::All { .. }
+                | Measure::Each { .. }
+        )
+    }
+
+    /// The quantity it reads from the runs' results, if any.
+    fn quantity(&self) -> Option<&Quantity> {
+        match self {
+            Measure::Mean { of, .. }
+            | Measure::Ratio { of, .. }
+            | Measure::Difference { of, .. }
+            | Measure::Harm { of, .. }
+            | Measure::Quantile { of, .. } => Some(of),
+            _ => None,
+        }
+    }
+
+    /// The series it reads from the runs' series files.
+    fn series(&self) -> Vec<&SeriesColumn> {
+        match self {
+            Measure::WindowMean { series, per, .. } => std::iter::once(series).chain(per).collect(),
+            Measure::FirstCrossing { series, .. } => vec![series],
+            _ => Vec::new(),
         }
     }
 }
@@ -664,6 +790,26 @@ impl Value {
             Value::Number(v) => Measured::Value(*v),
             Value::Conditions(c) => Measured::conditions(c.iter().map(|(l, ok)| (l.as_str(), *ok))),
             Value::ByAxis(_) => Measured::NotRun("the measure is taken along an axis".into()),
+        }
+    }
+}
+
+/// An operand of [`Measure::Arithmetic`] as evaluated: one number, or
+/// one per axis value.
+enum Side {
+    One(f64),
+    Along(Vec<(String, String, Stat)>),
+}
+
+impl Side {
+    /// Its number at axis value `value` (NaN where it has none).
+    fn at(&self, value: &str) -> f64 {
+        match self {
+            Side::One(x) => *x,
+            Side::Along(along) => along
+                .iter()
+                .find(|(v, _, _)| v == value)
+                .map_or(f64::NAN, |(_, _, s)| s.mean),
         }
     }
 }
@@ -1163,18 +1309,46 @@ pub struct ExperimentFile {
 }
 
 /// A TOML error of `name`, with its line and column.
+///
+/// A measure's fields are read through its `kind` tag, and the TOML parser
+/// then places an unknown value at the start of the measure's table; the
+/// error names instead the line that writes the value and its key
+/// (`op = "power"`: `x.toml: op (line 14): unknown variant `power`, ...`).
 fn toml_error(name: &str, text: &str, e: &toml::de::Error) -> anyhow::Error {
+    let message = e.message().trim();
     match e.span() {
         Some(span) => {
             let before = &text[..span.start.min(text.len())];
             let line = before.matches('\n').count() + 1;
+            let variant = message
+                .strip_prefix("unknown variant `")
+                .and_then(|rest| rest.split('`').next());
+            if let Some(variant) = variant {
+                let quoted = format!("\"{variant}\"");
+                let at_span = text.lines().nth(line - 1).unwrap_or("");
+                let written = text
+                    .lines()
+                    .enumerate()
+                    .skip(line - 1)
+                    .find(|(_, l)| l.contains(&quoted));
+                if let (false, Some((i, l))) = (at_span.contains(&quoted), written) {
+                    let lead = l[..l.find(&quoted).unwrap_or(0)].trim_end();
+                    let lead = lead.strip_suffix('=').unwrap_or(lead).trim_end();
+                    let key: String = lead
+                        .chars()
+                        .rev()
+                        .take_while(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '"'))
+                        .collect::<Vec<_>>()
+                        .into_iter()
+                        .rev()
+                        .collect();
+                    return anyhow::anyhow!("{name}: {key} (line {}): {message}", i + 1);
+                }
+            }
             let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-            anyhow::anyhow!(
-                "{name} (line {line}, column {column}): {}",
-                e.message().trim()
-            )
+            anyhow::anyhow!("{name} (line {line}, column {column}): {message}")
         }
-        None => anyhow::anyhow!("{name}: {}", e.message().trim()),
+        None => anyhow::anyhow!("{name}: {message}"),
     }
 }
 
@@ -1268,17 +1442,9 @@ impl ExperimentFile {
             };
             {
                 for o in of_conditions {
-                    let conditions = ids.get(o.as_str()).is_some_and(|o| {
-                        matches!(
-                            o,
-                            Measure::Compare { .. }
-                                | Measure::Direction { .. }
-                                | Measure::Count { .. }
-                                | Measure::Condition { .. }
-                                | Measure::All { .. }
-                                | Measure::Each { .. }
-                        )
-                    });
+                    let conditions = ids
+                        .get(o.as_str())
+                        .is_some_and(|o| o.gives_conditions());
                     if !conditions {
                         return Err(key_error(
                             name,
@@ -1314,6 +1480,49 @@ impl ExperimentFile {
                         &needle,
                         format!("expected 0 <= q <= 1, got {q}"),
                     ));
+                }
+            }
+            if let Some(per) = m.quantity().and_then(|q| q.per) {
+                if !(per.is_finite() && per > 0.0) {
+                    return Err(key_error(
+                        name,
+                        text,
+                        "measure.of.per",
+                        &needle,
+                        format!("expected a positive number to divide by, got {per}"),
+                    ));
+                }
+            }
+            if m.series().iter().any(|s| s.is_link_controller()) {
+                return Err(key_error(
+                    name,
+                    text,
+                    "measure.series.source",
+                    &needle,
+                    "`source = \"controller\"` needs a flow's index, not `\"link\"`".into(),
+                ));
+            }
+            if let Measure::Arithmetic { a, b, by, .. } = m {
+                for (key, operand) in [("measure.a", a), ("measure.b", b)] {
+                    let Operand::Measure(o) = operand else {
+                        continue;
+                    };
+                    let fits = ids.get(o.as_str()).is_some_and(|o| {
+                        !o.gives_conditions() && (o.by().is_none() || o.by() == by.as_deref())
+                    });
+                    if !fits {
+                        let what = match by {
+                            Some(axis) => format!("a one-number measure or one taken `by = \"{axis}\"`"),
+                            None => "a one-number measure".to_string(),
+                        };
+                        return Err(key_error(
+                            name,
+                            text,
+                            key,
+                            &needle,
+                            format!("`{o}` must be {what}, declared before `{}`", m.id()),
+                        ));
+                    }
                 }
             }
         }
@@ -1417,6 +1626,15 @@ impl ExperimentFile {
         }
         for t in &spec.timelines {
             for l in &t.lines {
+                if l.series.is_link_controller() {
+                    return Err(key_error(
+                        name,
+                        text,
+                        "timeline.lines.series.source",
+                        &format!("\"{}\"", l.label),
+                        "`source = \"controller\"` needs a flow's index, not `\"link\"`".into(),
+                    ));
+                }
                 if l.rate_per_s.is_some_and(|r| r.is_nan() || r <= 0.0) {
                     return Err(key_error(
                         name,
@@ -1499,17 +1717,9 @@ impl ExperimentFile {
                 Some(false) => {}
             }
             if let Some(p) = &c.precondition {
-                let conditions = ids.get(p.measure.as_str()).is_some_and(|m| {
-                    matches!(
-                        m,
-                        Measure::Compare { .. }
-                            | Measure::Direction { .. }
-                            | Measure::Count { .. }
-                            | Measure::Condition { .. }
-                            | Measure::All { .. }
-                            | Measure::Each { .. }
-                    )
-                });
+                let conditions = ids
+                    .get(p.measure.as_str())
+                    .is_some_and(|m| m.gives_conditions());
                 if !conditions {
                     return Err(key_error(
                         name,
@@ -1888,6 +2098,38 @@ impl ExperimentFile {
                 }
                 _ => anyhow::bail!("`{of}` is not a condition measure"),
             },
+            Measure::Arithmetic { op, a, b, by, .. } => {
+                let side = |o: &Operand| -> anyhow::Result<Side> {
+                    Ok(match o {
+                        Operand::Number(x) => Side::One(*x),
+                        Operand::Measure(id) => match self.evaluate_in(runs, id, 0.0, context)? {
+                            Value::Number(v) => Side::One(v),
+                            Value::Stat(s) => Side::One(s.mean),
+                            Value::ByAxis(v) => Side::Along(v),
+                            Value::Conditions(_) => {
+                                anyhow::bail!("`{id}` gives conditions, not a number")
+                            }
+                        },
+                    })
+                };
+                let (a, b) = (side(a)?, side(b)?);
+                match by {
+                    None => match (a, b) {
+                        (Side::One(a), Side::One(b)) => Value::Number(op.apply(a, b)),
+                        _ => anyhow::bail!("an operand is taken along an axis; give `by`"),
+                    },
+                    Some(axis) => Value::ByAxis(
+                        runs.axis(axis)
+                            .into_iter()
+                            .map(|v| {
+                                let x = op.apply(a.at(&v), b.at(&v));
+                                let label = self.label(axis, &v);
+                                (v, label, Stat::of(&[x]))
+                            })
+                            .collect(),
+                    ),
+                }
+            }
             Measure::Named { name, params, .. } => {
                 let f = named(name).with_context(|| format!("no named measure `{name}`"))?;
                 f(runs, params, margin, context)?
@@ -1954,9 +2196,19 @@ impl ExperimentFile {
         record: &RunRecord,
         s: &SeriesColumn,
     ) -> anyhow::Result<Vec<(f64, f64)>> {
-        Ok(match s.flow {
-            SeriesOf::Flow(flow) => series_column(&runs.flow_series(record)?, flow, &s.column),
-            SeriesOf::Link(_) => super::data::link_column(&runs.link_series(record)?, &s.column),
+        Ok(match (s.flow, s.source) {
+            (SeriesOf::Flow(flow), SeriesSource::Flows) => {
+                series_column(&runs.flow_series(record)?, flow, &s.column)
+            }
+            (SeriesOf::Flow(flow), SeriesSource::Controller) => {
+                runs.controller_series(record, flow, &s.column)?
+            }
+            (SeriesOf::Link(_), SeriesSource::Flows) => {
+                super::data::link_column(&runs.link_series(record)?, &s.column)
+            }
+            (SeriesOf::Link(_), SeriesSource::Controller) => {
+                anyhow::bail!("the link has no controller series")
+            }
         })
     }
 
@@ -3189,5 +3441,235 @@ measure = "b-below-a"
         // Flow 1 retransmitted (1 or 0 bytes) in 2 of the 4 runs at buffer 2.
         assert_eq!(analysis.section.tables[0].rows[0][1], Cell::text("0 of 4"));
         assert_eq!(analysis.section.tables[0].rows[1][1], Cell::text("2 of 4"));
+    }
+
+    #[test]
+    fn arithmetic_combines_numbers_and_values_along_an_axis_and_per_divides_runs() {
+        let runs = grid(Path::new("."));
+        let f = file(
+            r#"
+[[measure]]
+id = "a-goodput"
+kind = "mean"
+of = { metric = "goodput_bps", per = 2 }
+at = { cc = "a" }
+by = "buffer"
+
+[[measure]]
+id = "b-goodput"
+kind = "mean"
+of = { metric = "goodput_bps", per = 2 }
+at = { cc = "b" }
+by = "buffer"
+
+[[measure]]
+id = "together"
+kind = "arithmetic"
+op = "add"
+a = "a-goodput"
+b = "b-goodput"
+by = "buffer"
+
+[[measure]]
+id = "retx-of-b"
+kind = "ratio"
+of = { metric = "bytes_retransmitted" }
+a = { cc = "a" }
+b = { cc = "b" }
+by = "buffer"
+
+[[measure]]
+id = "cut"
+kind = "arithmetic"
+op = "subtract"
+a = 1
+b = "retx-of-b"
+by = "buffer"
+
+[[measure]]
+id = "largest-cut"
+kind = "across"
+of = "cut"
+take = "max"
+
+[[measure]]
+id = "a-shallow"
+kind = "mean"
+of = { metric = "goodput_bps" }
+at = { cc = "a", buffer = "1" }
+
+[[measure]]
+id = "quarter"
+kind = "arithmetic"
+op = "divide"
+a = "a-shallow"
+b = 4.0
+
+[[measure]]
+id = "product"
+kind = "arithmetic"
+op = "multiply"
+a = "largest-cut"
+b = "quarter"
+"#,
+        );
+        let along = |id: &str| match f.evaluate(&runs, id, 0.0).unwrap() {
+            Value::ByAxis(v) => v.iter().map(|(_, _, s)| s.mean).collect::<Vec<_>>(),
+            v => panic!("{id}: {v:?}"),
+        };
+        // Goodputs of flow 0 halved run by run: a 3 and 2, b 1 and 0.5.
+        assert_eq!(along("a-goodput"), vec![3.0, 2.0]);
+        assert_eq!(along("together"), vec![4.0, 2.5]);
+        // a's retransmissions over b's: 20 / 40 at buffer 1, 5 / 5 at 2.
+        assert_eq!(along("cut"), vec![0.5, 0.0]);
+        assert_eq!(number(&f, &runs, "largest-cut"), 0.5);
+        assert_eq!(number(&f, &runs, "quarter"), 1.5);
+        assert_eq!(number(&f, &runs, "product"), 0.75);
+    }
+
+    #[test]
+    fn bad_arithmetic_units_and_series_sources_are_named_by_file_line_and_key() {
+        let e = error(
+            r#"
+[[measure]]
+id = "g"
+kind = "mean"
+of = { metric = "goodput_bps", per = 0 }
+"#,
+        );
+        assert!(e.starts_with("t.toml: measure.of.per (line 7)"), "{e}");
+        assert!(e.contains("expected a positive number"), "{e}");
+        let by_cc = r#"
+[[measure]]
+id = "g"
+kind = "mean"
+of = { metric = "goodput_bps" }
+by = "cc"
+
+[[measure]]
+id = "twice"
+kind = "arithmetic"
+op = "multiply"
+a = 2
+b = "g"
+by = "buffer"
+"#;
+        let e = error(by_cc);
+        assert!(e.starts_with("t.toml: measure.b (line 13)"), "{e}");
+        assert!(e.contains("one taken `by = \"buffer\"`"), "{e}");
+        let e = error(&by_cc.replace("by = \"buffer\"\n", ""));
+        assert!(e.starts_with("t.toml: measure.b (line 13)"), "{e}");
+        assert!(e.contains("`g` must be a one-number measure"), "{e}");
+        let e = error(&by_cc.replace("a = 2", "a = \"later\""));
+        assert!(e.starts_with("t.toml: measure.a (line 13)"), "{e}");
+        let e = error(&by_cc.replace("\"multiply\"", "\"power\""));
+        assert!(e.starts_with("t.toml: op (line 15): "), "{e}");
+        assert!(e.contains("unknown variant `power`"), "{e}");
+        let e = error(
+            r#"
+[[measure]]
+id = "queue"
+kind = "window_mean"
+series = { column = "queue_bytes", flow = "link", source = "controller" }
+from_s = 0.0
+to_s = inf
+"#,
+        );
+        assert!(e.starts_with("t.toml: measure.series.source (line 7)"), "{e}");
+        let e = error(
+            r#"
+[[timeline]]
+title = "Over time"
+y_label = "y"
+lines = [{ label = "queue", series = { column = "queue_bytes", flow = "link", source = "controller" } }]
+"#,
+        );
+        assert!(
+            e.starts_with("t.toml: timeline.lines.series.source (line 9)"),
+            "{e}"
+        );
+        let e = error(
+            r#"
+[[measure]]
+id = "factor"
+kind = "window_mean"
+series = { column = "f", source = "controllers" }
+from_s = 0.0
+to_s = inf
+"#,
+        );
+        assert!(e.starts_with("t.toml: source (line 9): "), "{e}");
+        assert!(e.contains("unknown variant `controllers`"), "{e}");
+    }
+
+    #[test]
+    fn a_controller_series_is_read_by_window_means_and_timelines() {
+        let dir = std::env::temp_dir().join(format!("bbrlab-file-ctl-{}", std::process::id()));
+        let runs = grid(&dir);
+        for (params, record) in &runs.points {
+            let run = dir.join("runs").join(&record.id);
+            std::fs::create_dir_all(&run).unwrap();
+            // Only controller `a` has the variable: 0.25 and 0.75, or,
+            // in buffer 2, 1.0 throughout; flow 1 has another value.
+            let buffer2 = params.iter().any(|(k, v)| k == "buffer" && v == "2");
+            let mut rows = String::from("t_s,flow,name,value\n");
+            if params.iter().any(|(k, v)| k == "cc" && v == "a") {
+                for (t, v) in [(0.0, 0.25), (1.0, 0.75)] {
+                    let v = if buffer2 { 1.0 } else { v };
+                    rows.push_str(&format!("{t},0,factor,{v}\n{t},1,factor,9\n"));
+                }
+            }
+            std::fs::write(run.join("series_controller.csv"), rows).unwrap();
+        }
+        let f = file(
+            r#"
+[[measure]]
+id = "factor"
+kind = "window_mean"
+series = { column = "factor", flow = 0, source = "controller" }
+from_s = 0.0
+to_s = inf
+
+[[measure]]
+id = "factor-by-buffer"
+kind = "window_mean"
+series = { column = "factor", flow = 0, source = "controller" }
+from_s = 0.0
+to_s = inf
+at = { cc = "a" }
+by = "buffer"
+
+[[timeline]]
+title = "Factor"
+at = { cc = "a" }
+y_label = "factor"
+lines = [{ label = "buffer 1", series = { column = "factor", source = "controller" }, at = { buffer = "1" }, style = "step" }]
+
+[[table]]
+title = "Factor"
+by = ["cc", "buffer"]
+first = ["cc", "buffer"]
+columns = [{ header = "factor", measure = "factor", format = "stat" }]
+"#,
+        );
+        match f.evaluate(&runs, "factor-by-buffer", 0.0).unwrap() {
+            Value::ByAxis(v) => {
+                assert_eq!(v[0].2.mean, 0.5);
+                assert_eq!(v[1].2.mean, 1.0);
+            }
+            v => panic!("{v:?}"),
+        }
+        let section = f.analyze(&runs).section;
+        let report::FigureKind::Lines(lines) = &section.figures[0].kind else {
+            panic!("{:?}", section.figures[0].kind);
+        };
+        assert_eq!(lines[0].points, vec![(0.0, 0.25), (1.0, 0.75)]);
+        // Controller b has no such variable: its cells are empty.
+        let rows = &section.tables[0].rows;
+        assert_eq!(rows[0][2], Cell::text("0.50 ± 0.00"));
+        assert_eq!(rows[1][2], Cell::text("1.00 ± 0.00"));
+        assert_eq!(rows[2][2], Cell::Empty);
+        assert_eq!(rows[3][2], Cell::Empty);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
