@@ -5,10 +5,9 @@
 //! share: statistics over seeds, unit conversions and throughput over time.
 
 pub(super) mod fig13;
-mod fig8;
 mod fig9_12;
 
-use report::{BarGroup, Figure, Line, ReferenceLine};
+use report::{Figure, Line, ReferenceLine};
 
 pub(crate) use super::data::{buffer_bdp, Stat};
 use super::data::{mean_sd, metric, seeds_note, series_column, Runs};
@@ -17,7 +16,7 @@ use crate::store::RunRecord;
 
 /// The experiments, in report order.
 pub static EXPERIMENTS: &[Entry] = &[
-    Entry::Rust(fig8::SINGLE_FLOW),
+    super::experiment_file!("experiments/cws/fig8-single-flow.toml"),
     Entry::Rust(fig9_12::VERSUS_CUBIC),
     Entry::Rust(fig13::FAIRNESS),
     Entry::Rust(fig13::FAIRNESS_20MBIT),
@@ -61,11 +60,6 @@ fn goodput_mbps(run: &RunRecord, flow: usize) -> Option<f64> {
 /// Flow `flow`'s retransmissions, in packets.
 fn retransmitted_packets(run: &RunRecord, flow: usize) -> Option<f64> {
     metric(run, &format!("/flows/{flow}/bytes_retransmitted")).map(|b| b / PAYLOAD_BYTES)
-}
-
-/// Flow `flow`'s time-averaged cwnd, in packets.
-fn mean_cwnd_packets(run: &RunRecord, flow: usize) -> Option<f64> {
-    metric(run, &format!("/flows/{flow}/mean_cwnd_bytes")).map(|b| b / PACKET_BYTES)
 }
 
 /// The share of the total goodput that flows `0..first` (the BBR family)
@@ -178,33 +172,6 @@ pub(crate) fn fluctuation_over_seeds(
     (
         Stat::of(&measured.iter().map(|f| f.share_sd).collect::<Vec<_>>()),
         Stat::of(&measured.iter().map(|f| f.mean_jain).collect::<Vec<_>>()),
-    )
-}
-
-/// Grouped bars of a statistic over seeds: one category per buffer, one
-/// group per controller (given by its spec, shown by the paper's name),
-/// ± one standard deviation as error bars.
-fn stat_bars(
-    title: &str,
-    y_label: &str,
-    buffers: &[String],
-    groups: Vec<(String, Vec<Stat>)>,
-) -> Figure {
-    Figure::bars(
-        title,
-        "buffer",
-        y_label,
-        buffers.iter().map(|b| buffer_label(b)).collect::<Vec<_>>(),
-        groups
-            .into_iter()
-            .map(|(label, stats)| {
-                BarGroup::new(
-                    crate::reproduce::verdict::paper_name(&label),
-                    stats.iter().map(|s| s.mean).collect(),
-                )
-                .errors(stats.iter().map(|s| s.sd).collect())
-            })
-            .collect(),
     )
 }
 
