@@ -140,6 +140,8 @@ pub enum Metric {
     RttP95Ms,
     RttP99Ms,
     RttMeanMs,
+    /// The least RTT the flow saw (its path's propagation RTT as measured).
+    BaseRttMs,
     CompletionTimeS,
     StartupExitS,
     StartupPeakPacingBps,
@@ -193,6 +195,7 @@ impl Metric {
             RttP95Ms => f.rtt_ms.p95,
             RttP99Ms => f.rtt_ms.p99,
             RttMeanMs => f.rtt_ms.mean,
+            BaseRttMs => f.base_rtt_ms,
             CompletionTimeS => f.completion_time_s?,
             StartupExitS => f.startup_exit_s?,
             StartupPeakPacingBps => f.startup_peak_pacing_bps?,
@@ -379,6 +382,37 @@ pub enum Way {
     Decreasing,
 }
 
+/// Which statistic of a series' window [`Measure::Window`] takes.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowTake {
+    /// The mean of the samples.
+    Mean,
+    /// The largest sample.
+    Max,
+    /// The least sample.
+    Min,
+    /// The samples' standard deviation.
+    Sd,
+}
+
+impl WindowTake {
+    /// The statistic of `points` over `[from, to)`; `None` without a
+    /// sample there.
+    fn of(self, points: &[(f64, f64)], from: f64, to: f64) -> Option<f64> {
+        let values = stats::window(points, from, to);
+        if values.is_empty() {
+            return None;
+        }
+        Some(match self {
+            WindowTake::Mean => stats::mean_sd(&values).0,
+            WindowTake::Sd => stats::mean_sd(&values).1,
+            WindowTake::Max => values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            WindowTake::Min => values.iter().copied().fold(f64::INFINITY, f64::min),
+        })
+    }
+}
+
 /// An arithmetic operation of [`Measure::Arithmetic`].
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -559,6 +593,27 @@ pub enum Measure {
         #[serde(default)]
         by: Option<String>,
     },
+    /// A statistic of a time series over `[from_s, to_s)` (`take`: its
+    /// mean, largest or least sample, or its sd over time), per run; mean
+    /// and spread over seeds.
+    Window {
+        /// The measure's id.
+        id: String,
+        /// The series.
+        series: SeriesColumn,
+        /// Which statistic of the window's samples.
+        take: WindowTake,
+        /// Window start, s.
+        from_s: f64,
+        /// Window end, s (`inf`: to the end).
+        to_s: f64,
+        /// Fixed parameters.
+        #[serde(default)]
+        at: BTreeMap<String, String>,
+        /// The axis along which it is taken.
+        #[serde(default)]
+        by: Option<String>,
+    },
     /// The first time at or after `from_s` a series reaches `level`
     /// (`way`: above or below), per run; mean and spread over seeds.
     FirstCrossing {
@@ -696,6 +751,7 @@ impl Measure {
             | Measure::Direction { id, .. }
             | Measure::Count { id, .. }
             | Measure::WindowMean { id, .. }
+            | Measure::Window { id, .. }
             | Measure::FirstCrossing { id, .. }
             | Measure::Quantile { id, .. }
             | Measure::Jain { id, .. }
@@ -727,6 +783,7 @@ impl Measure {
             | Measure::Ratio { by, .. }
             | Measure::Difference { by, .. }
             | Measure::WindowMean { by, .. }
+            | Measure::Window { by, .. }
             | Measure::FirstCrossing { by, .. }
             | Measure::Arithmetic { by, .. }
             | Measure::Jain { by, .. } => by.as_deref(),
@@ -764,7 +821,7 @@ impl Measure {
     fn series(&self) -> Vec<&SeriesColumn> {
         match self {
             Measure::WindowMean { series, per, .. } => std::iter::once(series).chain(per).collect(),
-            Measure::FirstCrossing { series, .. } => vec![series],
+            Measure::Window { series, .. } | Measure::FirstCrossing { series, .. } => vec![series],
             _ => Vec::new(),
         }
     }
@@ -1140,6 +1197,12 @@ struct TimelineSpec {
     /// Horizontal reference lines at values.
     #[serde(default)]
     reference: Vec<ValueLine>,
+    /// Draw from this time on (s; the horizontal axis starts here).
+    #[serde(default)]
+    from_s: Option<f64>,
+    /// Draw up to this time (s; the horizontal axis ends here).
+    #[serde(default)]
+    to_s: Option<f64>,
 }
 
 fn time_label() -> String {
@@ -1625,6 +1688,17 @@ impl ExperimentFile {
             }
         }
         for t in &spec.timelines {
+            let from = t.from_s.unwrap_or(f64::NEG_INFINITY);
+            let to = t.to_s.unwrap_or(f64::INFINITY);
+            if from.is_nan() || to.is_nan() || from >= to {
+                return Err(key_error(
+                    name,
+                    text,
+                    "timeline.to_s",
+                    &format!("\"{}\"", t.title),
+                    format!("expected from_s < to_s, got {from} and {to}"),
+                ));
+            }
             for l in &t.lines {
                 if l.series.is_link_controller() {
                     return Err(key_error(
@@ -1987,6 +2061,18 @@ impl ExperimentFile {
                     }
                 }
             }),
+            Measure::Window {
+                series,
+                take,
+                from_s,
+                to_s,
+                at,
+                by,
+                ..
+            } => along(at, by, &|r| {
+                let points = self.series_points(runs, r, series).ok()?;
+                take.of(&points, *from_s, *to_s)
+            }),
             Measure::FirstCrossing {
                 series,
                 level,
@@ -2231,7 +2317,15 @@ impl ExperimentFile {
                 Some(bin_s) => stats::binned_rate(&points, bin_s),
                 None => points,
             };
-            let points = points.into_iter().map(|(t, v)| (t, v * l.scale)).collect();
+            let (from, to) = (
+                t.from_s.unwrap_or(f64::NEG_INFINITY),
+                t.to_s.unwrap_or(f64::INFINITY),
+            );
+            let points = points
+                .into_iter()
+                .filter(|(t, _)| (from..=to).contains(t))
+                .map(|(t, v)| (t, v * l.scale))
+                .collect();
             let style = match l.style {
                 Style::Solid => LineStyle::Solid,
                 Style::Dashed => LineStyle::Dashed,
@@ -2243,6 +2337,9 @@ impl ExperimentFile {
             Figure::lines(t.title.clone(), t.x_label.clone(), t.y_label.clone(), lines);
         if let Some([lo, hi]) = t.y_range {
             figure = figure.y_range(lo, hi);
+        }
+        if let (Some(from), Some(to)) = (t.from_s, t.to_s) {
+            figure = figure.x_range(from, to);
         }
         for r in &t.reference {
             figure = figure.reference(ReferenceLine::horizontal(r.y, r.label.clone()));
@@ -3671,5 +3768,97 @@ columns = [{ header = "factor", measure = "factor", format = "stat" }]
         assert_eq!(rows[2][2], Cell::Empty);
         assert_eq!(rows[3][2], Cell::Empty);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn window_statistics_and_windowed_timelines_read_part_of_a_series() {
+        let dir = std::env::temp_dir().join(format!("bbrlab-file-window-{}", std::process::id()));
+        let runs = grid(&dir);
+        for (_, record) in &runs.points {
+            let run = dir.join("runs").join(&record.id);
+            std::fs::create_dir_all(&run).unwrap();
+            // min_rtt_ms: 10 until 5 s, then 12, 16, 12, 16, ...
+            let mut flows = String::from("t_s,flow,min_rtt_ms\n");
+            for i in 0..=20 {
+                let t = i as f64 * 0.5;
+                let v = match (t < 5.0, i % 2) {
+                    (true, _) => 10.0,
+                    (false, 0) => 12.0,
+                    (false, _) => 16.0,
+                };
+                flows.push_str(&format!("{t},0,{v}\n"));
+            }
+            std::fs::write(run.join("series_flows.csv"), flows).unwrap();
+        }
+        let body = r#"
+[[measure]]
+id = "highest"
+kind = "window"
+take = "max"
+series = { column = "min_rtt_ms" }
+from_s = 0.0
+to_s = inf
+at = { seed = "1", cc = "a", buffer = "1" }
+
+[[measure]]
+id = "least-late"
+kind = "window"
+take = "min"
+series = { column = "min_rtt_ms" }
+from_s = 5.0
+to_s = inf
+at = { seed = "1", cc = "a", buffer = "1" }
+
+[[measure]]
+id = "sd-late"
+kind = "window"
+take = "sd"
+series = { column = "min_rtt_ms" }
+from_s = 5.0
+to_s = 6.0
+at = { cc = "a" }
+by = "buffer"
+
+[[measure]]
+id = "none"
+kind = "window"
+take = "mean"
+series = { column = "min_rtt_ms" }
+from_s = 50.0
+to_s = inf
+at = { seed = "1", cc = "a", buffer = "1" }
+
+[[timeline]]
+title = "RTprop"
+at = { cc = "a", buffer = "1" }
+y_label = "ms"
+from_s = 2.0
+to_s = 4.0
+lines = [{ label = "a", series = { column = "min_rtt_ms" } }]
+"#;
+        let f = file(body);
+        assert_eq!(number(&f, &runs, "highest"), 16.0);
+        assert_eq!(number(&f, &runs, "least-late"), 12.0);
+        // 12 at 5 s and 16 at 5.5 s: sd sqrt(8).
+        match f.evaluate(&runs, "sd-late", 0.0).unwrap() {
+            Value::ByAxis(v) => assert!((v[0].2.mean - 8f64.sqrt()).abs() < 1e-12, "{v:?}"),
+            v => panic!("{v:?}"),
+        }
+        // No sample in the window: no number.
+        assert!(number(&f, &runs, "none").is_nan());
+        let section = f.analyze(&runs).section;
+        let figure = &section.figures[0];
+        assert_eq!(figure.x_range, Some((2.0, 4.0)));
+        let report::FigureKind::Lines(lines) = &figure.kind else {
+            panic!("{:?}", figure.kind);
+        };
+        assert_eq!(lines[0].points.len(), 5);
+        std::fs::remove_dir_all(&dir).unwrap();
+        let e = error(&body.replace("from_s = 2.0\nto_s = 4.0", "from_s = 4.0\nto_s = 2.0"));
+        assert!(e.starts_with("t.toml: timeline.to_s (line "), "{e}");
+        assert!(e.contains("expected from_s < to_s"), "{e}");
+        let e = error(&body.replace("take = \"sd\"", "take = \"median\""));
+        assert!(e.starts_with("t.toml: take (line 27): "), "{e}");
+        assert!(e.contains("unknown variant `median`"), "{e}");
     }
 }
