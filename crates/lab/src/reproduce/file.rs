@@ -2885,6 +2885,23 @@ measure = "like"
         }
     }
 
+    /// The [`grid`] in a fresh directory `bbrlab-file-NAME-PID` whose
+    /// runs' series files `write` writes, given each run's parameters and
+    /// directory.
+    fn grid_with_series(
+        name: &str,
+        write: impl Fn(&[(String, String)], &Path),
+    ) -> (PathBuf, Runs) {
+        let dir = std::env::temp_dir().join(format!("bbrlab-file-{name}-{}", std::process::id()));
+        let runs = grid(&dir);
+        for (params, record) in &runs.points {
+            let run = dir.join("runs").join(&record.id);
+            std::fs::create_dir_all(&run).unwrap();
+            write(params, &run);
+        }
+        (dir, runs)
+    }
+
     const HEAD: &str = r#"
 id = "t"
 title = "T"
@@ -3177,11 +3194,7 @@ lines = [{ label = "cwnd", series = { column = "cwnd" }, rate_per_s = 0 }]
 
     #[test]
     fn window_means_per_another_series_and_timelines_read_the_runs_series() {
-        let dir = std::env::temp_dir().join(format!("bbrlab-file-test-{}", std::process::id()));
-        let runs = grid(&dir);
-        for (_, record) in &runs.points {
-            let run = dir.join("runs").join(&record.id);
-            std::fs::create_dir_all(&run).unwrap();
+        let (dir, runs) = grid_with_series("test", |_, run| {
             let mut flows = String::from("t_s,flow,bw_estimate_bps,delivered\n");
             let mut link = String::from("t_s,capacity_bps\n");
             for i in 0..=40 {
@@ -3195,7 +3208,7 @@ lines = [{ label = "cwnd", series = { column = "cwnd" }, rate_per_s = 0 }]
             }
             std::fs::write(run.join("series_flows.csv"), flows).unwrap();
             std::fs::write(run.join("series_link.csv"), link).unwrap();
-        }
+        });
         let f = file(
             r#"
 [[measure]]
@@ -3624,78 +3637,27 @@ measure = "b-below-a"
         let runs = grid(Path::new("."));
         let f = file(
             r#"
-[[measure]]
-id = "a-goodput"
-kind = "mean"
-of = { metric = "goodput_bps", per = 2 }
-at = { cc = "a" }
-by = "buffer"
-
-[[measure]]
-id = "b-goodput"
-kind = "mean"
-of = { metric = "goodput_bps", per = 2 }
-at = { cc = "b" }
-by = "buffer"
-
-[[measure]]
-id = "together"
-kind = "arithmetic"
-op = "add"
-a = "a-goodput"
-b = "b-goodput"
-by = "buffer"
-
-[[measure]]
-id = "retx-of-b"
-kind = "ratio"
-of = { metric = "bytes_retransmitted" }
-a = { cc = "a" }
-b = { cc = "b" }
-by = "buffer"
-
-[[measure]]
-id = "cut"
-kind = "arithmetic"
-op = "subtract"
-a = 1
-b = "retx-of-b"
-by = "buffer"
-
-[[measure]]
-id = "largest-cut"
-kind = "across"
-of = "cut"
-take = "max"
-
-[[measure]]
-id = "a-shallow"
-kind = "mean"
-of = { metric = "goodput_bps" }
-at = { cc = "a", buffer = "1" }
-
-[[measure]]
-id = "quarter"
-kind = "arithmetic"
-op = "divide"
-a = "a-shallow"
-b = 4.0
-
-[[measure]]
-id = "product"
-kind = "arithmetic"
-op = "multiply"
-a = "largest-cut"
-b = "quarter"
+measure = [
+    { id = "a-goodput", kind = "mean", of = { metric = "goodput_bps", per = 2 }, at = { cc = "a" }, by = "buffer" },
+    { id = "half", kind = "arithmetic", op = "multiply", a = "a-goodput", b = 0.5, by = "buffer" },
+    { id = "together", kind = "arithmetic", op = "add", a = "a-goodput", b = "half", by = "buffer" },
+    { id = "retx-of-b", kind = "ratio", of = { metric = "bytes_retransmitted" }, a = { cc = "a" }, b = { cc = "b" }, by = "buffer" },
+    { id = "cut", kind = "arithmetic", op = "subtract", a = 1, b = "retx-of-b", by = "buffer" },
+    { id = "largest-cut", kind = "across", of = "cut", take = "max" },
+    { id = "a-shallow", kind = "mean", of = { metric = "goodput_bps" }, at = { cc = "a", buffer = "1" } },
+    { id = "quarter", kind = "arithmetic", op = "divide", a = "a-shallow", b = 4.0 },
+    { id = "product", kind = "arithmetic", op = "multiply", a = "largest-cut", b = "quarter" },
+]
 "#,
         );
         let along = |id: &str| match f.evaluate(&runs, id, 0.0).unwrap() {
             Value::ByAxis(v) => v.iter().map(|(_, _, s)| s.mean).collect::<Vec<_>>(),
             v => panic!("{id}: {v:?}"),
         };
-        // Goodputs of flow 0 halved run by run: a 3 and 2, b 1 and 0.5.
+        // a's goodputs of flow 0 halved run by run: 3 and 2.
         assert_eq!(along("a-goodput"), vec![3.0, 2.0]);
-        assert_eq!(along("together"), vec![4.0, 2.5]);
+        assert_eq!(along("half"), vec![1.5, 1.0]);
+        assert_eq!(along("together"), vec![4.5, 3.0]);
         // a's retransmissions over b's: 20 / 40 at buffer 1, 5 / 5 at 2.
         assert_eq!(along("cut"), vec![0.5, 0.0]);
         assert_eq!(number(&f, &runs, "largest-cut"), 0.5);
@@ -3716,30 +3678,21 @@ of = { metric = "goodput_bps", per = 0 }
         assert!(e.starts_with("t.toml: measure.of.per (line 7)"), "{e}");
         assert!(e.contains("expected a positive number"), "{e}");
         let by_cc = r#"
-[[measure]]
-id = "g"
-kind = "mean"
-of = { metric = "goodput_bps" }
-by = "cc"
-
-[[measure]]
-id = "twice"
-kind = "arithmetic"
-op = "multiply"
-a = 2
-b = "g"
-by = "buffer"
+measure = [
+    { id = "g", kind = "mean", of = { metric = "goodput_bps" }, by = "cc" },
+    { id = "twice", kind = "arithmetic", op = "multiply", a = 2, b = "g", by = "buffer" },
+]
 "#;
         let e = error(by_cc);
-        assert!(e.starts_with("t.toml: measure.b (line 13)"), "{e}");
+        assert!(e.starts_with("t.toml: measure.b (line 8)"), "{e}");
         assert!(e.contains("one taken `by = \"buffer\"`"), "{e}");
-        let e = error(&by_cc.replace("by = \"buffer\"\n", ""));
-        assert!(e.starts_with("t.toml: measure.b (line 13)"), "{e}");
+        let e = error(&by_cc.replace(", by = \"buffer\" }", " }"));
+        assert!(e.starts_with("t.toml: measure.b (line 8)"), "{e}");
         assert!(e.contains("`g` must be a one-number measure"), "{e}");
         let e = error(&by_cc.replace("a = 2", "a = \"later\""));
-        assert!(e.starts_with("t.toml: measure.a (line 13)"), "{e}");
+        assert!(e.starts_with("t.toml: measure.a (line 8)"), "{e}");
         let e = error(&by_cc.replace("\"multiply\"", "\"power\""));
-        assert!(e.starts_with("t.toml: op (line 15): "), "{e}");
+        assert!(e.starts_with("t.toml: op (line 8): "), "{e}");
         assert!(e.contains("unknown variant `power`"), "{e}");
         let e = error(
             r#"
@@ -3780,11 +3733,7 @@ to_s = inf
 
     #[test]
     fn a_controller_series_is_read_by_window_means_and_timelines() {
-        let dir = std::env::temp_dir().join(format!("bbrlab-file-ctl-{}", std::process::id()));
-        let runs = grid(&dir);
-        for (params, record) in &runs.points {
-            let run = dir.join("runs").join(&record.id);
-            std::fs::create_dir_all(&run).unwrap();
+        let (dir, runs) = grid_with_series("ctl", |params, run| {
             // Only controller `a` has the variable: 0.25 and 0.75, or,
             // in buffer 2, 1.0 throughout; flow 1 has another value.
             let buffer2 = params.iter().any(|(k, v)| k == "buffer" && v == "2");
@@ -3796,7 +3745,7 @@ to_s = inf
                 }
             }
             std::fs::write(run.join("series_controller.csv"), rows).unwrap();
-        }
+        });
         let f = file(
             r#"
 [[measure]]
@@ -3851,11 +3800,7 @@ columns = [{ header = "factor", measure = "factor", format = "stat" }]
 
     #[test]
     fn window_statistics_and_windowed_timelines_read_part_of_a_series() {
-        let dir = std::env::temp_dir().join(format!("bbrlab-file-window-{}", std::process::id()));
-        let runs = grid(&dir);
-        for (_, record) in &runs.points {
-            let run = dir.join("runs").join(&record.id);
-            std::fs::create_dir_all(&run).unwrap();
+        let (dir, runs) = grid_with_series("window", |_, run| {
             // min_rtt_ms: 10 until 5 s, then 12, 16, 12, 16, ...
             let mut flows = String::from("t_s,flow,min_rtt_ms\n");
             for i in 0..=20 {
@@ -3868,44 +3813,14 @@ columns = [{ header = "factor", measure = "factor", format = "stat" }]
                 flows.push_str(&format!("{t},0,{v}\n"));
             }
             std::fs::write(run.join("series_flows.csv"), flows).unwrap();
-        }
+        });
         let body = r#"
-[[measure]]
-id = "highest"
-kind = "window"
-take = "max"
-series = { column = "min_rtt_ms" }
-from_s = 0.0
-to_s = inf
-at = { seed = "1", cc = "a", buffer = "1" }
-
-[[measure]]
-id = "least-late"
-kind = "window"
-take = "min"
-series = { column = "min_rtt_ms" }
-from_s = 5.0
-to_s = inf
-at = { seed = "1", cc = "a", buffer = "1" }
-
-[[measure]]
-id = "sd-late"
-kind = "window"
-take = "sd"
-series = { column = "min_rtt_ms" }
-from_s = 5.0
-to_s = 6.0
-at = { cc = "a" }
-by = "buffer"
-
-[[measure]]
-id = "none"
-kind = "window"
-take = "mean"
-series = { column = "min_rtt_ms" }
-from_s = 50.0
-to_s = inf
-at = { seed = "1", cc = "a", buffer = "1" }
+measure = [
+    { id = "highest", kind = "window", take = "max", series = { column = "min_rtt_ms" }, from_s = 0.0, to_s = inf, at = { seed = "1", cc = "a", buffer = "1" } },
+    { id = "least-late", kind = "window", take = "min", series = { column = "min_rtt_ms" }, from_s = 5.0, to_s = inf, at = { seed = "1", cc = "a", buffer = "1" } },
+    { id = "sd-late", kind = "window", take = "sd", series = { column = "min_rtt_ms" }, from_s = 5.0, to_s = 6.0, at = { cc = "a" }, by = "buffer" },
+    { id = "none", kind = "window", take = "mean", series = { column = "min_rtt_ms" }, from_s = 50.0, to_s = inf, at = { seed = "1", cc = "a", buffer = "1" } },
+]
 
 [[timeline]]
 title = "RTprop"
@@ -3937,7 +3852,7 @@ lines = [{ label = "a", series = { column = "min_rtt_ms" } }]
         assert!(e.starts_with("t.toml: timeline.to_s (line "), "{e}");
         assert!(e.contains("expected from_s < to_s"), "{e}");
         let e = error(&body.replace("take = \"sd\"", "take = \"median\""));
-        assert!(e.starts_with("t.toml: take (line 27): "), "{e}");
+        assert!(e.starts_with("t.toml: take (line 9): "), "{e}");
         assert!(e.contains("unknown variant `median`"), "{e}");
     }
 
