@@ -1575,9 +1575,7 @@ impl ExperimentFile {
             };
             {
                 for o in of_conditions {
-                    let conditions = ids
-                        .get(o.as_str())
-                        .is_some_and(|o| o.gives_conditions());
+                    let conditions = ids.get(o.as_str()).is_some_and(|o| o.gives_conditions());
                     if !conditions {
                         return Err(key_error(
                             name,
@@ -1645,7 +1643,9 @@ impl ExperimentFile {
                     });
                     if !fits {
                         let what = match by {
-                            Some(axis) => format!("a one-number measure or one taken `by = \"{axis}\"`"),
+                            Some(axis) => {
+                                format!("a one-number measure or one taken `by = \"{axis}\"`")
+                            }
                             None => "a one-number measure".to_string(),
                         };
                         return Err(key_error(
@@ -2888,10 +2888,7 @@ measure = "like"
     /// The [`grid`] in a fresh directory `bbrlab-file-NAME-PID` whose
     /// runs' series files `write` writes, given each run's parameters and
     /// directory.
-    fn grid_with_series(
-        name: &str,
-        write: impl Fn(&[(String, String)], &Path),
-    ) -> (PathBuf, Runs) {
+    fn grid_with_series(name: &str, write: impl Fn(&[(String, String)], &Path)) -> (PathBuf, Runs) {
         let dir = std::env::temp_dir().join(format!("bbrlab-file-{name}-{}", std::process::id()));
         let runs = grid(&dir);
         for (params, record) in &runs.points {
@@ -3704,7 +3701,10 @@ from_s = 0.0
 to_s = inf
 "#,
         );
-        assert!(e.starts_with("t.toml: measure.series.source (line 7)"), "{e}");
+        assert!(
+            e.starts_with("t.toml: measure.series.source (line 7)"),
+            "{e}"
+        );
         let e = error(
             r#"
 [[timeline]]
@@ -3908,10 +3908,7 @@ decimals = 1
             vec![("a 2.0, b 0.7".to_string(), true)]
         );
         let f = file(&body.replace("decimals = 1\n", ""));
-        assert_eq!(
-            conditions(&f, &runs, "a-above", 0.0)[0].0,
-            "a 2.00, b 0.67"
-        );
+        assert_eq!(conditions(&f, &runs, "a-above", 0.0)[0].0, "a 2.00, b 0.67");
         let f = file(
             r#"
 [[measure]]
@@ -3922,6 +3919,9 @@ params = { from_s = 20.0 }
 "#,
         );
         let e = f.evaluate(&runs, "rmse", 0.0).unwrap_err();
-        assert!(format!("{e:#}").contains("`to_s` (a number) is required"), "{e:#}");
+        assert!(
+            format!("{e:#}").contains("`to_s` (a number) is required"),
+            "{e:#}"
+        );
     }
 }

@@ -329,4 +329,3 @@ pub static EXIT_WITHOUT_FALLS: Claim = Claim::new(Declaration {
                        can rest at 0% or 100% over two RTTs, so a step holds when it does not rise",
     origin: Origin::Paper,
 });
-
