@@ -77,6 +77,10 @@ pub struct Quantity {
     /// (ignored by the run-wide metrics).
     #[serde(default)]
     pub flow: FlowSel,
+    /// A unit the number is divided by, run by run (`1500`: bytes as
+    /// 1500-byte packets; `1e6`: bit/s as Mbit/s); default 1.
+    #[serde(default)]
+    pub per: Option<f64>,
 }
 
 /// Which flow of a run a [`Quantity`] reads.
@@ -136,12 +140,17 @@ pub enum Metric {
     RttP95Ms,
     RttP99Ms,
     RttMeanMs,
+    /// The least RTT the flow saw (its path's propagation RTT as measured).
+    BaseRttMs,
     CompletionTimeS,
     StartupExitS,
     StartupPeakPacingBps,
     PaddingRatio,
     BwEstimateRmseBps,
     BwSampleRmseBps,
+    /// The RMSE of the non-app-limited delivery-rate samples against the
+    /// true rate (a summary's window, absent: no number).
+    BwSampleUnlimitedRmseBps,
     DashAq,
     DashQs,
     DashRb,
@@ -189,12 +198,14 @@ impl Metric {
             RttP95Ms => f.rtt_ms.p95,
             RttP99Ms => f.rtt_ms.p99,
             RttMeanMs => f.rtt_ms.mean,
+            BaseRttMs => f.base_rtt_ms,
             CompletionTimeS => f.completion_time_s?,
             StartupExitS => f.startup_exit_s?,
             StartupPeakPacingBps => f.startup_peak_pacing_bps?,
             PaddingRatio => f.padding_ratio,
             BwEstimateRmseBps => f.bw_estimate_rmse_bps?,
             BwSampleRmseBps => f.bw_sample_rmse_bps?,
+            BwSampleUnlimitedRmseBps => f.bw_sample_unlimited_rmse_bps?,
             DashAq => f.dash.as_ref()?.aq,
             DashQs => f.dash.as_ref()?.qs as f64,
             DashRb => f.dash.as_ref()?.rb?,
@@ -226,6 +237,15 @@ impl Metric {
 impl Quantity {
     /// The quantity of one run (`None`: the run has no such number).
     pub fn of(&self, record: &RunRecord) -> Option<f64> {
+        let value = self.raw(record)?;
+        Some(match self.per {
+            Some(per) => value / per,
+            None => value,
+        })
+    }
+
+    /// The quantity of one run before [`Quantity::per`].
+    fn raw(&self, record: &RunRecord) -> Option<f64> {
         let r = record.result().ok()?;
         if let Some(v) = self.metric.of_run(r) {
             return Some(v);
@@ -270,6 +290,29 @@ pub struct SeriesColumn {
     /// The flow's index, or `"link"`.
     #[serde(default)]
     pub flow: SeriesOf,
+    /// Which of the run's series files: the flows' (default) or the
+    /// controllers' state variables (`series_controller`: `column` is a
+    /// variable's name, such as BBR-CWS's `upper_scaling_factor`).
+    #[serde(default)]
+    pub source: SeriesSource,
+}
+
+impl SeriesColumn {
+    /// Whether it asks for the link's controller series, which no run has.
+    fn is_link_controller(&self) -> bool {
+        matches!(self.flow, SeriesOf::Link(_)) && self.source == SeriesSource::Controller
+    }
+}
+
+/// Which series file a [`SeriesColumn`] reads.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SeriesSource {
+    /// `series_flows` (or `series_link` for `flow = "link"`).
+    #[default]
+    Flows,
+    /// `series_controller`: a flow's controller state variables.
+    Controller,
 }
 
 /// Whose series.
@@ -341,6 +384,72 @@ pub enum Way {
     Increasing,
     /// Each value at most the one before (plus the claim's margin).
     Decreasing,
+}
+
+/// Which statistic of a series' window [`Measure::Window`] takes.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowTake {
+    /// The mean of the samples.
+    Mean,
+    /// The largest sample.
+    Max,
+    /// The least sample.
+    Min,
+    /// The samples' standard deviation.
+    Sd,
+}
+
+impl WindowTake {
+    /// The statistic of `points` over `[from, to)`; `None` without a
+    /// sample there.
+    fn of(self, points: &[(f64, f64)], from: f64, to: f64) -> Option<f64> {
+        let values = stats::window(points, from, to);
+        if values.is_empty() {
+            return None;
+        }
+        Some(match self {
+            WindowTake::Mean => stats::mean_sd(&values).0,
+            WindowTake::Sd => stats::mean_sd(&values).1,
+            WindowTake::Max => values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            WindowTake::Min => values.iter().copied().fold(f64::INFINITY, f64::min),
+        })
+    }
+}
+
+/// An arithmetic operation of [`Measure::Arithmetic`].
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Op {
+    /// `a + b`.
+    Add,
+    /// `a - b`.
+    Subtract,
+    /// `a * b`.
+    Multiply,
+    /// `a / b`.
+    Divide,
+}
+
+impl Op {
+    fn apply(self, a: f64, b: f64) -> f64 {
+        match self {
+            Op::Add => a + b,
+            Op::Subtract => a - b,
+            Op::Multiply => a * b,
+            Op::Divide => a / b,
+        }
+    }
+}
+
+/// An operand of [`Measure::Arithmetic`]: a number, or a measure by id.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum Operand {
+    /// A number.
+    Number(f64),
+    /// A measure, by id.
+    Measure(String),
 }
 
 /// The measure primitives. Every measure has an `id` that tables, figures,
@@ -463,8 +572,12 @@ pub enum Measure {
         b: String,
         /// Which way `a` must be of `b`.
         holds: Holds,
-        /// The condition's name in the claim's row.
+        /// The condition's name in the claim's row; `{a}` and `{b}` in it
+        /// are the two numbers, with `decimals` decimals.
         label: String,
+        /// The decimals of the numbers `{a}` and `{b}` show in `label`.
+        #[serde(default = "two")]
+        decimals: usize,
     },
     /// The mean of a time series over `[from_s, to_s)`, per run; mean and
     /// spread over seeds.
@@ -481,6 +594,27 @@ pub enum Measure {
         /// series' means over the window, per run.
         #[serde(default)]
         per: Option<SeriesColumn>,
+        /// Fixed parameters.
+        #[serde(default)]
+        at: BTreeMap<String, String>,
+        /// The axis along which it is taken.
+        #[serde(default)]
+        by: Option<String>,
+    },
+    /// A statistic of a time series over `[from_s, to_s)` (`take`: its
+    /// mean, largest or least sample, or its sd over time), per run; mean
+    /// and spread over seeds.
+    Window {
+        /// The measure's id.
+        id: String,
+        /// The series.
+        series: SeriesColumn,
+        /// Which statistic of the window's samples.
+        take: WindowTake,
+        /// Window start, s.
+        from_s: f64,
+        /// Window end, s (`inf`: to the end).
+        to_s: f64,
         /// Fixed parameters.
         #[serde(default)]
         at: BTreeMap<String, String>,
@@ -583,6 +717,24 @@ pub enum Measure {
         /// A condition measure.
         of: String,
     },
+    /// Arithmetic on two operands, each a number or a measure: one number
+    /// from one-number operands, or, with `by`, one value per value of the
+    /// axis (an operand taken `by` that axis value by value, a one-number
+    /// operand the same at every value). Means are combined, not runs: a
+    /// value along the axis has no spread.
+    Arithmetic {
+        /// The measure's id.
+        id: String,
+        /// The operation, `a op b`.
+        op: Op,
+        /// The first operand.
+        a: Operand,
+        /// The second operand.
+        b: Operand,
+        /// The axis along which it is taken.
+        #[serde(default)]
+        by: Option<String>,
+    },
     /// A named Rust measure ([`named`]), with its parameters.
     Named {
         /// The measure's id.
@@ -607,6 +759,7 @@ impl Measure {
             | Measure::Direction { id, .. }
             | Measure::Count { id, .. }
             | Measure::WindowMean { id, .. }
+            | Measure::Window { id, .. }
             | Measure::FirstCrossing { id, .. }
             | Measure::Quantile { id, .. }
             | Measure::Jain { id, .. }
@@ -616,6 +769,7 @@ impl Measure {
             | Measure::All { id, .. }
             | Measure::Each { id, .. }
             | Measure::Held { id, .. }
+            | Measure::Arithmetic { id, .. }
             | Measure::Named { id, .. } => id,
         }
     }
@@ -637,9 +791,46 @@ impl Measure {
             | Measure::Ratio { by, .. }
             | Measure::Difference { by, .. }
             | Measure::WindowMean { by, .. }
+            | Measure::Window { by, .. }
             | Measure::FirstCrossing { by, .. }
+            | Measure::Arithmetic { by, .. }
             | Measure::Jain { by, .. } => by.as_deref(),
             _ => None,
+        }
+    }
+
+    /// Whether it gives conditions (a claim's `direction` test, `all`,
+    /// `each`, `held` and preconditions take them).
+    fn gives_conditions(&self) -> bool {
+        matches!(
+            self,
+            Measure::Compare { .. }
+                | Measure::Direction { .. }
+                | Measure::Count { .. }
+                | Measure::Condition { .. }
+                | Measure::All { .. }
+                | Measure::Each { .. }
+        )
+    }
+
+    /// The quantity it reads from the runs' results, if any.
+    fn quantity(&self) -> Option<&Quantity> {
+        match self {
+            Measure::Mean { of, .. }
+            | Measure::Ratio { of, .. }
+            | Measure::Difference { of, .. }
+            | Measure::Harm { of, .. }
+            | Measure::Quantile { of, .. } => Some(of),
+            _ => None,
+        }
+    }
+
+    /// The series it reads from the runs' series files.
+    fn series(&self) -> Vec<&SeriesColumn> {
+        match self {
+            Measure::WindowMean { series, per, .. } => std::iter::once(series).chain(per).collect(),
+            Measure::Window { series, .. } | Measure::FirstCrossing { series, .. } => vec![series],
+            _ => Vec::new(),
         }
     }
 }
@@ -668,6 +859,26 @@ impl Value {
     }
 }
 
+/// An operand of [`Measure::Arithmetic`] as evaluated: one number, or
+/// one per axis value.
+enum Side {
+    One(f64),
+    Along(Vec<(String, String, Stat)>),
+}
+
+impl Side {
+    /// Its number at axis value `value` (NaN where it has none).
+    fn at(&self, value: &str) -> f64 {
+        match self {
+            Side::One(x) => *x,
+            Side::Along(along) => along
+                .iter()
+                .find(|(v, _, _)| v == value)
+                .map_or(f64::NAN, |(_, _, s)| s.mean),
+        }
+    }
+}
+
 /// The condition `at` within `context`: `at`'s parameters, and the
 /// context's on the keys `at` does not fix.
 fn within(context: &[(String, String)], at: &BTreeMap<String, String>) -> Vec<(String, String)> {
@@ -687,12 +898,13 @@ pub fn named(name: &str) -> Option<NamedMeasure> {
     match name {
         "fluctuation" => Some(fluctuation),
         "share_fluctuation" => Some(share_fluctuation),
+        "held_sample_rmse" => Some(held_sample_rmse_measure),
         _ => None,
     }
 }
 
 /// The names of [`named`]'s measures.
-pub const NAMED: &[&str] = &["fluctuation", "share_fluctuation"];
+pub const NAMED: &[&str] = &["fluctuation", "share_fluctuation", "held_sample_rmse"];
 
 /// A number parameter of a named measure (`default` when absent).
 fn number_param(params: &toml::Table, key: &str, default: Option<f64>) -> anyhow::Result<f64> {
@@ -795,6 +1007,67 @@ fn share_fluctuation(
     let fixed: Vec<(&str, &str)> = at.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let (sd, jain) = super::cws::fluctuation_over_seeds(runs, &fixed, family, flows, bin_s, from_s);
     Ok(Value::Stat(if share_sd { sd } else { jain }))
+}
+
+/// The BBR-Copilot paper's §4.3 measure, "the RMSE of the true bandwidth
+/// and the bandwidth measurement samples", computed from a run's series:
+/// the sample BBR holds at each instant (its BtlBw, the max-filtered
+/// sample, series column `bw_estimate_bps`) against the bottleneck's
+/// capacity at that instant, one term per series tick in `[from_s, to_s)`.
+/// `held` and `capacity` are `(t_s, bps)` in time order; the capacity in
+/// force at a tick is the latest capacity row at or before it. `None`
+/// without a tick in the window.
+///
+/// Why the held sample and not the samples as they come: the paper's own
+/// arithmetic. At 200 ms without Copilot it says BBR "continues using the
+/// bandwidth measurement sample of 11.8 Mbps obtained between the 0th and
+/// 20th seconds", for an RMSE of 12.18 over 20-40 s against 24 Mbit/s:
+/// 24 - 11.8 = 12.2. The series it measured held a sample taken before the
+/// window for the whole window, which only the filter's output does (BBR
+/// lets a newer sample in only if it is not app-limited or exceeds the
+/// max, and the max filter ages only when a sample enters).
+pub(crate) fn held_sample_rmse(
+    held: &[(f64, f64)],
+    capacity: &[(f64, f64)],
+    from_s: f64,
+    to_s: f64,
+) -> Option<f64> {
+    let mut sum_sq = 0.0;
+    let mut n = 0u64;
+    for &(t, bps) in held.iter().filter(|(t, _)| *t >= from_s && *t < to_s) {
+        let i = capacity.partition_point(|(c, _)| *c <= t);
+        let Some(&(_, truth)) = i.checked_sub(1).and_then(|i| capacity.get(i)) else {
+            continue;
+        };
+        sum_sq += (bps - truth) * (bps - truth);
+        n += 1;
+    }
+    (n > 0).then(|| (sum_sq / n as f64).sqrt())
+}
+
+/// `held_sample_rmse`: [`held_sample_rmse`] of flow 0's `bw_estimate_bps`
+/// against the link's `capacity_bps` over `[from_s, to_s)`, per run; mean
+/// and sd over the runs at `at`. Parameters: `from_s`, `to_s`, `at`.
+fn held_sample_rmse_measure(
+    runs: &Runs,
+    params: &toml::Table,
+    _margin: f64,
+    context: &[(String, String)],
+) -> anyhow::Result<Value> {
+    let from_s = number_param(params, "from_s", None).context("held_sample_rmse")?;
+    let to_s = number_param(params, "to_s", None).context("held_sample_rmse")?;
+    let at = at_param(params, context);
+    let fixed: Vec<(&str, &str)> = at.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    Ok(Value::Stat(runs.over_seeds(&fixed, |record| {
+        let flows = runs.flow_series(record).ok()?;
+        let link = runs.link_series(record).ok()?;
+        held_sample_rmse(
+            &series_column(&flows, 0, "bw_estimate_bps"),
+            &super::data::link_column(&link, "capacity_bps"),
+            from_s,
+            to_s,
+        )
+    })))
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -994,6 +1267,12 @@ struct TimelineSpec {
     /// Horizontal reference lines at values.
     #[serde(default)]
     reference: Vec<ValueLine>,
+    /// Draw from this time on (s; the horizontal axis starts here).
+    #[serde(default)]
+    from_s: Option<f64>,
+    /// Draw up to this time (s; the horizontal axis ends here).
+    #[serde(default)]
+    to_s: Option<f64>,
 }
 
 fn time_label() -> String {
@@ -1163,18 +1442,46 @@ pub struct ExperimentFile {
 }
 
 /// A TOML error of `name`, with its line and column.
+///
+/// A measure's fields are read through its `kind` tag, and the TOML parser
+/// then places an unknown value at the start of the measure's table; the
+/// error names instead the line that writes the value and its key
+/// (`op = "power"`: `x.toml: op (line 14): unknown variant `power`, ...`).
 fn toml_error(name: &str, text: &str, e: &toml::de::Error) -> anyhow::Error {
+    let message = e.message().trim();
     match e.span() {
         Some(span) => {
             let before = &text[..span.start.min(text.len())];
             let line = before.matches('\n').count() + 1;
+            let variant = message
+                .strip_prefix("unknown variant `")
+                .and_then(|rest| rest.split('`').next());
+            if let Some(variant) = variant {
+                let quoted = format!("\"{variant}\"");
+                let at_span = text.lines().nth(line - 1).unwrap_or("");
+                let written = text
+                    .lines()
+                    .enumerate()
+                    .skip(line - 1)
+                    .find(|(_, l)| l.contains(&quoted));
+                if let (false, Some((i, l))) = (at_span.contains(&quoted), written) {
+                    let lead = l[..l.find(&quoted).unwrap_or(0)].trim_end();
+                    let lead = lead.strip_suffix('=').unwrap_or(lead).trim_end();
+                    let key: String = lead
+                        .chars()
+                        .rev()
+                        .take_while(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '"'))
+                        .collect::<Vec<_>>()
+                        .into_iter()
+                        .rev()
+                        .collect();
+                    return anyhow::anyhow!("{name}: {key} (line {}): {message}", i + 1);
+                }
+            }
             let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-            anyhow::anyhow!(
-                "{name} (line {line}, column {column}): {}",
-                e.message().trim()
-            )
+            anyhow::anyhow!("{name} (line {line}, column {column}): {message}")
         }
-        None => anyhow::anyhow!("{name}: {}", e.message().trim()),
+        None => anyhow::anyhow!("{name}: {message}"),
     }
 }
 
@@ -1268,17 +1575,7 @@ impl ExperimentFile {
             };
             {
                 for o in of_conditions {
-                    let conditions = ids.get(o.as_str()).is_some_and(|o| {
-                        matches!(
-                            o,
-                            Measure::Compare { .. }
-                                | Measure::Direction { .. }
-                                | Measure::Count { .. }
-                                | Measure::Condition { .. }
-                                | Measure::All { .. }
-                                | Measure::Each { .. }
-                        )
-                    });
+                    let conditions = ids.get(o.as_str()).is_some_and(|o| o.gives_conditions());
                     if !conditions {
                         return Err(key_error(
                             name,
@@ -1314,6 +1611,51 @@ impl ExperimentFile {
                         &needle,
                         format!("expected 0 <= q <= 1, got {q}"),
                     ));
+                }
+            }
+            if let Some(per) = m.quantity().and_then(|q| q.per) {
+                if !(per.is_finite() && per > 0.0) {
+                    return Err(key_error(
+                        name,
+                        text,
+                        "measure.of.per",
+                        &needle,
+                        format!("expected a positive number to divide by, got {per}"),
+                    ));
+                }
+            }
+            if m.series().iter().any(|s| s.is_link_controller()) {
+                return Err(key_error(
+                    name,
+                    text,
+                    "measure.series.source",
+                    &needle,
+                    "`source = \"controller\"` needs a flow's index, not `\"link\"`".into(),
+                ));
+            }
+            if let Measure::Arithmetic { a, b, by, .. } = m {
+                for (key, operand) in [("measure.a", a), ("measure.b", b)] {
+                    let Operand::Measure(o) = operand else {
+                        continue;
+                    };
+                    let fits = ids.get(o.as_str()).is_some_and(|o| {
+                        !o.gives_conditions() && (o.by().is_none() || o.by() == by.as_deref())
+                    });
+                    if !fits {
+                        let what = match by {
+                            Some(axis) => {
+                                format!("a one-number measure or one taken `by = \"{axis}\"`")
+                            }
+                            None => "a one-number measure".to_string(),
+                        };
+                        return Err(key_error(
+                            name,
+                            text,
+                            key,
+                            &needle,
+                            format!("`{o}` must be {what}, declared before `{}`", m.id()),
+                        ));
+                    }
                 }
             }
         }
@@ -1416,7 +1758,27 @@ impl ExperimentFile {
             }
         }
         for t in &spec.timelines {
+            let from = t.from_s.unwrap_or(f64::NEG_INFINITY);
+            let to = t.to_s.unwrap_or(f64::INFINITY);
+            if from.is_nan() || to.is_nan() || from >= to {
+                return Err(key_error(
+                    name,
+                    text,
+                    "timeline.to_s",
+                    &format!("\"{}\"", t.title),
+                    format!("expected from_s < to_s, got {from} and {to}"),
+                ));
+            }
             for l in &t.lines {
+                if l.series.is_link_controller() {
+                    return Err(key_error(
+                        name,
+                        text,
+                        "timeline.lines.series.source",
+                        &format!("\"{}\"", l.label),
+                        "`source = \"controller\"` needs a flow's index, not `\"link\"`".into(),
+                    ));
+                }
                 if l.rate_per_s.is_some_and(|r| r.is_nan() || r <= 0.0) {
                     return Err(key_error(
                         name,
@@ -1499,17 +1861,9 @@ impl ExperimentFile {
                 Some(false) => {}
             }
             if let Some(p) = &c.precondition {
-                let conditions = ids.get(p.measure.as_str()).is_some_and(|m| {
-                    matches!(
-                        m,
-                        Measure::Compare { .. }
-                            | Measure::Direction { .. }
-                            | Measure::Count { .. }
-                            | Measure::Condition { .. }
-                            | Measure::All { .. }
-                            | Measure::Each { .. }
-                    )
-                });
+                let conditions = ids
+                    .get(p.measure.as_str())
+                    .is_some_and(|m| m.gives_conditions());
                 if !conditions {
                     return Err(key_error(
                         name,
@@ -1777,6 +2131,18 @@ impl ExperimentFile {
                     }
                 }
             }),
+            Measure::Window {
+                series,
+                take,
+                from_s,
+                to_s,
+                at,
+                by,
+                ..
+            } => along(at, by, &|r| {
+                let points = self.series_points(runs, r, series).ok()?;
+                take.of(&points, *from_s, *to_s)
+            }),
             Measure::FirstCrossing {
                 series,
                 level,
@@ -1828,11 +2194,20 @@ impl ExperimentFile {
                 Value::Number(if of.is_empty() { f64::NAN } else { least })
             }
             Measure::Condition {
-                a, b, holds, label, ..
+                a,
+                b,
+                holds,
+                label,
+                decimals,
+                ..
             } => {
                 let (a, b) = (number(a)?, number(b)?);
+                let d = *decimals;
+                let label = label
+                    .replace("{a}", &format!("{a:.d$}"))
+                    .replace("{b}", &format!("{b:.d$}"));
                 Value::Conditions(if a.is_finite() && b.is_finite() {
-                    vec![(label.clone(), holds.check(a, b, margin))]
+                    vec![(label, holds.check(a, b, margin))]
                 } else {
                     Vec::new()
                 })
@@ -1888,6 +2263,38 @@ impl ExperimentFile {
                 }
                 _ => anyhow::bail!("`{of}` is not a condition measure"),
             },
+            Measure::Arithmetic { op, a, b, by, .. } => {
+                let side = |o: &Operand| -> anyhow::Result<Side> {
+                    Ok(match o {
+                        Operand::Number(x) => Side::One(*x),
+                        Operand::Measure(id) => match self.evaluate_in(runs, id, 0.0, context)? {
+                            Value::Number(v) => Side::One(v),
+                            Value::Stat(s) => Side::One(s.mean),
+                            Value::ByAxis(v) => Side::Along(v),
+                            Value::Conditions(_) => {
+                                anyhow::bail!("`{id}` gives conditions, not a number")
+                            }
+                        },
+                    })
+                };
+                let (a, b) = (side(a)?, side(b)?);
+                match by {
+                    None => match (a, b) {
+                        (Side::One(a), Side::One(b)) => Value::Number(op.apply(a, b)),
+                        _ => anyhow::bail!("an operand is taken along an axis; give `by`"),
+                    },
+                    Some(axis) => Value::ByAxis(
+                        runs.axis(axis)
+                            .into_iter()
+                            .map(|v| {
+                                let x = op.apply(a.at(&v), b.at(&v));
+                                let label = self.label(axis, &v);
+                                (v, label, Stat::of(&[x]))
+                            })
+                            .collect(),
+                    ),
+                }
+            }
             Measure::Named { name, params, .. } => {
                 let f = named(name).with_context(|| format!("no named measure `{name}`"))?;
                 f(runs, params, margin, context)?
@@ -1954,9 +2361,19 @@ impl ExperimentFile {
         record: &RunRecord,
         s: &SeriesColumn,
     ) -> anyhow::Result<Vec<(f64, f64)>> {
-        Ok(match s.flow {
-            SeriesOf::Flow(flow) => series_column(&runs.flow_series(record)?, flow, &s.column),
-            SeriesOf::Link(_) => super::data::link_column(&runs.link_series(record)?, &s.column),
+        Ok(match (s.flow, s.source) {
+            (SeriesOf::Flow(flow), SeriesSource::Flows) => {
+                series_column(&runs.flow_series(record)?, flow, &s.column)
+            }
+            (SeriesOf::Flow(flow), SeriesSource::Controller) => {
+                runs.controller_series(record, flow, &s.column)?
+            }
+            (SeriesOf::Link(_), SeriesSource::Flows) => {
+                super::data::link_column(&runs.link_series(record)?, &s.column)
+            }
+            (SeriesOf::Link(_), SeriesSource::Controller) => {
+                anyhow::bail!("the link has no controller series")
+            }
         })
     }
 
@@ -1979,7 +2396,15 @@ impl ExperimentFile {
                 Some(bin_s) => stats::binned_rate(&points, bin_s),
                 None => points,
             };
-            let points = points.into_iter().map(|(t, v)| (t, v * l.scale)).collect();
+            let (from, to) = (
+                t.from_s.unwrap_or(f64::NEG_INFINITY),
+                t.to_s.unwrap_or(f64::INFINITY),
+            );
+            let points = points
+                .into_iter()
+                .filter(|(t, _)| (from..=to).contains(t))
+                .map(|(t, v)| (t, v * l.scale))
+                .collect();
             let style = match l.style {
                 Style::Solid => LineStyle::Solid,
                 Style::Dashed => LineStyle::Dashed,
@@ -1991,6 +2416,9 @@ impl ExperimentFile {
             Figure::lines(t.title.clone(), t.x_label.clone(), t.y_label.clone(), lines);
         if let Some([lo, hi]) = t.y_range {
             figure = figure.y_range(lo, hi);
+        }
+        if let (Some(from), Some(to)) = (t.from_s, t.to_s) {
+            figure = figure.x_range(from, to);
         }
         for r in &t.reference {
             figure = figure.reference(ReferenceLine::horizontal(r.y, r.label.clone()));
@@ -2457,6 +2885,20 @@ measure = "like"
         }
     }
 
+    /// The [`grid`] in a fresh directory `bbrlab-file-NAME-PID` whose
+    /// runs' series files `write` writes, given each run's parameters and
+    /// directory.
+    fn grid_with_series(name: &str, write: impl Fn(&[(String, String)], &Path)) -> (PathBuf, Runs) {
+        let dir = std::env::temp_dir().join(format!("bbrlab-file-{name}-{}", std::process::id()));
+        let runs = grid(&dir);
+        for (params, record) in &runs.points {
+            let run = dir.join("runs").join(&record.id);
+            std::fs::create_dir_all(&run).unwrap();
+            write(params, &run);
+        }
+        (dir, runs)
+    }
+
     const HEAD: &str = r#"
 id = "t"
 title = "T"
@@ -2749,11 +3191,7 @@ lines = [{ label = "cwnd", series = { column = "cwnd" }, rate_per_s = 0 }]
 
     #[test]
     fn window_means_per_another_series_and_timelines_read_the_runs_series() {
-        let dir = std::env::temp_dir().join(format!("bbrlab-file-test-{}", std::process::id()));
-        let runs = grid(&dir);
-        for (_, record) in &runs.points {
-            let run = dir.join("runs").join(&record.id);
-            std::fs::create_dir_all(&run).unwrap();
+        let (dir, runs) = grid_with_series("test", |_, run| {
             let mut flows = String::from("t_s,flow,bw_estimate_bps,delivered\n");
             let mut link = String::from("t_s,capacity_bps\n");
             for i in 0..=40 {
@@ -2767,7 +3205,7 @@ lines = [{ label = "cwnd", series = { column = "cwnd" }, rate_per_s = 0 }]
             }
             std::fs::write(run.join("series_flows.csv"), flows).unwrap();
             std::fs::write(run.join("series_link.csv"), link).unwrap();
-        }
+        });
         let f = file(
             r#"
 [[measure]]
@@ -3189,5 +3627,301 @@ measure = "b-below-a"
         // Flow 1 retransmitted (1 or 0 bytes) in 2 of the 4 runs at buffer 2.
         assert_eq!(analysis.section.tables[0].rows[0][1], Cell::text("0 of 4"));
         assert_eq!(analysis.section.tables[0].rows[1][1], Cell::text("2 of 4"));
+    }
+
+    #[test]
+    fn arithmetic_combines_numbers_and_values_along_an_axis_and_per_divides_runs() {
+        let runs = grid(Path::new("."));
+        let f = file(
+            r#"
+measure = [
+    { id = "a-goodput", kind = "mean", of = { metric = "goodput_bps", per = 2 }, at = { cc = "a" }, by = "buffer" },
+    { id = "half", kind = "arithmetic", op = "multiply", a = "a-goodput", b = 0.5, by = "buffer" },
+    { id = "together", kind = "arithmetic", op = "add", a = "a-goodput", b = "half", by = "buffer" },
+    { id = "retx-of-b", kind = "ratio", of = { metric = "bytes_retransmitted" }, a = { cc = "a" }, b = { cc = "b" }, by = "buffer" },
+    { id = "cut", kind = "arithmetic", op = "subtract", a = 1, b = "retx-of-b", by = "buffer" },
+    { id = "largest-cut", kind = "across", of = "cut", take = "max" },
+    { id = "a-shallow", kind = "mean", of = { metric = "goodput_bps" }, at = { cc = "a", buffer = "1" } },
+    { id = "quarter", kind = "arithmetic", op = "divide", a = "a-shallow", b = 4.0 },
+    { id = "product", kind = "arithmetic", op = "multiply", a = "largest-cut", b = "quarter" },
+]
+"#,
+        );
+        let along = |id: &str| match f.evaluate(&runs, id, 0.0).unwrap() {
+            Value::ByAxis(v) => v.iter().map(|(_, _, s)| s.mean).collect::<Vec<_>>(),
+            v => panic!("{id}: {v:?}"),
+        };
+        // a's goodputs of flow 0 halved run by run: 3 and 2.
+        assert_eq!(along("a-goodput"), vec![3.0, 2.0]);
+        assert_eq!(along("half"), vec![1.5, 1.0]);
+        assert_eq!(along("together"), vec![4.5, 3.0]);
+        // a's retransmissions over b's: 20 / 40 at buffer 1, 5 / 5 at 2.
+        assert_eq!(along("cut"), vec![0.5, 0.0]);
+        assert_eq!(number(&f, &runs, "largest-cut"), 0.5);
+        assert_eq!(number(&f, &runs, "quarter"), 1.5);
+        assert_eq!(number(&f, &runs, "product"), 0.75);
+    }
+
+    #[test]
+    fn bad_arithmetic_units_and_series_sources_are_named_by_file_line_and_key() {
+        let e = error(
+            r#"
+[[measure]]
+id = "g"
+kind = "mean"
+of = { metric = "goodput_bps", per = 0 }
+"#,
+        );
+        assert!(e.starts_with("t.toml: measure.of.per (line 7)"), "{e}");
+        assert!(e.contains("expected a positive number"), "{e}");
+        let by_cc = r#"
+measure = [
+    { id = "g", kind = "mean", of = { metric = "goodput_bps" }, by = "cc" },
+    { id = "twice", kind = "arithmetic", op = "multiply", a = 2, b = "g", by = "buffer" },
+]
+"#;
+        let e = error(by_cc);
+        assert!(e.starts_with("t.toml: measure.b (line 8)"), "{e}");
+        assert!(e.contains("one taken `by = \"buffer\"`"), "{e}");
+        let e = error(&by_cc.replace(", by = \"buffer\" }", " }"));
+        assert!(e.starts_with("t.toml: measure.b (line 8)"), "{e}");
+        assert!(e.contains("`g` must be a one-number measure"), "{e}");
+        let e = error(&by_cc.replace("a = 2", "a = \"later\""));
+        assert!(e.starts_with("t.toml: measure.a (line 8)"), "{e}");
+        let e = error(&by_cc.replace("\"multiply\"", "\"power\""));
+        assert!(e.starts_with("t.toml: op (line 8): "), "{e}");
+        assert!(e.contains("unknown variant `power`"), "{e}");
+        let e = error(
+            r#"
+[[measure]]
+id = "queue"
+kind = "window_mean"
+series = { column = "queue_bytes", flow = "link", source = "controller" }
+from_s = 0.0
+to_s = inf
+"#,
+        );
+        assert!(
+            e.starts_with("t.toml: measure.series.source (line 7)"),
+            "{e}"
+        );
+        let e = error(
+            r#"
+[[timeline]]
+title = "Over time"
+y_label = "y"
+lines = [{ label = "queue", series = { column = "queue_bytes", flow = "link", source = "controller" } }]
+"#,
+        );
+        assert!(
+            e.starts_with("t.toml: timeline.lines.series.source (line 9)"),
+            "{e}"
+        );
+        let e = error(
+            r#"
+[[measure]]
+id = "factor"
+kind = "window_mean"
+series = { column = "f", source = "controllers" }
+from_s = 0.0
+to_s = inf
+"#,
+        );
+        assert!(e.starts_with("t.toml: source (line 9): "), "{e}");
+        assert!(e.contains("unknown variant `controllers`"), "{e}");
+    }
+
+    #[test]
+    fn a_controller_series_is_read_by_window_means_and_timelines() {
+        let (dir, runs) = grid_with_series("ctl", |params, run| {
+            // Only controller `a` has the variable: 0.25 and 0.75, or,
+            // in buffer 2, 1.0 throughout; flow 1 has another value.
+            let buffer2 = params.iter().any(|(k, v)| k == "buffer" && v == "2");
+            let mut rows = String::from("t_s,flow,name,value\n");
+            if params.iter().any(|(k, v)| k == "cc" && v == "a") {
+                for (t, v) in [(0.0, 0.25), (1.0, 0.75)] {
+                    let v = if buffer2 { 1.0 } else { v };
+                    rows.push_str(&format!("{t},0,factor,{v}\n{t},1,factor,9\n"));
+                }
+            }
+            std::fs::write(run.join("series_controller.csv"), rows).unwrap();
+        });
+        let f = file(
+            r#"
+[[measure]]
+id = "factor"
+kind = "window_mean"
+series = { column = "factor", flow = 0, source = "controller" }
+from_s = 0.0
+to_s = inf
+
+[[measure]]
+id = "factor-by-buffer"
+kind = "window_mean"
+series = { column = "factor", flow = 0, source = "controller" }
+from_s = 0.0
+to_s = inf
+at = { cc = "a" }
+by = "buffer"
+
+[[timeline]]
+title = "Factor"
+at = { cc = "a" }
+y_label = "factor"
+lines = [{ label = "buffer 1", series = { column = "factor", source = "controller" }, at = { buffer = "1" }, style = "step" }]
+
+[[table]]
+title = "Factor"
+by = ["cc", "buffer"]
+first = ["cc", "buffer"]
+columns = [{ header = "factor", measure = "factor", format = "stat" }]
+"#,
+        );
+        match f.evaluate(&runs, "factor-by-buffer", 0.0).unwrap() {
+            Value::ByAxis(v) => {
+                assert_eq!(v[0].2.mean, 0.5);
+                assert_eq!(v[1].2.mean, 1.0);
+            }
+            v => panic!("{v:?}"),
+        }
+        let section = f.analyze(&runs).section;
+        let report::FigureKind::Lines(lines) = &section.figures[0].kind else {
+            panic!("{:?}", section.figures[0].kind);
+        };
+        assert_eq!(lines[0].points, vec![(0.0, 0.25), (1.0, 0.75)]);
+        // Controller b has no such variable: its cells are empty.
+        let rows = &section.tables[0].rows;
+        assert_eq!(rows[0][2], Cell::text("0.50 ± 0.00"));
+        assert_eq!(rows[1][2], Cell::text("1.00 ± 0.00"));
+        assert_eq!(rows[2][2], Cell::Empty);
+        assert_eq!(rows[3][2], Cell::Empty);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn window_statistics_and_windowed_timelines_read_part_of_a_series() {
+        let (dir, runs) = grid_with_series("window", |_, run| {
+            // min_rtt_ms: 10 until 5 s, then 12, 16, 12, 16, ...
+            let mut flows = String::from("t_s,flow,min_rtt_ms\n");
+            for i in 0..=20 {
+                let t = i as f64 * 0.5;
+                let v = match (t < 5.0, i % 2) {
+                    (true, _) => 10.0,
+                    (false, 0) => 12.0,
+                    (false, _) => 16.0,
+                };
+                flows.push_str(&format!("{t},0,{v}\n"));
+            }
+            std::fs::write(run.join("series_flows.csv"), flows).unwrap();
+        });
+        let body = r#"
+measure = [
+    { id = "highest", kind = "window", take = "max", series = { column = "min_rtt_ms" }, from_s = 0.0, to_s = inf, at = { seed = "1", cc = "a", buffer = "1" } },
+    { id = "least-late", kind = "window", take = "min", series = { column = "min_rtt_ms" }, from_s = 5.0, to_s = inf, at = { seed = "1", cc = "a", buffer = "1" } },
+    { id = "sd-late", kind = "window", take = "sd", series = { column = "min_rtt_ms" }, from_s = 5.0, to_s = 6.0, at = { cc = "a" }, by = "buffer" },
+    { id = "none", kind = "window", take = "mean", series = { column = "min_rtt_ms" }, from_s = 50.0, to_s = inf, at = { seed = "1", cc = "a", buffer = "1" } },
+]
+
+[[timeline]]
+title = "RTprop"
+at = { cc = "a", buffer = "1" }
+y_label = "ms"
+from_s = 2.0
+to_s = 4.0
+lines = [{ label = "a", series = { column = "min_rtt_ms" } }]
+"#;
+        let f = file(body);
+        assert_eq!(number(&f, &runs, "highest"), 16.0);
+        assert_eq!(number(&f, &runs, "least-late"), 12.0);
+        // 12 at 5 s and 16 at 5.5 s: sd sqrt(8).
+        match f.evaluate(&runs, "sd-late", 0.0).unwrap() {
+            Value::ByAxis(v) => assert!((v[0].2.mean - 8f64.sqrt()).abs() < 1e-12, "{v:?}"),
+            v => panic!("{v:?}"),
+        }
+        // No sample in the window: no number.
+        assert!(number(&f, &runs, "none").is_nan());
+        let section = f.analyze(&runs).section;
+        let figure = &section.figures[0];
+        assert_eq!(figure.x_range, Some((2.0, 4.0)));
+        let report::FigureKind::Lines(lines) = &figure.kind else {
+            panic!("{:?}", figure.kind);
+        };
+        assert_eq!(lines[0].points.len(), 5);
+        std::fs::remove_dir_all(&dir).unwrap();
+        let e = error(&body.replace("from_s = 2.0\nto_s = 4.0", "from_s = 4.0\nto_s = 2.0"));
+        assert!(e.starts_with("t.toml: timeline.to_s (line "), "{e}");
+        assert!(e.contains("expected from_s < to_s"), "{e}");
+        let e = error(&body.replace("take = \"sd\"", "take = \"median\""));
+        assert!(e.starts_with("t.toml: take (line 9): "), "{e}");
+        assert!(e.contains("unknown variant `median`"), "{e}");
+    }
+
+    #[test]
+    fn held_sample_rmse_is_the_copilot_papers_arithmetic() {
+        // The paper's 200 ms run without Copilot: 11.8 Mbit/s held over
+        // 20-40 s against 24 Mbit/s gives 12.2 (the paper: 12.18).
+        let ticks = |v: f64| (0..4000).map(|i| (i as f64 * 0.01, v)).collect::<Vec<_>>();
+        let capacity = vec![(0.0, 12e6), (20.0, 24e6)];
+        let rmse = held_sample_rmse(&ticks(11.8e6), &capacity, 20.0, 40.0).unwrap();
+        assert!((rmse - 12.2e6).abs() < 1.0, "{rmse}");
+        // Before 20 s the same estimate is 0.2 Mbit/s off, and not counted.
+        let all = held_sample_rmse(&ticks(11.8e6), &capacity, 0.0, 40.0).unwrap();
+        assert!(all < rmse, "{all}");
+        // Two ticks, one at the true rate, one 4 Mbit/s below: sqrt(16/2).
+        let held = vec![(20.0, 24e6), (20.5, 20e6), (40.0, 0.0)];
+        let capacity = vec![(0.0, 24e6)];
+        let rmse = held_sample_rmse(&held, &capacity, 20.0, 40.0).unwrap();
+        assert!((rmse - 8f64.sqrt() * 1e6).abs() < 1.0, "{rmse}");
+        // No tick in the window, or no capacity known yet: no value.
+        assert_eq!(held_sample_rmse(&held, &capacity, 41.0, 50.0), None);
+        assert_eq!(held_sample_rmse(&held, &[(30.0, 24e6)], 20.0, 30.0), None);
+    }
+
+    #[test]
+    fn a_condition_label_shows_its_numbers_and_a_named_measure_needs_its_params() {
+        let runs = grid(Path::new("."));
+        let body = r#"
+[[measure]]
+id = "a-goodput"
+kind = "mean"
+of = { metric = "goodput_bps", per = 3 }
+at = { cc = "a", buffer = "1" }
+
+[[measure]]
+id = "b-goodput"
+kind = "mean"
+of = { metric = "goodput_bps", per = 3 }
+at = { cc = "b", buffer = "1" }
+
+[[measure]]
+id = "a-above"
+kind = "condition"
+a = "a-goodput"
+b = "b-goodput"
+holds = "above"
+label = "a {a}, b {b}"
+decimals = 1
+"#;
+        let f = file(body);
+        assert_eq!(
+            conditions(&f, &runs, "a-above", 0.0),
+            vec![("a 2.0, b 0.7".to_string(), true)]
+        );
+        let f = file(&body.replace("decimals = 1\n", ""));
+        assert_eq!(conditions(&f, &runs, "a-above", 0.0)[0].0, "a 2.00, b 0.67");
+        let f = file(
+            r#"
+[[measure]]
+id = "rmse"
+kind = "named"
+name = "held_sample_rmse"
+params = { from_s = 20.0 }
+"#,
+        );
+        let e = f.evaluate(&runs, "rmse", 0.0).unwrap_err();
+        assert!(
+            format!("{e:#}").contains("`to_s` (a number) is required"),
+            "{e:#}"
+        );
     }
 }

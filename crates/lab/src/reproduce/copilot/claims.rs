@@ -1,10 +1,10 @@
-//! The BBR-Copilot paper's claims (§4.2-4.3), declared once with their
-//! tolerances and judged by the suite's Startup and ProbeBW experiments.
+//! The BBR-Copilot paper's §4.2 claims, declared once with their
+//! tolerances and judged by the suite's two Startup experiments (§4.3's
+//! are in experiments/copilot/probebw.toml).
 
 use crate::reproduce::claims::{Claim, Declaration, Origin, Paper, Test};
 
 const STARTUP: &str = "§4.2, Figs. 6-7";
-const PROBE_BW: &str = "§4.3, Figs. 8-9";
 
 /// Without Copilot, few streams leave Startup on a 200 ms path.
 pub static EXIT_WITHOUT_200MS: Claim = Claim::new(Declaration {
@@ -100,66 +100,6 @@ pub static RETX_WITHOUT_200MS: Claim = Claim::new(Declaration {
     origin: Origin::Paper,
 });
 
-/// The estimate's error at 50 ms, cut by 86%.
-pub static RMSE_CUT_50MS: Claim = Claim::new(Declaration {
-    id: "copilot.probebw.rmse-cut-50ms",
-    paper: Paper::Copilot,
-    place: PROBE_BW,
-    statement: "at 50 ms Copilot cuts the RMSE of the bandwidth measured against the true 24 Mbit/s (20-40 s) by 86.1% (9.41 to 1.31 Mbit/s)",
-    about: "BBRv1 with / without Copilot, 50 ms",
-    metric: "1 - RMSE with / RMSE without, of the bandwidth sample BBR holds (its max-filtered estimate, what the paper's RMSE counts), 20-40 s",
-    unit: "%",
-    paper_says: "86.1%",
-    test: Test::cut(0.861),
-    tolerance_reason: "the paper's cut of the held sample's RMSE (its 12.18 is 24 - 11.8, the sample BBR keeps using: docs/ALGORITHMS.md, BBR-Copilot); the analysis hands 1 - with / without",
-    origin: Origin::Paper,
-});
-
-/// The estimate's error at 200 ms, cut by 78%.
-pub static RMSE_CUT_200MS: Claim = Claim::new(Declaration {
-    id: "copilot.probebw.rmse-cut-200ms",
-    paper: Paper::Copilot,
-    place: PROBE_BW,
-    statement: "at 200 ms Copilot cuts the same RMSE by 77.7% (12.18 to 2.72 Mbit/s)",
-    about: "BBRv1 with / without Copilot, 200 ms",
-    metric: "1 - RMSE with / RMSE without, of the bandwidth sample BBR holds (its max-filtered estimate, what the paper's RMSE counts), 20-40 s",
-    unit: "%",
-    paper_says: "77.7%",
-    test: Test::cut(0.777),
-    tolerance_reason: "the paper's cut of the held sample's RMSE (its 12.18 is 24 - 11.8, the sample BBR keeps using: docs/ALGORITHMS.md, BBR-Copilot); the analysis hands 1 - with / without",
-    origin: Origin::Paper,
-});
-
-/// The error itself without Copilot.
-pub static RMSE_WITHOUT_50MS: Claim = Claim::new(Declaration {
-    id: "copilot.probebw.rmse-without-50ms",
-    paper: Paper::Copilot,
-    place: PROBE_BW,
-    statement: "without Copilot the RMSE is 9.41 Mbit/s at 50 ms",
-    about: "BBRv1 without Copilot, 50 ms",
-    metric: "RMSE of the bandwidth sample BBR holds (its max-filtered estimate, what the paper's RMSE counts) against the true rate, 20-40 s",
-    unit: "Mbit/s",
-    paper_says: "9.41 Mbit/s",
-    test: Test::point(9.41),
-    tolerance_reason: "the paper's RMSE of one run's held sample (24 - 11.8 = 12.2 at 200 ms: docs/ALGORITHMS.md, BBR-Copilot)",
-    origin: Origin::Paper,
-});
-
-/// The error itself with Copilot.
-pub static RMSE_WITH_50MS: Claim = Claim::new(Declaration {
-    id: "copilot.probebw.rmse-with-50ms",
-    paper: Paper::Copilot,
-    place: PROBE_BW,
-    statement: "with Copilot the RMSE is 1.31 Mbit/s at 50 ms",
-    about: "BBRv1 with Copilot, 50 ms",
-    metric: "RMSE of the bandwidth sample BBR holds (its max-filtered estimate, what the paper's RMSE counts) against the true rate, 20-40 s",
-    unit: "Mbit/s",
-    paper_says: "1.31 Mbit/s",
-    test: Test::point(1.31),
-    tolerance_reason: "the paper's RMSE of one run's held sample (24 - 11.8 = 12.2 at 200 ms: docs/ALGORITHMS.md, BBR-Copilot)",
-    origin: Origin::Paper,
-});
-
 /// Without Copilot, every stream leaves Startup on a short path.
 pub static EXIT_WITHOUT_50MS: Claim = Claim::new(Declaration {
     id: "copilot.startup.exit-without-50ms",
@@ -187,36 +127,6 @@ pub static RETX_WITH_200MS: Claim = Claim::new(Declaration {
     paper_says: "14.1%",
     test: Test::point(0.141),
     tolerance_reason: "a mean over streams, on a trace other than the paper's Verizon drive",
-    origin: Origin::Paper,
-});
-
-/// The estimate's error at 200 ms without Copilot.
-pub static RMSE_WITHOUT_200MS: Claim = Claim::new(Declaration {
-    id: "copilot.probebw.rmse-without-200ms",
-    paper: Paper::Copilot,
-    place: PROBE_BW,
-    statement: "without Copilot the RMSE is 12.18 Mbit/s at 200 ms",
-    about: "BBRv1 without Copilot, 200 ms",
-    metric: "RMSE of the bandwidth sample BBR holds (its max-filtered estimate, what the paper's RMSE counts) against the true rate, 20-40 s",
-    unit: "Mbit/s",
-    paper_says: "12.18 Mbit/s",
-    test: Test::point(12.18),
-    tolerance_reason: "the paper's RMSE of one run's held sample (24 - 11.8 = 12.2 at 200 ms: docs/ALGORITHMS.md, BBR-Copilot)",
-    origin: Origin::Paper,
-});
-
-/// The estimate's error at 200 ms with Copilot.
-pub static RMSE_WITH_200MS: Claim = Claim::new(Declaration {
-    id: "copilot.probebw.rmse-with-200ms",
-    paper: Paper::Copilot,
-    place: PROBE_BW,
-    statement: "with Copilot the RMSE is 2.72 Mbit/s at 200 ms",
-    about: "BBRv1 with Copilot, 200 ms",
-    metric: "RMSE of the bandwidth sample BBR holds (its max-filtered estimate, what the paper's RMSE counts) against the true rate, 20-40 s",
-    unit: "Mbit/s",
-    paper_says: "2.72 Mbit/s",
-    test: Test::point(2.72),
-    tolerance_reason: "the paper's RMSE of one run's held sample (24 - 11.8 = 12.2 at 200 ms: docs/ALGORITHMS.md, BBR-Copilot)",
     origin: Origin::Paper,
 });
 
@@ -417,73 +327,5 @@ pub static EXIT_WITHOUT_FALLS: Claim = Claim::new(Declaration {
     test: Test::direction(),
     tolerance_reason: "a direction per step of the RTT axis and over the whole axis; a share \
                        can rest at 0% or 100% over two RTTs, so a step holds when it does not rise",
-    origin: Origin::Paper,
-});
-
-/// Fig. 8(a): without Copilot at 50 ms the largest sample stays well below 24 Mbit/s.
-pub static LARGEST_SAMPLE_WITHOUT_50MS: Claim = Claim::new(Declaration {
-    id: "copilot.probebw.largest-sample-without-50ms",
-    paper: Paper::Copilot,
-    place: "§4.3, Fig. 8(a)",
-    statement: "at 50 ms, between 20 and 40 s, BBR without Copilot obtains at most a 16.4 Mbit/s \
-                bandwidth sample, much lower than the true 24 Mbit/s",
-    about: "BBRv1 without Copilot, 50 ms",
-    metric: "largest delivery-rate sample over 20-40 s, of those the run's series records \
-             (the latest sample every 10 ms)",
-    unit: "Mbit/s",
-    paper_says: "16.4 Mbit/s",
-    test: Test::point(16.4),
-    tolerance_reason: "a point number of one run",
-    origin: Origin::Paper,
-});
-
-/// Fig. 9(a): without Copilot at 200 ms, the sample of 0-20 s is the largest.
-pub static LARGEST_SAMPLE_WITHOUT_200MS: Claim = Claim::new(Declaration {
-    id: "copilot.probebw.largest-sample-without-200ms",
-    paper: Paper::Copilot,
-    place: "§4.3, Fig. 9(a)",
-    statement: "at 200 ms BBR without Copilot keeps using the 11.8 Mbit/s bandwidth sample it \
-                obtained between 0 and 20 s",
-    about: "BBRv1 without Copilot, 200 ms",
-    metric: "largest delivery-rate sample over 0-20 s, of those the run's series records \
-             (the latest sample every 10 ms)",
-    unit: "Mbit/s",
-    paper_says: "11.8 Mbit/s",
-    test: Test::point(11.8),
-    tolerance_reason: "a point number of one run",
-    origin: Origin::Paper,
-});
-
-/// Fig. 9(a): without Copilot at 200 ms, no larger sample after the increase.
-pub static NO_LARGER_SAMPLE_200MS: Claim = Claim::new(Declaration {
-    id: "copilot.probebw.no-larger-sample-without-200ms",
-    paper: Paper::Copilot,
-    place: "§4.3, Fig. 9(a)",
-    statement: "at 200 ms BBR without Copilot cannot even obtain a larger bandwidth sample after \
-                the bandwidth doubles at 20 s",
-    about: "BBRv1 without Copilot, 200 ms",
-    metric: "largest delivery-rate sample over 20-40 s not above the largest over 0-20 s \
-             (of those the series records)",
-    unit: "",
-    paper_says: "no larger sample than 11.8 Mbit/s",
-    test: Test::direction(),
-    tolerance_reason: "a single direction, strictly",
-    origin: Origin::Paper,
-});
-
-/// Fig. 9(b): with Copilot at 200 ms a sample reaches the new bandwidth.
-pub static LARGEST_SAMPLE_WITH_200MS: Claim = Claim::new(Declaration {
-    id: "copilot.probebw.largest-sample-with-200ms",
-    paper: Paper::Copilot,
-    place: "§4.3, Fig. 9(b)",
-    statement: "at 200 ms BBR with Copilot obtains an accurate bandwidth sample exceeding \
-                23.0 Mbit/s",
-    about: "BBRv1 with Copilot, 200 ms",
-    metric: "largest delivery-rate sample over 20-40 s, of those the run's series records \
-             (the latest sample every 10 ms)",
-    unit: "Mbit/s",
-    paper_says: "> 23.0 Mbit/s",
-    test: Test::at_least(23.0),
-    tolerance_reason: "the paper's own bound (\"exceeding 23.0 Mbit/s\")",
     origin: Origin::Paper,
 });

@@ -7,7 +7,6 @@
 //! without Copilot's padding; the `flow.0.copilot` axis is "false"/"true".
 
 pub(crate) mod claims;
-mod probebw;
 mod startup;
 
 use super::data::metric;
@@ -18,7 +17,7 @@ use crate::store::RunRecord;
 pub static EXPERIMENTS: &[Entry] = &[
     Entry::Rust(startup::STARTUP),
     Entry::Rust(startup::STARTUP_CONSTANT),
-    Entry::Rust(probebw::PROBE_BW),
+    super::experiment_file!("experiments/copilot/probebw.toml"),
 ];
 
 /// The runs of one RTT, with or without Copilot.

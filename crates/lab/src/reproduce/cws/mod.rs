@@ -1,99 +1,26 @@
 //! The `cws` suite: the BBR-CWS paper (Kim et al.) evaluation, one experiment per figure or table.
 //!
 //! Every experiment runs on the paper's Table 2 scenario 1 link (50 Mbit/s,
-//! 10 ms), Fig. 13 also at 40 ms. This module holds what the analyses
-//! share: statistics over seeds, unit conversions and throughput over time.
+//! 10 ms), Fig. 13 also at 40 ms. Figs. 8-12 and 14-15 are experiment
+//! files; this module holds Fig. 13's analysis and the fluctuation of
+//! flows' shares over time that the files' `share_fluctuation` measure
+//! takes.
 
 pub(super) mod fig13;
-mod fig8;
-mod fig9_12;
 
-use report::{BarGroup, Figure, Line, ReferenceLine};
-
-pub(crate) use super::data::{buffer_bdp, Stat};
-use super::data::{mean_sd, metric, seeds_note, series_column, Runs};
+pub(crate) use super::data::{buffer_bdp, seeds_note, Stat};
+use super::data::{mean_sd, series_column, Runs};
 use super::Entry;
 use crate::store::RunRecord;
 
 /// The experiments, in report order.
 pub static EXPERIMENTS: &[Entry] = &[
-    Entry::Rust(fig8::SINGLE_FLOW),
-    Entry::Rust(fig9_12::VERSUS_CUBIC),
+    super::experiment_file!("experiments/cws/fig8-single-flow.toml"),
+    super::experiment_file!("experiments/cws/figs9-12-vs-cubic.toml"),
     Entry::Rust(fig13::FAIRNESS),
     Entry::Rust(fig13::FAIRNESS_20MBIT),
     super::experiment_file!("experiments/cws/figs14-15-three-vs-three.toml"),
 ];
-
-/// Bottleneck rate of every experiment (Mbit/s).
-const LINK_MBPS: f64 = 50.0;
-/// Bytes of one packet on the wire (the default 1500 B datagram): the unit
-/// the simulator counts cwnd in, so cwnd / this is the paper's "MSS".
-const PACKET_BYTES: f64 = 1500.0;
-/// Payload bytes of one packet (1500 B minus 52 B of headers): the unit of
-/// retransmitted bytes, so retransmitted bytes / this is a packet count.
-const PAYLOAD_BYTES: f64 = 1448.0;
-/// Width of the intervals of throughput over time and of the fluctuation
-/// measures (s). The paper samples every 0.1 s; at 50 Mbit/s a 0.1 s
-/// interval holds only ~400 packets and the curves become unreadable.
-const BIN_S: f64 = 1.0;
-/// Fluctuation is measured from here on (s): after the first ProbeRTT,
-/// which the paper marks as the end of the start-up transient (Fig. 12).
-const SETTLED_S: f64 = 10.0;
-
-/// The run drawn in time-series figures: the first seed of the point.
-fn drawn_run<'a>(runs: &'a Runs, fixed: &[(&str, &str)]) -> Option<&'a RunRecord> {
-    runs.select(fixed).into_iter().next()
-}
-
-/// `"0.5bdp"` as `"0.5 BDP"`, for categories and titles.
-fn buffer_label(value: &str) -> String {
-    match value.strip_suffix("bdp") {
-        Some(r) => format!("{r} BDP"),
-        None => value.to_string(),
-    }
-}
-
-/// Flow `flow`'s goodput in Mbit/s.
-fn goodput_mbps(run: &RunRecord, flow: usize) -> Option<f64> {
-    metric(run, &format!("/flows/{flow}/goodput_bps")).map(|b| b / 1e6)
-}
-
-/// Flow `flow`'s retransmissions, in packets.
-fn retransmitted_packets(run: &RunRecord, flow: usize) -> Option<f64> {
-    metric(run, &format!("/flows/{flow}/bytes_retransmitted")).map(|b| b / PAYLOAD_BYTES)
-}
-
-/// Flow `flow`'s time-averaged cwnd, in packets.
-fn mean_cwnd_packets(run: &RunRecord, flow: usize) -> Option<f64> {
-    metric(run, &format!("/flows/{flow}/mean_cwnd_bytes")).map(|b| b / PACKET_BYTES)
-}
-
-/// The share of the total goodput that flows `0..first` (the BBR family)
-/// get, out of flows `0..all`.
-fn group_share(run: &RunRecord, first: usize, all: usize) -> Option<f64> {
-    let goodputs: Option<Vec<f64>> = (0..all).map(|f| goodput_mbps(run, f)).collect();
-    let goodputs = goodputs?;
-    let total: f64 = goodputs.iter().sum();
-    (total > 0.0).then(|| goodputs[..first].iter().sum::<f64>() / total)
-}
-
-/// Jain's index `(sum x)^2 / (n sum x^2)`; NaN when every `x` is zero or
-/// there is none.
-fn jain(xs: &[f64]) -> f64 {
-    let sum: f64 = xs.iter().sum();
-    let squares: f64 = xs.iter().map(|x| x * x).sum();
-    if squares > 0.0 {
-        sum * sum / (xs.len() as f64 * squares)
-    } else {
-        f64::NAN
-    }
-}
-
-/// Each flow's throughput (Mbit/s) per [`BIN_S`] interval, from the
-/// receivers' in-order delivered bytes; `None` if the series is missing.
-fn flow_throughputs(runs: &Runs, run: &RunRecord, flows: usize) -> Option<Vec<Vec<(f64, f64)>>> {
-    flow_throughputs_per(runs, run, flows, BIN_S)
-}
 
 /// Each flow's throughput (Mbit/s) per interval of `bin_s`, from the
 /// receivers' in-order delivered bytes; `None` if the series is missing.
@@ -149,7 +76,7 @@ fn fluctuation(
         let total: f64 = x.iter().sum();
         if total > 0.0 {
             shares.push(x[..first].iter().sum::<f64>() / total);
-            jains.push(jain(&x));
+            jains.push(crate::stats::jain(&x));
         }
     }
     Fluctuation {
@@ -181,72 +108,12 @@ pub(crate) fn fluctuation_over_seeds(
     )
 }
 
-/// Grouped bars of a statistic over seeds: one category per buffer, one
-/// group per controller (given by its spec, shown by the paper's name),
-/// ± one standard deviation as error bars.
-fn stat_bars(
-    title: &str,
-    y_label: &str,
-    buffers: &[String],
-    groups: Vec<(String, Vec<Stat>)>,
-) -> Figure {
-    Figure::bars(
-        title,
-        "buffer",
-        y_label,
-        buffers.iter().map(|b| buffer_label(b)).collect::<Vec<_>>(),
-        groups
-            .into_iter()
-            .map(|(label, stats)| {
-                BarGroup::new(
-                    crate::reproduce::verdict::paper_name(&label),
-                    stats.iter().map(|s| s.mean).collect(),
-                )
-                .errors(stats.iter().map(|s| s.sd).collect())
-            })
-            .collect(),
-    )
-}
-
-/// Per-flow throughput over time, one line per flow, with the capacity.
-fn throughput_figure(title: &str, throughputs: Vec<Vec<(f64, f64)>>, labels: &[String]) -> Figure {
-    let lines = throughputs
-        .into_iter()
-        .zip(labels)
-        .map(|(points, label)| Line::new(label.clone(), points))
-        .collect();
-    Figure::lines(
-        title,
-        "time (s)",
-        format!("throughput per {BIN_S} s (Mbit/s)"),
-        lines,
-    )
-    .y_range(0.0, LINK_MBPS * 1.05)
-    .reference(ReferenceLine::horizontal(LINK_MBPS, "capacity"))
-}
-
-/// The points of a series with `from <= t <= to`.
-fn between(points: Vec<(f64, f64)>, from: f64, to: f64) -> Vec<(f64, f64)> {
-    points
-        .into_iter()
-        .filter(|(t, _)| (from..=to).contains(t))
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() < 1e-9
-    }
-
-    #[test]
-    fn jain_of_equal_shares_is_one_and_of_one_hog_is_one_over_n() {
-        assert!(close(jain(&[3.0, 3.0, 3.0]), 1.0));
-        assert!(close(jain(&[5.0, 0.0]), 0.5));
-        assert!(jain(&[0.0, 0.0]).is_nan());
-        assert!(jain(&[]).is_nan());
     }
 
     #[test]
@@ -257,7 +124,7 @@ mod tests {
         ];
         let f = fluctuation(&steady, 1, 1.0, 0.0);
         assert!(close(f.share_sd, 0.0));
-        assert!(close(f.mean_jain, jain(&[10.0, 30.0])));
+        assert!(close(f.mean_jain, crate::stats::jain(&[10.0, 30.0])));
         let turns = vec![
             vec![(0.5, 40.0), (1.5, 0.0), (2.5, 40.0), (3.5, 0.0)],
             vec![(0.5, 0.0), (1.5, 40.0), (2.5, 0.0), (3.5, 40.0)],
@@ -268,10 +135,5 @@ mod tests {
         // Intervals before `from_s` are left out: one is left.
         let f = fluctuation(&turns, 1, 1.0, 3.0);
         assert!(close(f.mean_jain, 0.5) && close(f.share_sd, 0.0));
-    }
-
-    #[test]
-    fn buffer_labels() {
-        assert_eq!(buffer_label("5bdp"), "5 BDP");
     }
 }
