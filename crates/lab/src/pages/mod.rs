@@ -109,7 +109,7 @@ fn write(dir: &Path, page: &report::Report) -> anyhow::Result<PathBuf> {
 /// Adds the provenance of the output in `dir` (its invocation.json) to
 /// `report`; `build` names the build the results themselves record, shown
 /// when the invocation was not recorded (outputs of older versions).
-fn with_invocation(mut report: report::Report, dir: &Path, build: String) -> report::Report {
+pub(crate) fn with_invocation(mut report: report::Report, dir: &Path, build: String) -> report::Report {
     let rows = match crate::provenance::read(dir) {
         Ok(Some(invocation)) => crate::provenance::rows(&invocation),
         Ok(None) => crate::provenance::unrecorded_rows(
@@ -125,7 +125,7 @@ fn with_invocation(mut report: report::Report, dir: &Path, build: String) -> rep
 }
 
 /// The bbrlab build a run's summary records: "0.1.0 (commit abc123)".
-fn build_of(summary: &serde_json::Value) -> String {
+pub(crate) fn build_of(summary: &serde_json::Value) -> String {
     match (
         summary["bbrlab_version"].as_str(),
         summary["bbrlab_commit"].as_str(),
