@@ -880,7 +880,10 @@ mod tests {
                 AlgorithmSpec::parse(&spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
             }
         }
-        assert!(find("obbr").unwrap().specs().contains(&"obbr:code=true".to_string()));
+        assert!(find("obbr")
+            .unwrap()
+            .specs()
+            .contains(&"obbr:code=true".to_string()));
         let base = || AlgorithmInfo::new("v-test", "test", |_, _| unreachable!());
         let bbr = find("bbr").unwrap();
         for (params, want) in [

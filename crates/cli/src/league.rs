@@ -137,7 +137,10 @@ pub fn advise(args: AdviseArgs) -> anyhow::Result<()> {
     let clock = lab::provenance::Clock::start(Some(crate::command_line()), false);
     let jobs = lab::sweep::jobs(args.field.jobs)?;
     let (condition, path) = match &args.scenario {
-        Some(file) => (advise::condition_from_file(file)?, file.display().to_string()),
+        Some(file) => (
+            advise::condition_from_file(file)?,
+            file.display().to_string(),
+        ),
         None => {
             let flags = advise::PathFlags {
                 rate: args.rate.clone(),
@@ -151,7 +154,7 @@ pub fn advise(args: AdviseArgs) -> anyhow::Result<()> {
                 duration: args.duration.clone(),
             };
             let what = match (&args.rate, &args.trace) {
-                (Some(r), _) => format!("{r}"),
+                (Some(r), _) => r.clone(),
                 (_, Some(t)) => format!("trace {}", t.display()),
                 _ => String::new(),
             };
@@ -177,21 +180,29 @@ pub fn advise(args: AdviseArgs) -> anyhow::Result<()> {
     };
     let league = args.field.league(vec![condition], false)?;
     let weights = args.field.weights.clone().unwrap_or_default();
-    let out = args.out.unwrap_or_else(|| PathBuf::from("out").join("advise"));
+    let out = args
+        .out
+        .unwrap_or_else(|| PathBuf::from("out").join("advise"));
     let (rows, report) = league.run(&out, jobs, &Bar::default())?;
     lab::provenance::write(&out, &clock.finish(report.skipped))?;
     let mut advice = None;
-    league::write_outputs(&out, &league, &rows, &weights, "bbrlab advise", |standings| {
-        match advise::Advice::new(path.clone(), standings, &weights) {
+    league::write_outputs(
+        &out,
+        &league,
+        &rows,
+        &weights,
+        "bbrlab advise",
+        |standings| match advise::Advice::new(path.clone(), standings, &weights) {
             Ok(a) => {
                 let section = a.section();
                 advice = Some(a);
                 vec![section]
             }
             Err(_) => Vec::new(),
-        }
-    })?;
-    let advice = advice.ok_or_else(|| anyhow::anyhow!("no controller has an index on this path"))?;
+        },
+    )?;
+    let advice =
+        advice.ok_or_else(|| anyhow::anyhow!("no controller has an index on this path"))?;
     let json = out.join("advice.json");
     std::fs::write(&json, serde_json::to_string_pretty(&advice)? + "\n")
         .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", json.display()))?;

@@ -40,7 +40,10 @@ fn algorithms() {
             );
         }
         for v in &info.variants {
-            println!("{:width$}    variant {}:{}: {}", "", info.name, v.params, v.doc);
+            println!(
+                "{:width$}    variant {}:{}: {}",
+                "", info.name, v.params, v.doc
+            );
         }
     }
     println!();

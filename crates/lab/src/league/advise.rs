@@ -44,7 +44,9 @@ impl std::str::FromStr for App {
             "bulk" => Ok(App::Bulk),
             "live" => Ok(App::Live),
             "dash" => Ok(App::Dash),
-            _ => Err(format!("unknown application `{s}` (expected bulk, live or dash)")),
+            _ => Err(format!(
+                "unknown application `{s}` (expected bulk, live or dash)"
+            )),
         }
     }
 }
@@ -93,31 +95,51 @@ impl PathFlags {
         };
         units::parse_duration(&self.rtt).map_err(|e| anyhow::anyhow!("--rtt: {e}"))?;
         units::parse_buffer(&self.buffer).map_err(|e| anyhow::anyhow!("--buffer: {e}"))?;
-        let loss = units::parse_probability(&self.loss).map_err(|e| anyhow::anyhow!("--loss: {e}"))?;
-        anyhow::ensure!(loss < 1.0, "--loss: expected a loss below 100%, got {}", self.loss);
+        let loss =
+            units::parse_probability(&self.loss).map_err(|e| anyhow::anyhow!("--loss: {e}"))?;
+        anyhow::ensure!(
+            loss < 1.0,
+            "--loss: expected a loss below 100%, got {}",
+            self.loss
+        );
         units::parse_duration(&self.duration).map_err(|e| anyhow::anyhow!("--duration: {e}"))?;
-        anyhow::ensure!(self.cubic <= 100, "--cubic: expected at most 100 CUBIC flows, got {}", self.cubic);
+        anyhow::ensure!(
+            self.cubic <= 100,
+            "--cubic: expected at most 100 CUBIC flows, got {}",
+            self.cubic
+        );
         anyhow::ensure!(
             !self.copilot || self.app == App::Live,
             "--copilot: BBR-Copilot pads live streams; use it with --app live"
         );
         let subject = match self.app {
             App::Bulk => "[[flow]]\ncc = \"bbr\"\n".to_string(),
-            App::Live => format!("[[flow]]\ncc = \"bbr\"\napp = \"live\"\ncopilot = {}\n", self.copilot),
-            App::Dash => "[[flow]]\ncc = \"bbr\"\napp = \"dash\"\n[flow.dash]\nvideo = \"120s\"\n".to_string(),
+            App::Live => format!(
+                "[[flow]]\ncc = \"bbr\"\napp = \"live\"\ncopilot = {}\n",
+                self.copilot
+            ),
+            App::Dash => "[[flow]]\ncc = \"bbr\"\napp = \"dash\"\n[flow.dash]\nvideo = \"120s\"\n"
+                .to_string(),
         };
         let cross = if self.cubic > 0 {
             format!("[[flow]]\ncc = \"cubic\"\ncount = {}\n", self.cubic)
         } else {
             String::new()
         };
-        let warmup = if self.app == App::Bulk { "\"2s\"" } else { "\"0s\"" };
+        let warmup = if self.app == App::Bulk {
+            "\"2s\""
+        } else {
+            "\"0s\""
+        };
         let text = format!(
             "name = \"advise\"\nduration = \"{}\"\nwarmup = {warmup}\nsample_interval = \"100ms\"\n\
              [link]\n{link}\nrtt = \"{}\"\nbuffer = \"{}\"\nloss = \"{}\"\n{subject}{cross}",
             self.duration, self.rtt, self.buffer, self.loss
         );
-        let text = format!("{text}{}", league_table("your path", self.app, self.cubic > 0));
+        let text = format!(
+            "{text}{}",
+            league_table("your path", self.app, self.cubic > 0)
+        );
         Condition::from_str(&text, Path::new("advise")).map_err(|e| anyhow::anyhow!("{e}"))
     }
 }
@@ -128,9 +150,9 @@ impl PathFlags {
 pub fn condition_from_file(path: &Path) -> anyhow::Result<Condition> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("{}: cannot read the scenario file", path.display()))?;
-    let doc: toml::Table = text
-        .parse()
-        .map_err(|_| scenario::sweep_from_str(&text, path, &[]).expect_err("a TOML syntax error"))?;
+    let doc: toml::Table = text.parse().map_err(|_| {
+        scenario::sweep_from_str(&text, path, &[]).expect_err("a TOML syntax error")
+    })?;
     if doc.contains_key("league") {
         return Ok(Condition::load(path)?);
     }
@@ -145,7 +167,10 @@ pub fn condition_from_file(path: &Path) -> anyhow::Result<Condition> {
         _ => App::Bulk,
     };
     let cross = flows.is_some_and(|f| f.len() > 1);
-    let text = format!("{text}\n{}", league_table(&format!("{}", path.display()), app, cross));
+    let text = format!(
+        "{text}\n{}",
+        league_table(&format!("{}", path.display()), app, cross)
+    );
     Ok(Condition::from_str(&text, path)?)
 }
 
@@ -211,14 +236,28 @@ pub struct Advice {
 
 impl Advice {
     /// The advice from the standings of a one-condition league.
-    pub fn new(path: String, standings: &Standings, weights: &super::Weights) -> anyhow::Result<Advice> {
-        let group = standings.groups.first().context("no results to advise on")?;
-        let scores = standings.group_scores.get(group).cloned().unwrap_or_default();
+    pub fn new(
+        path: String,
+        standings: &Standings,
+        weights: &super::Weights,
+    ) -> anyhow::Result<Advice> {
+        let group = standings
+            .groups
+            .first()
+            .context("no results to advise on")?;
+        let scores = standings
+            .group_scores
+            .get(group)
+            .cloned()
+            .unwrap_or_default();
         let entry = |st: &Standing| {
             let mut m = serde_json::Map::new();
             for s in &scores {
                 if let Some(x) = standings.raw.get(&(st.cc.clone(), group.clone(), *s)) {
-                    m.insert(s.name().into(), json!({"mean": finite(x.mean), "sd": finite(x.sd)}));
+                    m.insert(
+                        s.name().into(),
+                        json!({"mean": finite(x.mean), "sd": finite(x.sd)}),
+                    );
                 }
             }
             Entry {
@@ -230,9 +269,14 @@ impl Advice {
             }
         };
         let ranking: Vec<Entry> = standings.by_group[group].iter().map(entry).collect();
-        let recommended = ranking.first().cloned().context("no controller has an index")?;
+        let recommended = ranking
+            .first()
+            .cloned()
+            .context("no controller has an index")?;
         let runner_up = ranking.get(1).cloned();
-        let margin = runner_up.as_ref().map_or(f64::NAN, |r| recommended.index - r.index);
+        let margin = runner_up
+            .as_ref()
+            .map_or(f64::NAN, |r| recommended.index - r.index);
         Ok(Advice {
             path,
             weights: scores
@@ -288,14 +332,18 @@ impl Advice {
             .into_iter()
             .map(String::from)
             .chain(scores.iter().map(|s| s.label().to_string()));
-        let mut table = report::Table::new("Every controller on the path, best first (mean ± sd over seeds)", header);
+        let mut table = report::Table::new(
+            "Every controller on the path, best first (mean ± sd over seeds)",
+            header,
+        );
         for e in &self.ranking {
-            let stat = |s: &Score| {
+            let value = |s: &Score| {
                 let v = &e.scores[s.name()];
-                crate::stats::Stat {
-                    mean: v["mean"].as_f64().unwrap_or(f64::NAN),
-                    sd: v["sd"].as_f64().unwrap_or(f64::NAN),
-                    n: 2,
+                let d = s.decimals() as usize;
+                match (v["mean"].as_f64(), v["sd"].as_f64()) {
+                    (Some(m), Some(sd)) => format!("{m:.d$} ± {sd:.d$}"),
+                    (Some(m), None) => format!("{m:.d$}"),
+                    _ => "—".to_string(),
                 }
             };
             let cells = [
@@ -304,11 +352,16 @@ impl Advice {
                 report::Cell::text(format!("{:.3} ± {:.3}", e.index, e.index_sd)),
             ]
             .into_iter()
-            .chain(scores.iter().map(|s| report::Cell::text(stat(s).text(s.decimals()))));
+            .chain(scores.iter().map(|s| report::Cell::text(value(s))));
             table = table.row(cells);
         }
         report::Section::new("advice", "Recommendation")
-            .description(format!("Path: {}. {} Weights: {}.", self.path, self.text().replace('\n', " "), self.weights))
+            .description(format!(
+                "Path: {}. {} Weights: {}.",
+                self.path,
+                self.text().replace('\n', " "),
+                self.weights
+            ))
             .table(table)
     }
 }

@@ -68,8 +68,9 @@ impl Condition {
         };
         let Ok(spans) = ImDocument::parse(text.to_string()) else {
             // The scenario reader gives the precise syntax error.
-            return Err(scenario::sweep_from_str(text, origin, &[])
-                .expect_err("a TOML syntax error"));
+            return Err(
+                scenario::sweep_from_str(text, origin, &[]).expect_err("a TOML syntax error")
+            );
         };
         let line_at = |offset: usize| text[..offset].matches('\n').count() + 1;
         let Some(Item::Table(table)) = spans.get("league") else {
@@ -215,17 +216,18 @@ impl Condition {
                         })
                         .map(|i| i + 1),
                     column: None,
-                    message: "the league sets the seeds (--seeds) and the subject flows' controller \
+                    message:
+                        "the league sets the seeds (--seeds) and the subject flows' controller \
                               itself; a condition's [sweep] and [fast] vary only the path and \
                               the other flows"
-                        .to_string(),
+                            .to_string(),
                 });
             }
         }
         Ok(Condition {
-            id: origin
-                .file_stem()
-                .map_or("condition".to_string(), |s| s.to_string_lossy().into_owned()),
+            id: origin.file_stem().map_or("condition".to_string(), |s| {
+                s.to_string_lossy().into_owned()
+            }),
             file: origin.to_path_buf(),
             title,
             group,
@@ -239,8 +241,12 @@ impl Condition {
 
 /// Every condition file (`*.toml`) in `dir`, in name order.
 pub fn load_dir(dir: &Path) -> anyhow::Result<Vec<Condition>> {
-    let entries = std::fs::read_dir(dir)
-        .map_err(|e| anyhow::anyhow!("cannot read the conditions directory {}: {e}", dir.display()))?;
+    let entries = std::fs::read_dir(dir).map_err(|e| {
+        anyhow::anyhow!(
+            "cannot read the conditions directory {}: {e}",
+            dir.display()
+        )
+    })?;
     let mut files: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
@@ -336,13 +342,20 @@ mod tests {
             assert_eq!(e.line, Some(18), "{e}");
         }
         // The cross traffic's controller may vary.
-        assert!(condition(&format!("{GOOD}[sweep]\n\"flow.1.cc\" = [\"cubic\", \"reno\"]\n")).is_ok());
+        assert!(condition(&format!(
+            "{GOOD}[sweep]\n\"flow.1.cc\" = [\"cubic\", \"reno\"]\n"
+        ))
+        .is_ok());
     }
 
     #[test]
     fn the_scenario_part_keeps_its_own_errors() {
         let text = SCENARIO.replace("\"10Mbit\"", "\"10\"");
         let e = Condition::from_str(&format!("{text}{GOOD}"), Path::new("c.toml")).unwrap_err();
-        assert_eq!((e.key.as_deref(), e.line), (Some("link.rate"), Some(4)), "{e}");
+        assert_eq!(
+            (e.key.as_deref(), e.line),
+            (Some("link.rate"), Some(4)),
+            "{e}"
+        );
     }
 }

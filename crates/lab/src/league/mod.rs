@@ -116,6 +116,9 @@ struct Planned {
     subjects: Vec<usize>,
 }
 
+/// The runs planned, and the scenarios to run (one per distinct run id).
+type Plan = (Vec<Planned>, Vec<(SweepPoint, Scenario)>);
+
 /// The label of a condition point: its path parameters, or "default".
 fn point_label(point: &SweepPoint) -> String {
     if point.params.is_empty() {
@@ -154,16 +157,12 @@ fn without_subjects(scenario: &Scenario, subject: &[usize]) -> anyhow::Result<Sc
     for i in drop.into_iter().rev() {
         flows.remove(i);
     }
-    Ok(scenario::from_str(
-        &doc.to_string(),
-        &scenario.source,
-        &[],
-    )?)
+    Ok(scenario::from_str(&doc.to_string(), &scenario.source, &[])?)
 }
 
 impl League {
     /// Every run: the plan and the scenarios to run (one per distinct id).
-    fn plan(&self) -> anyhow::Result<(Vec<Planned>, Vec<(SweepPoint, Scenario)>)> {
+    fn plan(&self) -> anyhow::Result<Plan> {
         anyhow::ensure!(!self.controllers.is_empty(), "no controllers to run");
         anyhow::ensure!(!self.seeds.is_empty(), "no seeds to run");
         let mut plan = Vec::new();
@@ -219,7 +218,8 @@ impl League {
                         });
                     }
                     if c.scores.contains(&Score::Harm) {
-                        let s = without_subjects(first.as_ref().expect("a controller"), &c.subject)?;
+                        let s =
+                            without_subjects(first.as_ref().expect("a controller"), &c.subject)?;
                         let tag = SweepPoint {
                             params: vec![
                                 ("condition".into(), c.id.clone()),
@@ -373,7 +373,11 @@ impl ScoreRow {
             let v = self.value(s);
             m.insert(
                 s.name().into(),
-                if v.is_finite() { v.into() } else { serde_json::Value::Null },
+                if v.is_finite() {
+                    v.into()
+                } else {
+                    serde_json::Value::Null
+                },
             );
         }
         m
@@ -394,11 +398,13 @@ pub fn write_table(
         .with_context(|| format!("cannot write {}", csv_path.display()))?;
     w.write_record(columns)?;
     for r in rows {
-        w.write_record(columns.iter().map(|c| match r.get(c).unwrap_or(&serde_json::Value::Null) {
-            serde_json::Value::Null => String::new(),
-            serde_json::Value::String(s) => s.clone(),
-            v => v.to_string(),
-        }))?;
+        w.write_record(columns.iter().map(
+            |c| match r.get(c).unwrap_or(&serde_json::Value::Null) {
+                serde_json::Value::Null => String::new(),
+                serde_json::Value::String(s) => s.clone(),
+                v => v.to_string(),
+            },
+        ))?;
     }
     w.flush()
         .with_context(|| format!("cannot write {}", csv_path.display()))?;
@@ -493,6 +499,7 @@ pub fn write_outputs(
         standings: &standings,
         weights,
         first: first(&standings),
+        fast: league.fast,
     };
     let path = out.join("report.html");
     std::fs::write(&path, report::render_html(&page.report()))
@@ -503,4 +510,44 @@ pub fn write_outputs(
 /// The seeds `1..=n`.
 pub fn seeds(n: u64) -> Vec<u64> {
     (1..=n).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_field_is_the_registry_with_its_variants_and_grows_with_it() {
+        let all = controllers(&[], &[]).unwrap();
+        for info in cc::algorithms() {
+            assert!(
+                all.contains(&info.name.to_string()),
+                "{} missing",
+                info.name
+            );
+        }
+        assert!(all.contains(&"obbr:code=true".to_string()));
+        // A controller registered later is in the next league, with no
+        // change here.
+        let info = || {
+            cc::AlgorithmInfo::new("league-test-cc", "a test", |_, config| {
+                cc::AlgorithmSpec::parse("reno").unwrap().build(config)
+            })
+        };
+        // A variant that is not a valid setting is refused at registration.
+        assert!(cc::register(info().variant("nosuch=1", "bad")).is_err());
+        cc::register(info()).unwrap();
+        let grown = controllers(&[], &[]).unwrap();
+        assert_eq!(grown.len(), all.len() + 1);
+        assert_eq!(grown.last().map(String::as_str), Some("league-test-cc"));
+        // Narrowed by name (with the variants), extended by spec.
+        let some = controllers(&["obbr".into()], &["bbr:cwnd_gain=3".into()]).unwrap();
+        assert_eq!(some, vec!["obbr", "obbr:code=true", "bbr:cwnd_gain=3"]);
+        let e = controllers(&["vegas".into()], &[]).unwrap_err().to_string();
+        assert!(e.contains("--cc: unknown algorithm `vegas`"), "{e}");
+        let e = controllers(&[], &["obbr:nosuch=1".into()])
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("--add obbr:nosuch=1: "), "{e}");
+    }
 }

@@ -29,12 +29,14 @@ pub struct Page<'a> {
     pub weights: &'a Weights,
     /// Sections to put first (advise's recommendation).
     pub first: Vec<Section>,
+    /// Whether the conditions ran shortened (their `[fast]` tables).
+    pub fast: bool,
 }
 
 /// The method of the ranking, as the page states it.
-pub const METHOD: &str = "Each score is normalised at each condition point and seed across the controllers: \
-    n = (v − worst) / (best − worst), 1 for the best and 0 for the worst (all 1 when they are equal; \
-    a controller without a value, such as CUBIC's Startup exit, is left out of that score). \
+pub const METHOD: &str = "Each score is normalised at each condition point and seed across the controllers by its distance from the best: \
+    n = 1 − |v − best| / max(|best|, |worst|, |best − worst|), 1 for the best, small differences beside the values' size staying small \
+    (a controller without a value, such as CUBIC's Startup exit, is left out of that score). \
     A group index is the weighted mean over the group's scores of the normalised scores averaged over the group's points; \
     the overall index is the mean of the group indices, each group counting once. \
     Indices are computed per seed; tables show mean ± sd over seeds, and ranks follow the mean (equal means within 1e-9 share a rank).";
@@ -76,7 +78,11 @@ impl Page<'_> {
         for (i, g) in s.groups.iter().enumerate() {
             report = report.section(group_section(s, g, i, self.conditions));
         }
-        report.section(conditions_section(self.conditions, self.controllers))
+        report.section(conditions_section(
+            self.conditions,
+            self.controllers,
+            self.fast,
+        ))
     }
 }
 
@@ -87,7 +93,10 @@ fn scoreboard(s: &Standings) -> Section {
         .into_iter()
         .map(String::from)
         .chain(s.groups.iter().cloned());
-    let mut table = Table::new("Indices (1 = best at every point and seed), mean ± sd over seeds", header);
+    let mut table = Table::new(
+        "Indices (1 = best at every point and seed), mean ± sd over seeds",
+        header,
+    );
     for st in &s.overall {
         let cells = [
             Cell::text(st.rank.to_string()),
@@ -107,23 +116,29 @@ fn scoreboard(s: &Standings) -> Section {
         "controller",
         "index (mean over seeds)",
         s.overall.iter().map(|x| x.cc.clone()),
-        vec![report::BarGroup::new(
-            "overall",
-            s.overall.iter().map(|x| x.index.mean).collect(),
-        )
-        .errors(
-            s.overall
-                .iter()
-                .map(|x| if x.index.sd.is_finite() { x.index.sd } else { 0.0 })
-                .collect(),
-        )],
+        vec![
+            report::BarGroup::new("overall", s.overall.iter().map(|x| x.index.mean).collect())
+                .errors(
+                    s.overall
+                        .iter()
+                        .map(|x| {
+                            if x.index.sd.is_finite() {
+                                x.index.sd
+                            } else {
+                                0.0
+                            }
+                        })
+                        .collect(),
+                ),
+        ],
     )
     .y_range(0.0, 1.0)
     .size(900, 400);
     Section::new("scoreboard", "Scoreboard")
         .description(
             "Every controller's index overall and in each group of conditions, its rank in the group in brackets. \
-             An index is 1 for a controller that is best on every score at every point and seed of the group, 0 for the worst.",
+             An index is 1 for a controller that is best on every score at every point and seed of the group; \
+             it falls with the controller's distance from the best values (see the ranking's method).",
         )
         .table(table)
         .figure(bars)
@@ -138,7 +153,11 @@ fn overall(s: &Standings, weights: &Weights) -> Section {
     let header = ["rank", "controller", "index"]
         .into_iter()
         .map(String::from)
-        .chain(scores.iter().map(|sc| format!("{sc} (normalised, w={})", weights.of(*sc))));
+        .chain(
+            scores
+                .iter()
+                .map(|sc| format!("{sc} (normalised, w={})", weights.of(*sc))),
+        );
     let mut table = Table::new("Overall ranking", header);
     for st in &s.overall {
         let cells = [
@@ -183,7 +202,10 @@ fn group_section(s: &Standings, group: &str, i: usize, conditions: &[Condition])
         .into_iter()
         .map(String::from)
         .chain(scores.iter().map(|sc| sc.label().to_string()));
-    let mut table = Table::new(format!("{group}: ranking, raw scores mean ± sd over seeds"), header);
+    let mut table = Table::new(
+        format!("{group}: ranking, raw scores mean ± sd over seeds"),
+        header,
+    );
     for st in s.by_group.get(group).into_iter().flatten() {
         let cells = [
             Cell::text(st.rank.to_string()),
@@ -278,17 +300,32 @@ fn pareto(s: &Standings, group: Option<&str>) -> Vec<Figure> {
 }
 
 /// The conditions, their groups, sources and scores.
-fn conditions_section(conditions: &[Condition], controllers: &[String]) -> Section {
+fn conditions_section(conditions: &[Condition], controllers: &[String], fast: bool) -> Section {
     let mut table = Table::new(
         "Conditions",
-        ["condition", "group", "what", "points", "subject flows", "scores", "source"],
+        [
+            "condition",
+            "group",
+            "what",
+            "points",
+            "subject flows",
+            "scores",
+            "source",
+        ],
     );
     for c in conditions {
         table = table.row([
             Cell::text(c.id.clone()),
             Cell::text(c.group.clone()),
             Cell::text(c.title.clone()),
-            Cell::text(c.sweep.points().len().to_string()),
+            Cell::text(
+                if fast {
+                    c.sweep.clone().fast().ok()
+                } else {
+                    Some(c.sweep.clone())
+                }
+                .map_or("—".to_string(), |s| s.points().len().to_string()),
+            ),
             Cell::text(
                 c.subject
                     .iter()
@@ -313,7 +350,11 @@ fn conditions_section(conditions: &[Condition], controllers: &[String]) -> Secti
                 "{} = {} ({} is better)",
                 s.name(),
                 s.label(),
-                if s.higher_is_better() { "higher" } else { "lower" }
+                if s.higher_is_better() {
+                    "higher"
+                } else {
+                    "lower"
+                }
             )
         })
         .collect::<Vec<_>>()

@@ -3,11 +3,15 @@
 //! The method, in four steps:
 //!
 //! 1. **Normalise** each score at each condition point and seed across the
-//!    controllers: `n = (v - worst) / (best - worst)`, so the best
-//!    controller there gets 1 and the worst 0 (best is the highest value
-//!    for a higher-is-better score, the lowest otherwise). When every
-//!    controller has the same value, each gets 1. A controller without a
-//!    value (NaN: CUBIC has no Startup) is left out of that score.
+//!    controllers by its distance from the best value, relative to the
+//!    values' magnitude: `n = 1 - |v - best| / s` with
+//!    `s = max(|best|, |worst|, |best - worst|)`, so the best controller
+//!    there gets 1, a controller 10 % of the way from the best gets 0.9,
+//!    and differences that are small beside the values stay small (128
+//!    against 130 ms of queueing delay: 0.985, where a min-max scale would
+//!    say 0). Best is the highest value for a higher-is-better score, the
+//!    lowest otherwise; when every value is 0, each gets 1. A controller
+//!    without a value (NaN: CUBIC has no Startup) is left out of that score.
 //! 2. **Per group**: a controller's group index at one seed is the
 //!    weighted mean, over the group's scores, of its normalised score
 //!    averaged over the group's condition points: `sum(w_s n_s) / sum(w_s)`
@@ -18,8 +22,8 @@
 //!    are ranked by the mean, highest first. Means within 1e-9 tie and
 //!    share a rank (listed by name).
 //!
-//! Min-max normalisation makes indices relative to the field: adding a
-//! controller can move the others' indices, never their order at one
+//! Indices are relative to the field (the best value at each point): adding
+//! a controller can move the others' indices, never their order at one
 //! point and seed.
 //!
 //! Default weights: 2 for each application's primary outcome (`goodput`
@@ -43,7 +47,12 @@ pub struct Weights(pub BTreeMap<Score, f64>);
 
 impl Default for Weights {
     fn default() -> Weights {
-        Weights(Score::ALL.into_iter().map(|s| (s, s.default_weight())).collect())
+        Weights(
+            Score::ALL
+                .into_iter()
+                .map(|s| (s, s.default_weight()))
+                .collect(),
+        )
     }
 }
 
@@ -90,7 +99,10 @@ impl Weights {
 
     /// The weight of `score`.
     pub fn of(&self, score: Score) -> f64 {
-        self.0.get(&score).copied().unwrap_or(score.default_weight())
+        self.0
+            .get(&score)
+            .copied()
+            .unwrap_or(score.default_weight())
     }
 
     /// `goodput=1, retx=1, ...` for pages.
@@ -187,17 +199,21 @@ pub fn standings(rows: &[ScoreRow], weights: &Weights) -> Standings {
                     .map(|o| o.value(s))
                     .filter(|v| v.is_finite())
                     .collect();
-                let (lo, hi) = values
-                    .iter()
-                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
-                        (lo.min(v), hi.max(v))
-                    });
-                let x = if hi - lo <= 0.0 {
-                    1.0
-                } else if s.higher_is_better() {
-                    (v - lo) / (hi - lo)
+                let best = if s.higher_is_better() {
+                    values.iter().copied().fold(f64::NEG_INFINITY, f64::max)
                 } else {
-                    (hi - v) / (hi - lo)
+                    values.iter().copied().fold(f64::INFINITY, f64::min)
+                };
+                let worst = if s.higher_is_better() {
+                    values.iter().copied().fold(f64::INFINITY, f64::min)
+                } else {
+                    values.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+                };
+                let scale = best.abs().max(worst.abs()).max((best - worst).abs());
+                let x = if scale > 0.0 {
+                    1.0 - (v - best).abs() / scale
+                } else {
+                    1.0
                 };
                 n.insert(s, x);
             }
@@ -281,7 +297,13 @@ pub fn standings(rows: &[ScoreRow], weights: &Weights) -> Standings {
 /// Ranks by mean index, highest first; ties (within 1e-9) share a rank
 /// and are listed by name; controllers without an index come last.
 fn ranked(mut stats: Vec<(String, Stat)>) -> Vec<Standing> {
-    let key = |s: &Stat| if s.mean.is_finite() { s.mean } else { f64::NEG_INFINITY };
+    let key = |s: &Stat| {
+        if s.mean.is_finite() {
+            s.mean
+        } else {
+            f64::NEG_INFINITY
+        }
+    };
     stats.sort_by(|a, b| key(&b.1).total_cmp(&key(&a.1)).then(a.0.cmp(&b.0)));
     let mut out: Vec<Standing> = Vec::with_capacity(stats.len());
     for (i, (cc, index)) in stats.into_iter().enumerate() {
@@ -319,14 +341,26 @@ mod tests {
     #[test]
     fn weights_parse_and_bad_ones_are_named() {
         let w = Weights::parse("goodput=2, delay=0.5").unwrap();
-        assert_eq!((w.of(Score::Goodput), w.of(Score::Delay), w.of(Score::Retx)), (2.0, 0.5, 1.0));
+        assert_eq!(
+            (w.of(Score::Goodput), w.of(Score::Delay), w.of(Score::Retx)),
+            (2.0, 0.5, 1.0)
+        );
         let d = Weights::default();
-        assert_eq!((d.of(Score::Goodput), d.of(Score::Qoe), d.of(Score::Harm)), (2.0, 2.0, 1.0));
+        assert_eq!(
+            (d.of(Score::Goodput), d.of(Score::Qoe), d.of(Score::Harm)),
+            (2.0, 2.0, 1.0)
+        );
         for (text, want) in [
             ("latency=1", "unknown score `latency`"),
             ("goodput", "expected name=number, got `goodput`"),
-            ("goodput=abc", "goodput: expected a number at least 0, got `abc`"),
-            ("goodput=-1", "expected a finite number at least 0, got `-1`"),
+            (
+                "goodput=abc",
+                "goodput: expected a number at least 0, got `abc`",
+            ),
+            (
+                "goodput=-1",
+                "expected a finite number at least 0, got `-1`",
+            ),
             ("goodput=inf", "expected a finite number at least 0"),
             ("goodput=1,goodput=2", "`goodput` is given twice"),
             (
@@ -335,13 +369,17 @@ mod tests {
             ),
         ] {
             let e = Weights::parse(text).unwrap_err();
-            assert!(e.starts_with("--weights") && e.contains(want), "{text}: {e}");
+            assert!(
+                e.starts_with("--weights") && e.contains(want),
+                "{text}: {e}"
+            );
         }
     }
 
     #[test]
     fn normalised_indices_rank_with_ties_and_follow_the_weights() {
-        // a: best goodput, worst retx; b: the reverse; c: in the middle.
+        // a: best goodput, worst retx; b: the reverse; c: in the middle;
+        // d: the same as a.
         let rows: Vec<ScoreRow> = [1, 2]
             .into_iter()
             .flat_map(|seed| {
@@ -349,19 +387,47 @@ mod tests {
                     row("a", "g", seed, 0.9, 4.0),
                     row("b", "g", seed, 0.5, 0.0),
                     row("c", "g", seed, 0.7, 2.0),
+                    row("d", "g", seed, 0.9, 4.0),
                 ]
             })
             .collect();
+        // Goodput: 1 - |v - 0.9| / 0.9, so a 1, b 5/9, c 7/9; retx:
+        // 1 - v / 4, so a 0, b 1, c 1/2.
+        let index =
+            |s: &Standings, cc: &str| s.overall.iter().find(|x| x.cc == cc).unwrap().index.mean;
         let s = standings(&rows, &Weights::parse("goodput=1").unwrap());
-        // Equal weights: a and b tie at 0.5, as does c.
-        assert!(s.overall.iter().all(|x| x.rank == 1 && (x.index.mean - 0.5).abs() < 1e-12));
+        assert!((index(&s, "b") - (5.0 / 9.0 + 1.0) / 2.0).abs() < 1e-12);
+        assert!((index(&s, "c") - (7.0 / 9.0 + 0.5) / 2.0).abs() < 1e-12);
+        let order: Vec<(&str, usize)> = s.overall.iter().map(|x| (x.cc.as_str(), x.rank)).collect();
+        assert_eq!(order, vec![("b", 1), ("c", 2), ("a", 3), ("d", 3)]);
         let s = standings(&rows, &Weights::parse("goodput=3").unwrap());
         let order: Vec<(&str, usize)> = s.overall.iter().map(|x| (x.cc.as_str(), x.rank)).collect();
-        assert_eq!(order, vec![("a", 1), ("c", 2), ("b", 3)]);
+        assert_eq!(order, vec![("a", 1), ("d", 1), ("c", 3), ("b", 4)]);
         assert!((s.overall[0].index.mean - 0.75).abs() < 1e-12);
         assert_eq!(s.overall[0].index.sd, 0.0);
-        assert_eq!(s.raw[&("a".to_string(), "g".to_string(), Score::Retx)].mean, 4.0);
+        assert_eq!(
+            s.raw[&("a".to_string(), "g".to_string(), Score::Retx)].mean,
+            4.0
+        );
         assert_eq!(s.by_group["g"][0].cc, "a");
+    }
+
+    #[test]
+    fn small_differences_beside_the_values_stay_small() {
+        let rows = vec![
+            row("a", "g", 1, 0.95, 0.0),
+            row("b", "g", 1, 0.94, 0.0),
+            row("c", "g", 1, -0.5, 0.0),
+        ];
+        let s = standings(&rows, &Weights::parse("goodput=1,retx=0").unwrap());
+        let index = |cc: &str| s.overall.iter().find(|x| x.cc == cc).unwrap().index.mean;
+        assert!(
+            (index("b") - (1.0 - 0.01 / 1.45)).abs() < 1e-12,
+            "{}",
+            index("b")
+        );
+        // Values of both signs: the scale is the range, the worst gets 0.
+        assert!(index("c").abs() < 1e-12);
     }
 
     #[test]

@@ -14,7 +14,7 @@
 //! | `jain` | index in (0, 1] | higher | Jain's index over every flow's goodput, `jain_index` |
 //! | `harm` | share | lower | harm of the subject flows on the others (Ware et al.): (others' goodput alone - others' goodput beside the subjects) / others' goodput alone, the "alone" run being the same scenario and seed without the subject flows; clamped at 0 |
 //! | `frame_delay` | ms | lower | the worst subject flow's p95 frame delay of a live stream, `live.frame_delay_ms.p95` |
-//! | `startup` | share | higher | the share of subject flows that left Startup for good within the run (`startup_exit_s` not null); the BBR-Copilot paper's Startup-exit ratio. Not defined for controllers without a Startup (CUBIC, Reno) |
+//! | `startup` | share | higher | the share of subject flows that left Startup for good within the run (`startup_exit_s` not null); the BBR-Copilot paper's Startup-exit ratio. Not defined for controllers without a Startup (CUBIC, Reno: `startup_peak_pacing_bps` null) |
 //! | `qoe` | Mbit/s | higher | the subject DASH sessions' mean QoE_lin (`dash.qoe_lin`: segment bitrates - 4.3 x stall seconds - bitrate changes) |
 //!
 //! A score that cannot be computed (a controller without Startup, a run
@@ -119,9 +119,11 @@ impl Score {
     pub fn of(self, run: &Value, subjects: &[usize], alone: Option<&Value>) -> f64 {
         let flows = flows_of(run);
         let subject = || {
-            flows
-                .iter()
-                .filter(|f| f["id"].as_u64().is_some_and(|id| subjects.contains(&(id as usize))))
+            flows.iter().filter(|f| {
+                f["id"]
+                    .as_u64()
+                    .is_some_and(|id| subjects.contains(&(id as usize)))
+            })
         };
         let sum = |key: &str| subject().map(|f| num(&f[key])).sum::<f64>();
         match self {
@@ -148,8 +150,10 @@ impl Score {
                 .map(|f| num(&f["live"]["frame_delay_ms"]["p95"]))
                 .fold(f64::NAN, f64::max),
             Score::Startup => {
+                // A controller with a Startup records its peak pacing
+                // rate there; one without (CUBIC, Reno) records null.
                 let has_startup: Vec<bool> = subject()
-                    .filter(|f| f.get("startup_exit_s").is_some())
+                    .filter(|f| !f["startup_peak_pacing_bps"].is_null())
                     .map(|f| !f["startup_exit_s"].is_null())
                     .collect();
                 if has_startup.is_empty() {
@@ -193,7 +197,10 @@ pub fn names() -> String {
 }
 
 fn flows_of(run: &Value) -> Vec<&Value> {
-    run["flows"].as_array().map(|a| a.iter().collect()).unwrap_or_default()
+    run["flows"]
+        .as_array()
+        .map(|a| a.iter().collect())
+        .unwrap_or_default()
 }
 
 fn num(v: &Value) -> f64 {
@@ -216,9 +223,11 @@ mod tests {
     fn scores_read_the_subject_flows_of_a_summary() {
         let r = run(serde_json::json!([
             {"id": 0, "goodput_bps": 6e6, "bytes_retransmitted": 10, "bytes_delivered": 1000,
-             "startup_exit_s": 0.5},
+             "startup_exit_s": 0.5, "startup_peak_pacing_bps": 2e7},
             {"id": 1, "goodput_bps": 3e6, "bytes_retransmitted": 0, "bytes_delivered": 500,
-             "startup_exit_s": null},
+             "startup_exit_s": null, "startup_peak_pacing_bps": 2e7},
+            {"id": 2, "goodput_bps": 0.0, "bytes_retransmitted": 0, "bytes_delivered": 0,
+             "startup_exit_s": null, "startup_peak_pacing_bps": null},
         ]));
         let alone = run(serde_json::json!([{"id": 0, "goodput_bps": 9e6}]));
         assert_eq!(Score::Goodput.of(&r, &[0], None), 0.6);
@@ -230,6 +239,8 @@ mod tests {
         assert!((Score::Harm.of(&r, &[0], Some(&alone)) - 2.0 / 3.0).abs() < 1e-12);
         assert!(Score::Harm.of(&r, &[0], None).is_nan());
         assert_eq!(Score::Startup.of(&r, &[0, 1], None), 0.5);
+        // Flow 2 has no Startup (a CUBIC): no value, not 0.
+        assert!(Score::Startup.of(&r, &[2], None).is_nan());
         assert!(Score::FrameDelay.of(&r, &[0], None).is_nan());
         assert!(Score::Qoe.of(&r, &[0], None).is_nan());
     }
@@ -240,6 +251,9 @@ mod tests {
             assert_eq!(s.name().parse::<Score>().unwrap(), s);
         }
         let e = "latency".parse::<Score>().unwrap_err();
-        assert!(e.contains("unknown score `latency`") && e.contains("goodput, retx"), "{e}");
+        assert!(
+            e.contains("unknown score `latency`") && e.contains("goodput, retx"),
+            "{e}"
+        );
     }
 }
