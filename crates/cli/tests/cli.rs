@@ -5,17 +5,7 @@ use std::process::{Command, Output};
 
 mod common;
 use common::browser::check_in_browser;
-
-fn bbrlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bbrlab"))
-        .args(args)
-        .output()
-        .expect("bbrlab runs")
-}
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use common::run::{bbrlab, repo};
 
 fn example(name: &str) -> String {
     repo()

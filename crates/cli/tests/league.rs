@@ -2,27 +2,14 @@
 //! outputs, sanity of the scores, determinism, resumption, errors.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 mod common;
 use common::browser::check_in_browser;
-
-fn bbrlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bbrlab"))
-        .args(args)
-        .output()
-        .expect("bbrlab runs")
-}
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use common::run::{bbrlab, repo};
 
 fn tempdir(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("bbrlab-league-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::run::tempdir("league", tag)
 }
 
 fn text(o: &Output) -> (String, String) {

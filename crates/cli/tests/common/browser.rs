@@ -2,12 +2,10 @@
 //! (tests/browser/check-report.mjs: every section's plots rendered, no
 //! console errors, nothing fetched from outside).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use super::run::repo;
 
 /// Opens the report `html` in headless Chromium and keeps the page and a
 /// screenshot as target/report-artifacts/`name`.{html,png}; skipped

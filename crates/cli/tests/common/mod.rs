@@ -4,4 +4,6 @@
 #[allow(dead_code)]
 pub mod browser;
 #[allow(dead_code)]
+pub mod run;
+#[allow(dead_code)]
 pub mod serve;

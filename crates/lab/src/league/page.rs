@@ -7,7 +7,7 @@ use std::path::Path;
 
 use report::{Cell, Figure, Line, LineStyle, Report, Section, Table};
 
-use super::rank::{Standings, Weights};
+use super::rank::{Standing, Standings, Weights};
 use super::score::Score;
 use super::Condition;
 
@@ -89,28 +89,22 @@ impl Page<'_> {
 /// The scoreboard: one row per controller in overall order, its overall
 /// index and each group's.
 fn scoreboard(s: &Standings) -> Section {
-    let header = ["rank", "controller", "overall"]
-        .into_iter()
-        .map(String::from)
-        .chain(s.groups.iter().cloned());
-    let mut table = Table::new(
+    let table = ranking_table(
         "Indices (1 = best at every point and seed), mean ± sd over seeds",
-        header,
+        "overall",
+        s.groups.clone(),
+        &s.overall,
+        |st| {
+            s.groups
+                .iter()
+                .map(|g| {
+                    s.in_group(&st.cc, g).map_or(Cell::Empty, |x| {
+                        Cell::text(format!("{} (#{})", x.index.text(3), x.rank))
+                    })
+                })
+                .collect()
+        },
     );
-    for st in &s.overall {
-        let cells = [
-            Cell::text(st.rank.to_string()),
-            Cell::text(st.cc.clone()),
-            st.index.cell(3),
-        ]
-        .into_iter()
-        .chain(s.groups.iter().map(|g| {
-            s.in_group(&st.cc, g).map_or(Cell::Empty, |x| {
-                Cell::text(format!("{} (#{})", x.index.text(3), x.rank))
-            })
-        }));
-        table = table.row(cells);
-    }
     let bars = Figure::bars(
         "Overall index",
         "controller",
@@ -150,38 +144,29 @@ fn overall(s: &Standings, weights: &Weights) -> Section {
         .into_iter()
         .filter(|sc| s.group_scores.values().any(|v| v.contains(sc)))
         .collect();
-    let header = ["rank", "controller", "index"]
-        .into_iter()
-        .map(String::from)
-        .chain(
-            scores
-                .iter()
-                .map(|sc| format!("{sc} (normalised, w={})", weights.of(*sc))),
-        );
-    let mut table = Table::new("Overall ranking", header);
-    for st in &s.overall {
-        let cells = [
-            Cell::text(st.rank.to_string()),
-            Cell::text(st.cc.clone()),
-            st.index.cell(3),
-        ]
-        .into_iter()
-        .chain(scores.iter().map(|sc| {
-            let v: Vec<f64> = s
-                .groups
-                .iter()
-                .filter_map(|g| s.normalised.get(&(st.cc.clone(), g.clone(), *sc)))
-                .map(|x| x.mean)
-                .collect();
-            let m = crate::stats::Stat::of(&v);
-            if m.n == 0 {
-                Cell::Empty
-            } else {
-                Cell::fixed(m.mean, 3)
-            }
-        }));
-        table = table.row(cells);
-    }
+    let columns = scores
+        .iter()
+        .map(|sc| format!("{sc} (normalised, w={})", weights.of(*sc)))
+        .collect();
+    let table = ranking_table("Overall ranking", "index", columns, &s.overall, |st| {
+        scores
+            .iter()
+            .map(|sc| {
+                let v: Vec<f64> = s
+                    .groups
+                    .iter()
+                    .filter_map(|g| s.normalised.get(&(st.cc.clone(), g.clone(), *sc)))
+                    .map(|x| x.mean)
+                    .collect();
+                let m = crate::stats::Stat::of(&v);
+                if m.n == 0 {
+                    Cell::Empty
+                } else {
+                    Cell::fixed(m.mean, 3)
+                }
+            })
+            .collect()
+    });
     let mut section = Section::new("ranking", "Overall ranking")
         .description(format!(
             "{METHOD} Weights: {}. Change them with --weights (e.g. --weights goodput=2,delay=0.5); \
@@ -198,28 +183,24 @@ fn overall(s: &Standings, weights: &Weights) -> Section {
 /// A group's ranking, its raw scores and its Pareto plots.
 fn group_section(s: &Standings, group: &str, i: usize, conditions: &[Condition]) -> Section {
     let scores = s.group_scores.get(group).cloned().unwrap_or_default();
-    let header = ["rank", "controller", "index"]
-        .into_iter()
-        .map(String::from)
-        .chain(scores.iter().map(|sc| sc.label().to_string()));
-    let mut table = Table::new(
-        format!("{group}: ranking, raw scores mean ± sd over seeds"),
-        header,
+    let columns = scores.iter().map(|sc| sc.label().to_string()).collect();
+    let ranking = s.by_group.get(group).map_or(&[][..], Vec::as_slice);
+    let table = ranking_table(
+        &format!("{group}: ranking, raw scores mean ± sd over seeds"),
+        "index",
+        columns,
+        ranking,
+        |st| {
+            scores
+                .iter()
+                .map(|sc| {
+                    s.raw
+                        .get(&(st.cc.clone(), group.to_string(), *sc))
+                        .map_or(Cell::Empty, |x| x.cell(sc.decimals()))
+                })
+                .collect()
+        },
     );
-    for st in s.by_group.get(group).into_iter().flatten() {
-        let cells = [
-            Cell::text(st.rank.to_string()),
-            Cell::text(st.cc.clone()),
-            st.index.cell(3),
-        ]
-        .into_iter()
-        .chain(scores.iter().map(|sc| {
-            s.raw
-                .get(&(st.cc.clone(), group.to_string(), *sc))
-                .map_or(Cell::Empty, |x| x.cell(sc.decimals()))
-        }));
-        table = table.row(cells);
-    }
     let members: Vec<String> = conditions
         .iter()
         .filter(|c| c.group == group)
@@ -235,6 +216,33 @@ fn group_section(s: &Standings, group: &str, i: usize, conditions: &[Condition])
         section = section.figure(fig);
     }
     section
+}
+
+/// A ranking as a table: rank, controller, the index (headed `index`),
+/// then `columns` filled by `rest`.
+fn ranking_table(
+    caption: &str,
+    index: &str,
+    columns: Vec<String>,
+    ranking: &[Standing],
+    rest: impl Fn(&Standing) -> Vec<Cell>,
+) -> Table {
+    let header = ["rank", "controller", index]
+        .into_iter()
+        .map(String::from)
+        .chain(columns);
+    let mut table = Table::new(caption, header);
+    for st in ranking {
+        let cells = [
+            Cell::text(st.rank.to_string()),
+            Cell::text(st.cc.clone()),
+            st.index.cell(3),
+        ]
+        .into_iter()
+        .chain(rest(st));
+        table = table.row(cells);
+    }
+    table
 }
 
 /// Pantheon-style plots of goodput against retransmissions and against
