@@ -387,3 +387,58 @@ fn numbers(e: &Entry) -> String {
         .collect::<Vec<_>>()
         .join(", ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flags(app: App, cubic: u32) -> PathFlags {
+        PathFlags {
+            rate: Some("20Mbit".into()),
+            trace: None,
+            rtt: "40ms".into(),
+            buffer: "1bdp".into(),
+            loss: "1%".into(),
+            cubic,
+            app,
+            copilot: app == App::Live,
+            duration: "10s".into(),
+        }
+    }
+
+    #[test]
+    fn the_scores_follow_the_application_and_the_cross_traffic() {
+        let bulk = flags(App::Bulk, 0).condition().unwrap();
+        assert_eq!(bulk.scores, vec![Score::Goodput, Score::Retx, Score::Delay]);
+        let shared = flags(App::Bulk, 2).condition().unwrap();
+        assert!(shared.scores.ends_with(&[Score::Jain, Score::Harm]));
+        let base = scenario::from_str(&shared.sweep.base, &shared.file, &[]).unwrap();
+        assert_eq!(base.config.flows.len(), 2);
+        assert_eq!(base.config.flows[1].count, 2);
+        let live = flags(App::Live, 0).condition().unwrap();
+        assert!(live.scores.contains(&Score::FrameDelay) && !live.scores.contains(&Score::Goodput));
+        assert!(live.sweep.base.contains("copilot = true"));
+        let dash = flags(App::Dash, 0).condition().unwrap();
+        assert!(dash.scores.contains(&Score::Qoe) && !dash.scores.contains(&Score::Goodput));
+    }
+
+    #[test]
+    fn a_scenario_file_is_flow_zero_against_the_rest() {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../scenarios/examples/cubic-vs-bbr.toml");
+        let c = condition_from_file(&file).unwrap();
+        assert_eq!(c.subject, vec![0]);
+        assert_eq!(
+            c.scores,
+            vec![
+                Score::Goodput,
+                Score::Retx,
+                Score::Delay,
+                Score::Jain,
+                Score::Harm
+            ]
+        );
+        let e = condition_from_file(Path::new("no/such.toml")).unwrap_err();
+        assert!(e.to_string().contains("no/such.toml: cannot read"), "{e}");
+    }
+}
