@@ -366,3 +366,66 @@ fn advise_refuses_bad_flags_with_the_flag_named() {
         assert!(stderr.contains(want), "{args:?}: {stderr}");
     }
 }
+
+/// The declared conditions of scenarios/league at --fast, for a small
+/// field: every condition runs, every group has its section with its
+/// rankings, the groups that score goodput their two Pareto plots, and
+/// the page renders in Chromium.
+#[test]
+fn league_fast_on_the_declared_conditions_writes_every_group() {
+    let dir = tempdir("declared");
+    let out = dir.join("out");
+    let conditions = repo().join("scenarios/league");
+    let o = bbrlab(&[
+        "league",
+        "--fast",
+        "--conditions",
+        conditions.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--cc",
+        "bbr,obbr",
+    ]);
+    let (stdout, stderr) = text(&o);
+    assert!(o.status.success(), "{stderr}");
+    assert!(
+        stdout.contains("obbr:code=true"),
+        "the declared variant runs: {stdout}"
+    );
+    let html = read(&out.join("report.html"));
+    let mut groups = std::collections::BTreeSet::new();
+    for file in std::fs::read_dir(&conditions).unwrap() {
+        let text = read(&file.unwrap().path());
+        let group = text
+            .lines()
+            .find_map(|l| l.strip_prefix("group = \""))
+            .and_then(|g| g.strip_suffix('"'))
+            .expect("a group")
+            .to_string();
+        let scores_goodput = text
+            .lines()
+            .any(|l| l.starts_with("scores = [") && l.contains("\"goodput\""));
+        groups.insert((group, scores_goodput));
+    }
+    assert!(groups.len() >= 8, "{groups:?}");
+    for (group, goodput) in &groups {
+        let start = html
+            .find(&format!("<h2>Group: {group}</h2>"))
+            .unwrap_or_else(|| panic!("no section for {group}"));
+        let section = &html[start..];
+        let section = &section[..section.find("</section>").unwrap_or(section.len())];
+        assert!(section.contains("obbr:code=true"), "{group}: ranking");
+        if *goodput {
+            assert_eq!(
+                section.matches("<svg").count(),
+                2,
+                "{group}: two Pareto plots"
+            );
+        }
+    }
+    // (points per condition at --fast) x 3 controllers x 1 seed.
+    let rows = read(&out.join("scores.csv")).lines().count() - 1;
+    assert_eq!(rows % 3, 0, "{rows}");
+    check_in_browser(&out.join("report.html"), "league-fast");
+    std::fs::remove_dir_all(&dir).ok();
+}
