@@ -43,20 +43,24 @@ fn conditions(dir: &Path) -> PathBuf {
     c
 }
 
-fn league(conditions: &Path, out: &Path, extra: &[&str]) -> Output {
+/// `bbrlab league` on `conditions` into `out`, with `extra` flags.
+fn league_with(conditions: &Path, out: &Path, extra: &[&str]) -> Output {
     let mut args = vec![
         "league",
         "--conditions",
         conditions.to_str().unwrap(),
         "--out",
         out.to_str().unwrap(),
-        "--cc",
-        "bbr,cubic",
-        "--seeds",
-        "2",
     ];
     args.extend_from_slice(extra);
     bbrlab(&args)
+}
+
+/// The tiny league: BBRv1 and CUBIC, two seeds.
+fn league(conditions: &Path, out: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["--cc", "bbr,cubic", "--seeds", "2"];
+    args.extend_from_slice(extra);
+    league_with(conditions, out, &args)
 }
 
 fn read(path: &Path) -> String {
@@ -168,16 +172,7 @@ fn league_fast_uses_each_conditions_fast_table() {
     let dir = tempdir("fast");
     let c = conditions(&dir);
     let out = dir.join("fast");
-    let o = bbrlab(&[
-        "league",
-        "--fast",
-        "--conditions",
-        c.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--cc",
-        "bbr",
-    ]);
+    let o = league_with(&c, &out, &["--fast", "--cc", "bbr"]);
     let (stdout, stderr) = text(&o);
     assert!(o.status.success(), "{stderr}");
     // One seed at --fast: 3 points + the CUBIC flow alone.
@@ -203,15 +198,7 @@ fn bad_weights_controllers_and_condition_files_are_named() {
         (vec!["--add", "obbr:mu=9"], "--add obbr:mu=9"),
         (vec!["--seeds", "0"], "--seeds"),
     ] {
-        let mut all = vec![
-            "league",
-            "--conditions",
-            c.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ];
-        all.extend(args.iter());
-        let o = bbrlab(&all);
+        let o = league_with(&c, &out, &args);
         let (_, stderr) = text(&o);
         assert!(!o.status.success(), "{args:?} accepted");
         assert!(stderr.contains(want), "{args:?}: {stderr}");
@@ -222,13 +209,7 @@ fn bad_weights_controllers_and_condition_files_are_named() {
          [league]\ntitle = \"t\"\ngroup = \"g\"\nsource = \"s\"\nscore = [\"goodput\"]\n",
     )
     .unwrap();
-    let o = bbrlab(&[
-        "league",
-        "--conditions",
-        c.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = league_with(&c, &out, &[]);
     let (_, stderr) = text(&o);
     assert!(!o.status.success());
     assert!(
@@ -376,16 +357,7 @@ fn league_fast_on_the_declared_conditions_writes_every_group() {
     let dir = tempdir("declared");
     let out = dir.join("out");
     let conditions = repo().join("scenarios/league");
-    let o = bbrlab(&[
-        "league",
-        "--fast",
-        "--conditions",
-        conditions.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--cc",
-        "bbr,obbr",
-    ]);
+    let o = league_with(&conditions, &out, &["--fast", "--cc", "bbr,obbr"]);
     let (stdout, stderr) = text(&o);
     assert!(o.status.success(), "{stderr}");
     assert!(
