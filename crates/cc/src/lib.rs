@@ -49,7 +49,7 @@ pub use rate::{DeliveryRateEstimator, DeliveryState, RateSample};
 pub use seed::derive_seed;
 pub use spec::{
     algorithms, find, register, AlgorithmInfo, AlgorithmSpec, ParamChoice, ParamKind, ParamSpec,
-    ParamValue, RegisterError, SpecError, Value,
+    ParamValue, RegisterError, SpecError, Value, Variant,
 };
 pub use units::{Bandwidth, Bytes, Instant};
 

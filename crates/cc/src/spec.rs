@@ -81,6 +81,21 @@ pub struct AlgorithmInfo {
     pub params: Vec<ParamSpec>,
     /// Builds a controller from a validated spec.
     pub build: Constructor,
+    /// Named variants worth comparing beside the defaults (e.g. oBBR as
+    /// its authors' code runs it): see [`Variant`]. Comparisons over every
+    /// controller (`bbrlab league`, `bbrlab advise`) run each.
+    pub variants: Vec<Variant>,
+}
+
+/// A named setting of an algorithm's parameters that stands for a version
+/// of it in its own right (the authors' code beside the paper), declared
+/// with its algorithm so that comparisons over the registry include it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Variant {
+    /// The parameters, as after the `:` of a spec string (`"code=true"`).
+    pub params: &'static str,
+    /// What it is, in a few words (`"the authors' nginx-quic code"`).
+    pub doc: &'static str,
 }
 
 impl fmt::Debug for AlgorithmInfo {
@@ -101,7 +116,27 @@ impl AlgorithmInfo {
             parent: None,
             params: Vec::new(),
             build,
+            variants: Vec::new(),
         }
+    }
+
+    /// Declares a variant (builder style): `params` as after the `:` of a
+    /// spec string. Checked like any spec when the algorithm is registered.
+    pub fn variant(mut self, params: &'static str, doc: &'static str) -> Self {
+        self.variants.push(Variant { params, doc });
+        self
+    }
+
+    /// The spec strings of the algorithm's default and of each variant, in
+    /// that order: what a comparison over every controller runs.
+    pub fn specs(&self) -> Vec<String> {
+        std::iter::once(self.name.to_string())
+            .chain(
+                self.variants
+                    .iter()
+                    .map(|v| format!("{}:{}", self.name, v.params)),
+            )
+            .collect()
     }
 
     /// Sets the name shown in tables and figures.
@@ -603,6 +638,13 @@ pub enum RegisterError {
         param: String,
         reason: String,
     },
+    /// A declared variant names an unknown parameter or a bad value.
+    #[error("`{algorithm}`: variant `{variant}`: {reason}")]
+    BadVariant {
+        algorithm: String,
+        variant: String,
+        reason: String,
+    },
 }
 
 fn registry() -> &'static RwLock<Vec<&'static AlgorithmInfo>> {
@@ -635,6 +677,22 @@ fn check(info: &AlgorithmInfo, known: &[&'static AlgorithmInfo]) -> Result<(), R
             return Err(bad("declared twice".to_string()));
         }
         parse_value(info, p, &p.default_text()).map_err(|e| bad(e.to_string()))?;
+    }
+    for v in &info.variants {
+        let bad = |reason: String| RegisterError::BadVariant {
+            algorithm: info.name.to_string(),
+            variant: v.params.to_string(),
+            reason,
+        };
+        for pair in v.params.split(',') {
+            let Some((name, value)) = pair.split_once('=') else {
+                return Err(bad(format!("`{pair}` is not name=value")));
+            };
+            let Some(p) = info.param(name.trim()) else {
+                return Err(bad(format!("no parameter `{}`", name.trim())));
+            };
+            parse_value(info, p, value.trim()).map_err(|e| bad(e.to_string()))?;
+        }
     }
     Ok(())
 }
@@ -812,6 +870,32 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(msg.contains("one of cwnd, bdp, max_bdp_latest"), "{msg}");
+    }
+
+    #[test]
+    fn declared_variants_parse_and_bad_ones_are_refused_at_registration() {
+        // Every declared variant of a registered algorithm is a valid spec.
+        for info in algorithms() {
+            for spec in info.specs() {
+                AlgorithmSpec::parse(&spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
+            }
+        }
+        assert!(find("obbr")
+            .unwrap()
+            .specs()
+            .contains(&"obbr:code=true".to_string()));
+        let base = || AlgorithmInfo::new("v-test", "test", |_, _| unreachable!());
+        let bbr = find("bbr").unwrap();
+        for (params, want) in [
+            ("nosuch=1", "no parameter `nosuch`"),
+            ("cwnd_gain", "is not name=value"),
+            ("cwnd_gain=x", "cwnd_gain"),
+        ] {
+            let err = check(&base().inherit(bbr).variant(params, "bad"), &[]).unwrap_err();
+            assert!(matches!(err, RegisterError::BadVariant { .. }), "{err}");
+            assert!(err.to_string().contains(want), "{params}: {err}");
+        }
+        assert!(check(&base().inherit(bbr).variant("cwnd_gain=3", "ok"), &[]).is_ok());
     }
 
     #[test]

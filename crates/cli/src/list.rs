@@ -39,6 +39,12 @@ fn algorithms() {
                 p.doc
             );
         }
+        for v in &info.variants {
+            println!(
+                "{:width$}    variant {}:{}: {}",
+                "", info.name, v.params, v.doc
+            );
+        }
     }
     println!();
     println!("Use as a spec string: name[:param=value,...], e.g. \"cubic:beta=0.7\".");

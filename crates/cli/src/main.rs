@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod emu;
+mod league;
 mod list;
 mod progress;
 mod quic;
@@ -69,6 +70,21 @@ enum Command {
     /// run, results.csv over this sweep's runs). Runs already recorded are
     /// skipped, so an interrupted sweep resumes where it stopped.
     Sweep(SweepArgs),
+    /// Every registered controller over the league's conditions, scored and ranked.
+    ///
+    /// Runs each condition (scenarios/league/*.toml) with every controller
+    /// `bbrlab list` shows (and their declared variants) on three seeds,
+    /// into a resumable results store; writes scores.csv/.parquet (every
+    /// run's scores), aggregate.csv/.parquet and report.html (scoreboard,
+    /// rankings, Pareto plots). See docs/LEAGUE.md.
+    League(league::LeagueArgs),
+    /// Recommend a controller for your path: every controller runs on it.
+    ///
+    /// The path is a scenario file, a trace (--trace) or --rate/--rtt/
+    /// --buffer/--loss, optionally with CUBIC cross traffic (--cubic) or a
+    /// live or DASH application (--app). Prints the recommendation with
+    /// its numbers and the runner-up; writes advice.json and report.html.
+    Advise(league::AdviseArgs),
     /// Print the oBBR paper's buffer-occupancy model (Eq. 1): Q_r curves and
     /// converge points of a BBR flow sharing a buffer with loss-based flows.
     Model {
@@ -433,6 +449,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => run::run(args),
         Command::Sweep(args) => sweep::sweep(args),
+        Command::League(args) => league::league(args),
+        Command::Advise(args) => league::advise(args),
         Command::Model { g, r, points } => {
             lab::model::table(&g, &r, points).map(|table| print!("{table}"))
         }

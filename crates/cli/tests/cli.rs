@@ -3,16 +3,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn bbrlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bbrlab"))
-        .args(args)
-        .output()
-        .expect("bbrlab runs")
-}
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod common;
+use common::browser::check_in_browser;
+use common::run::{bbrlab, repo};
 
 fn example(name: &str) -> String {
     repo()
@@ -720,31 +713,6 @@ fn reproduce_quick_writes_a_report_that_renders() {
 
     check_in_browser(&out.join("report.html"), "quick");
     std::fs::remove_dir_all(&out).ok();
-}
-
-/// Opens a report in headless Chromium (tests/browser/check-report.mjs:
-/// every section's plots rendered, no console errors) and keeps the page
-/// and a screenshot in target/report-artifacts/.
-fn check_in_browser(html: &Path, name: &str) {
-    if std::env::var("BBRLAB_SKIP_BROWSER").as_deref() == Ok("1") {
-        eprintln!("browser check skipped: BBRLAB_SKIP_BROWSER=1");
-        return;
-    }
-    let artifacts = repo().join("target/report-artifacts");
-    std::fs::create_dir_all(&artifacts).unwrap();
-    let check = Command::new("node")
-        .arg(repo().join("tests/browser/check-report.mjs"))
-        .arg(html)
-        .arg(artifacts.join(format!("{name}.png")))
-        .output()
-        .expect("node runs; scripts/setup-browser.sh installs what the check needs");
-    assert!(
-        check.status.success(),
-        "browser check of {name} failed (run scripts/setup-browser.sh if Chromium or node_modules are missing):\n{}{}",
-        String::from_utf8_lossy(&check.stdout),
-        String::from_utf8_lossy(&check.stderr)
-    );
-    std::fs::copy(html, artifacts.join(format!("{name}.html"))).unwrap();
 }
 
 /// A paper suite end to end at --fast: every experiment ran, wrote its

@@ -3,24 +3,13 @@
 //! through the emulated link beside the simulator's outputs.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn bbrlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bbrlab"))
-        .args(args)
-        .output()
-        .expect("bbrlab runs")
-}
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod common;
+use common::run::{bbrlab, repo};
 
 fn tempdir(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("bbrlab-kernel-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::run::tempdir("kernel", tag)
 }
 
 fn stderr(o: &Output) -> String {

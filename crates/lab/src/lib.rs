@@ -12,6 +12,8 @@
 //! - [`reproduce`]: the papers' suites: experiments (sweep files under
 //!   `scenarios/<suite>/`) with the analyses that turn their runs into
 //!   report sections, verdicts and `report.html`;
+//! - [`league`]: every registered controller over a declared set of
+//!   conditions, scored, ranked and drawn (`bbrlab league`, `bbrlab advise`);
 //! - [`pages`]: report pages for a run, a sweep, or runs side by side;
 //! - [`provenance`]: the build, date, command and wall time of an output;
 //! - [`model`]: the oBBR paper's buffer-occupancy model (Eq. 1);
@@ -29,6 +31,7 @@
 //! ```
 
 pub mod cart;
+pub mod league;
 pub mod model;
 pub mod output;
 pub mod pages;

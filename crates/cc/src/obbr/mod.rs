@@ -283,6 +283,7 @@ pub fn info(parent: &AlgorithmInfo) -> AlgorithmInfo {
     .param_table(ObbrParams::params())
     .inherit(parent)
     .without(&["cwnd_gain"])
+    .variant("code=true", "the authors' nginx-quic code")
 }
 
 fn build_obbr(spec: &AlgorithmSpec, config: &ControllerConfig) -> Box<dyn CongestionControl> {

@@ -21,6 +21,9 @@ pub enum OutputKind {
     Sweep,
     /// `bbrlab reproduce`: one store per experiment and suite.json.
     Suite,
+    /// `bbrlab league` or `bbrlab advise`: a store with scores.csv and
+    /// aggregate.csv; its page is written by the command itself.
+    League,
 }
 
 /// Recognises an output directory by the files it holds.
@@ -28,6 +31,8 @@ pub fn kind(dir: &Path) -> anyhow::Result<OutputKind> {
     anyhow::ensure!(dir.is_dir(), "{}: not a directory", dir.display());
     if dir.join("suite.json").is_file() {
         Ok(OutputKind::Suite)
+    } else if dir.join("scores.csv").is_file() && dir.join("aggregate.csv").is_file() {
+        Ok(OutputKind::League)
     } else if dir.join("summary.json").is_file() {
         Ok(OutputKind::Run)
     } else if dir.join("results.csv").is_file() && dir.join("runs").is_dir() {
@@ -46,6 +51,13 @@ pub fn kind(dir: &Path) -> anyhow::Result<OutputKind> {
 pub fn report_dir(dir: &Path) -> anyhow::Result<(PathBuf, Vec<(PathBuf, String)>)> {
     match kind(dir)? {
         OutputKind::Suite => crate::reproduce::rebuild(dir),
+        OutputKind::League => anyhow::bail!(
+            "{}: the output of `bbrlab league` or `bbrlab advise`, whose page needs its conditions \
+             and weights: run the same command again with --out {} (every recorded run is reused, \
+             nothing is simulated again)",
+            dir.display(),
+            dir.display()
+        ),
         OutputKind::Run => {
             let run = run::RunOutput::read(dir)?;
             let path = write(dir, &run::page(&run))?;
@@ -109,7 +121,11 @@ fn write(dir: &Path, page: &report::Report) -> anyhow::Result<PathBuf> {
 /// Adds the provenance of the output in `dir` (its invocation.json) to
 /// `report`; `build` names the build the results themselves record, shown
 /// when the invocation was not recorded (outputs of older versions).
-fn with_invocation(mut report: report::Report, dir: &Path, build: String) -> report::Report {
+pub(crate) fn with_invocation(
+    mut report: report::Report,
+    dir: &Path,
+    build: String,
+) -> report::Report {
     let rows = match crate::provenance::read(dir) {
         Ok(Some(invocation)) => crate::provenance::rows(&invocation),
         Ok(None) => crate::provenance::unrecorded_rows(
@@ -125,7 +141,7 @@ fn with_invocation(mut report: report::Report, dir: &Path, build: String) -> rep
 }
 
 /// The bbrlab build a run's summary records: "0.1.0 (commit abc123)".
-fn build_of(summary: &serde_json::Value) -> String {
+pub(crate) fn build_of(summary: &serde_json::Value) -> String {
     match (
         summary["bbrlab_version"].as_str(),
         summary["bbrlab_commit"].as_str(),

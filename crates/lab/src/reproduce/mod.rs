@@ -365,7 +365,7 @@ pub fn experiment(
 
 /// Where the scenario files are: `--scenarios`, else `./scenarios`, else the
 /// repository the binary was built in.
-fn scenarios_dir(given: Option<&Path>) -> anyhow::Result<PathBuf> {
+pub fn scenarios_dir(given: Option<&Path>) -> anyhow::Result<PathBuf> {
     if let Some(dir) = given {
         anyhow::ensure!(
             dir.is_dir(),

@@ -1,0 +1,259 @@
+//! The league's scores, each defined once: what it measures, its unit,
+//! which way is better, and where it comes from in a run's summary
+//! (summary.json, `output::summary`).
+//!
+//! A condition names the scores that apply to it (`[league] scores`);
+//! every score is computed on the *subject* flows (those whose controller
+//! the league varies) unless it says otherwise:
+//!
+//! | name | unit | better | definition |
+//! |---|---|---|---|
+//! | `goodput` | share of capacity | higher | sum of the subject flows' `goodput_bps` / `link.capacity_bps` (the link's mean capacity over the measured time) |
+//! | `retx` | % | lower | 100 x sum of the subject flows' `bytes_retransmitted` / sum of their `bytes_delivered` (the oBBR paper's retransmission ratio) |
+//! | `delay` | ms | lower | the p95 queueing delay of the bottleneck, `link.queue_delay_ms.p95` (every flow's packets wait in the one queue) |
+//! | `jain` | index in (0, 1] | higher | Jain's index over every flow's goodput, `jain_index` |
+//! | `harm` | share | lower | harm of the subject flows on the others (Ware et al.): (others' goodput alone - others' goodput beside the subjects) / others' goodput alone, the "alone" run being the same scenario and seed without the subject flows; clamped at 0 |
+//! | `frame_delay` | ms | lower | the worst subject flow's p95 frame delay of a live stream, `live.frame_delay_ms.p95` |
+//! | `startup` | share | higher | the share of subject flows that left Startup for good within the run (`startup_exit_s` not null); the BBR-Copilot paper's Startup-exit ratio. Not defined for controllers without a Startup (CUBIC, Reno: `startup_peak_pacing_bps` null) |
+//! | `qoe` | Mbit/s | higher | the subject DASH sessions' mean QoE_lin (`dash.qoe_lin`: segment bitrates - 4.3 x stall seconds - bitrate changes) |
+//!
+//! A score that cannot be computed (a controller without Startup, a run
+//! without live frames) is NaN: left out of means and rankings, never 0.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde_json::Value;
+
+/// One score of the league.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Score {
+    /// Subject goodput as a share of capacity.
+    Goodput,
+    /// Retransmitted / delivered bytes of the subject flows, %.
+    Retx,
+    /// p95 queueing delay at the bottleneck, ms.
+    Delay,
+    /// Jain's index over every flow's goodput.
+    Jain,
+    /// Harm of the subject flows on the others.
+    Harm,
+    /// p95 frame delay of the subject live streams, ms.
+    FrameDelay,
+    /// Share of subject flows that left Startup.
+    Startup,
+    /// QoE_lin of the subject DASH sessions, Mbit/s.
+    Qoe,
+}
+
+impl Score {
+    /// Every score, in the order tables show them.
+    pub const ALL: [Score; 8] = [
+        Score::Goodput,
+        Score::Retx,
+        Score::Delay,
+        Score::Jain,
+        Score::Harm,
+        Score::FrameDelay,
+        Score::Startup,
+        Score::Qoe,
+    ];
+
+    /// The name in condition files, `--weights` and the scores table.
+    pub fn name(self) -> &'static str {
+        match self {
+            Score::Goodput => "goodput",
+            Score::Retx => "retx",
+            Score::Delay => "delay",
+            Score::Jain => "jain",
+            Score::Harm => "harm",
+            Score::FrameDelay => "frame_delay",
+            Score::Startup => "startup",
+            Score::Qoe => "qoe",
+        }
+    }
+
+    /// A label with the unit, for tables and axes.
+    pub fn label(self) -> &'static str {
+        match self {
+            Score::Goodput => "goodput (share of capacity)",
+            Score::Retx => "retransmissions (%)",
+            Score::Delay => "p95 queueing delay (ms)",
+            Score::Jain => "Jain's index",
+            Score::Harm => "harm to cross traffic",
+            Score::FrameDelay => "p95 frame delay (ms)",
+            Score::Startup => "Startup exit ratio",
+            Score::Qoe => "DASH QoE_lin (Mbit/s)",
+        }
+    }
+
+    /// Whether a higher value is better.
+    pub fn higher_is_better(self) -> bool {
+        matches!(
+            self,
+            Score::Goodput | Score::Jain | Score::Startup | Score::Qoe
+        )
+    }
+
+    /// Its weight in the indices unless `--weights` says otherwise: 2 for
+    /// an application's primary outcome (goodput, frame delay, QoE), 1
+    /// for the others (see [`super::rank`]).
+    pub fn default_weight(self) -> f64 {
+        match self {
+            Score::Goodput | Score::FrameDelay | Score::Qoe => 2.0,
+            _ => 1.0,
+        }
+    }
+
+    /// Decimals to show.
+    pub fn decimals(self) -> u8 {
+        match self {
+            Score::Delay | Score::FrameDelay | Score::Qoe => 1,
+            _ => 3,
+        }
+    }
+
+    /// The score of one run: `run` its summary, `subjects` the subject
+    /// flows' ids, `alone` the summary of the same scenario and seed
+    /// without the subject flows (for [`Score::Harm`]).
+    pub fn of(self, run: &Value, subjects: &[usize], alone: Option<&Value>) -> f64 {
+        let flows = flows_of(run);
+        let subject = || {
+            flows.iter().filter(|f| {
+                f["id"]
+                    .as_u64()
+                    .is_some_and(|id| subjects.contains(&(id as usize)))
+            })
+        };
+        let sum = |key: &str| subject().map(|f| num(&f[key])).sum::<f64>();
+        match self {
+            Score::Goodput => sum("goodput_bps") / num(&run["link"]["capacity_bps"]),
+            Score::Retx => 100.0 * sum("bytes_retransmitted") / sum("bytes_delivered"),
+            Score::Delay => num(&run["link"]["queue_delay_ms"]["p95"]),
+            Score::Jain => num(&run["jain_index"]),
+            Score::Harm => {
+                let beside: f64 = flows
+                    .iter()
+                    .filter(|f| {
+                        !f["id"]
+                            .as_u64()
+                            .is_some_and(|id| subjects.contains(&(id as usize)))
+                    })
+                    .map(|f| num(&f["goodput_bps"]))
+                    .sum();
+                let alone: f64 = alone.map_or(f64::NAN, |a| {
+                    flows_of(a).iter().map(|f| num(&f["goodput_bps"])).sum()
+                });
+                crate::stats::harm(alone, beside)
+            }
+            Score::FrameDelay => subject()
+                .map(|f| num(&f["live"]["frame_delay_ms"]["p95"]))
+                .fold(f64::NAN, f64::max),
+            Score::Startup => {
+                // A controller with a Startup records its peak pacing
+                // rate there; one without (CUBIC, Reno) records null.
+                let has_startup: Vec<bool> = subject()
+                    .filter(|f| !f["startup_peak_pacing_bps"].is_null())
+                    .map(|f| !f["startup_exit_s"].is_null())
+                    .collect();
+                if has_startup.is_empty() {
+                    f64::NAN
+                } else {
+                    has_startup.iter().filter(|&&e| e).count() as f64 / has_startup.len() as f64
+                }
+            }
+            Score::Qoe => {
+                let q: Vec<f64> = subject().map(|f| num(&f["dash"]["qoe_lin"])).collect();
+                crate::stats::mean_sd(&q).0
+            }
+        }
+    }
+}
+
+impl fmt::Display for Score {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Score {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Score, String> {
+        Score::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| format!("unknown score `{s}`; the scores are {}", names()))
+    }
+}
+
+/// The score names, comma-separated, for messages.
+pub fn names() -> String {
+    Score::ALL
+        .iter()
+        .map(|s| s.name())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn flows_of(run: &Value) -> Vec<&Value> {
+    run["flows"]
+        .as_array()
+        .map(|a| a.iter().collect())
+        .unwrap_or_default()
+}
+
+fn num(v: &Value) -> f64 {
+    v.as_f64().unwrap_or(f64::NAN)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(flows: Value) -> Value {
+        serde_json::json!({
+            "link": {"capacity_bps": 10e6, "queue_delay_ms": {"p95": 12.5}},
+            "jain_index": 0.8,
+            "flows": flows,
+        })
+    }
+
+    #[test]
+    fn scores_read_the_subject_flows_of_a_summary() {
+        let r = run(serde_json::json!([
+            {"id": 0, "goodput_bps": 6e6, "bytes_retransmitted": 10, "bytes_delivered": 1000,
+             "startup_exit_s": 0.5, "startup_peak_pacing_bps": 2e7},
+            {"id": 1, "goodput_bps": 3e6, "bytes_retransmitted": 0, "bytes_delivered": 500,
+             "startup_exit_s": null, "startup_peak_pacing_bps": 2e7},
+            {"id": 2, "goodput_bps": 0.0, "bytes_retransmitted": 0, "bytes_delivered": 0,
+             "startup_exit_s": null, "startup_peak_pacing_bps": null},
+        ]));
+        let alone = run(serde_json::json!([{"id": 0, "goodput_bps": 9e6}]));
+        assert_eq!(Score::Goodput.of(&r, &[0], None), 0.6);
+        assert_eq!(Score::Goodput.of(&r, &[0, 1], None), 0.9);
+        assert_eq!(Score::Retx.of(&r, &[0], None), 1.0);
+        assert_eq!(Score::Delay.of(&r, &[0], None), 12.5);
+        assert_eq!(Score::Jain.of(&r, &[0], None), 0.8);
+        // Flow 1 (cross traffic) has 3 of the 9 Mbit/s it had alone.
+        assert!((Score::Harm.of(&r, &[0], Some(&alone)) - 2.0 / 3.0).abs() < 1e-12);
+        assert!(Score::Harm.of(&r, &[0], None).is_nan());
+        assert_eq!(Score::Startup.of(&r, &[0, 1], None), 0.5);
+        // Flow 2 has no Startup (a CUBIC): no value, not 0.
+        assert!(Score::Startup.of(&r, &[2], None).is_nan());
+        assert!(Score::FrameDelay.of(&r, &[0], None).is_nan());
+        assert!(Score::Qoe.of(&r, &[0], None).is_nan());
+    }
+
+    #[test]
+    fn names_round_trip_and_unknown_ones_list_the_scores() {
+        for s in Score::ALL {
+            assert_eq!(s.name().parse::<Score>().unwrap(), s);
+        }
+        let e = "latency".parse::<Score>().unwrap_err();
+        assert!(
+            e.contains("unknown score `latency`") && e.contains("goodput, retx"),
+            "{e}"
+        );
+    }
+}
