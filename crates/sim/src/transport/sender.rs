@@ -166,6 +166,9 @@ pub struct Sender {
     /// `rtt.pto(config.max_ack_delay)`, kept with `rtt`: the loss timer is
     /// re-armed after every send and ACK.
     pto: Duration,
+    /// `pto` backed off by `pto_count` (doubled per PTO, at most 2^16 times),
+    /// kept with both for the same reason.
+    backed_off_pto: Duration,
     stream: SendStream,
     /// Packets from `base_pn` on; `None` once acked or declared lost.
     sent: VecDeque<Option<SentPacket>>,
@@ -215,6 +218,7 @@ impl Sender {
             estimator: DeliveryRateEstimator::new(),
             rtt: RttEstimator::default(),
             pto: RttEstimator::default().pto(config.max_ack_delay),
+            backed_off_pto: RttEstimator::default().pto(config.max_ack_delay),
             stream: SendStream::new(size.map(Bytes::get)),
             sent: VecDeque::new(),
             base_pn: 0,
@@ -527,6 +531,7 @@ impl Sender {
             q.mode(t, self.cc.snapshot().mode);
         }
         self.pto_count = 0;
+        self.backed_off_pto = self.pto;
         self.trim_front();
         true
     }
@@ -644,8 +649,7 @@ impl Sender {
         if self.bytes_in_flight == Bytes::ZERO {
             return None;
         }
-        let pto = self.pto * 2u32.saturating_pow(self.pto_count.min(16));
-        self.last_ack_eliciting.map(|t| t + pto)
+        self.last_ack_eliciting.map(|t| t + self.backed_off_pto)
     }
 
     /// The loss-detection timer fired.
@@ -658,6 +662,7 @@ impl Sender {
         // PTO: probe with new data (or a repeat) regardless of cwnd.
         self.stats.ptos += 1;
         self.pto_count += 1;
+        self.backed_off_pto = self.pto * 2u32.saturating_pow(self.pto_count.min(16));
         self.probes_pending = PTO_PROBES;
     }
 
