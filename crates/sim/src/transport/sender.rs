@@ -417,14 +417,18 @@ impl Sender {
             self.stats.padding_packets += 1;
             self.stats.padding_bytes += size.get();
         }
-        self.cc.on_packet_sent(&SentEvent {
+        let sent = SentEvent {
             now,
             bytes: size,
             bytes_in_flight: self.bytes_in_flight,
             app_limited,
             is_retransmission: is_resend,
-        });
-        self.out = None;
+        };
+        // The next poll needs the outputs; most sends leave them alone.
+        if self.cc.send_may_change_outputs(&sent) {
+            self.out = None;
+        }
+        self.cc.on_packet_sent(&sent);
         if let Some(q) = self.qlog.as_mut() {
             q.packet_sent(elapsed(now), pn, size.get());
         }
