@@ -55,7 +55,10 @@ impl Pacer {
             return now;
         }
         let wait_ns = ceil_u64(missing * 8.0 / rate.as_bps_f64() * 1e9);
-        now + std::time::Duration::from_nanos(wait_ns.max(1)).max(timer)
+        // In nanoseconds, as `now + Duration::from_nanos(wait).max(timer)`
+        // without building and comparing `Duration`s on every short poll.
+        let timer_ns = u64::try_from(timer.as_nanos()).unwrap_or(u64::MAX);
+        Instant::from_nanos(now.as_nanos().saturating_add(wait_ns.max(1).max(timer_ns)))
     }
 
     /// The bucket depth of a timer-driven pacer (`timer` above zero): two
