@@ -495,6 +495,9 @@ impl Sender {
             self.first_rtt_sample.get_or_insert(now);
             rtt_sample = Some(latest);
         }
+        // The packets just acknowledged usually lead the list: dropped
+        // first, loss detection does not walk them.
+        self.trim_front();
         let newly_lost = self.detect_lost(now);
         let min_rtt = self.rtt.has_sample().then(|| self.rtt.min());
         let sample = self.estimator.generate_sample(now, min_rtt);
@@ -556,9 +559,11 @@ impl Sender {
             .checked_sub(loss_delay.as_nanos() as u64)
             .map(Instant::from_nanos);
         let mut lost: Vec<(u64, SentPacket)> = Vec::new();
+        // Packets up to the largest acknowledged: none if the tracked
+        // ones all lie beyond it.
         let end = largest
-            .saturating_sub(self.base_pn)
-            .saturating_add(1)
+            .checked_sub(self.base_pn)
+            .map_or(0, |below| below.saturating_add(1))
             .min(self.sent.len() as u64) as usize;
         for idx in 0..end {
             let pn = self.base_pn + idx as u64;
@@ -754,6 +759,20 @@ mod tests {
             s.bytes_in_flight(),
             Bytes(1500),
             "only packet 5 still in flight"
+        );
+    }
+
+    #[test]
+    fn packets_beyond_the_largest_acked_are_not_judged() {
+        let mut s = sender();
+        send(&mut s, ms(0), 3);
+        // 0 acknowledged first: 1 and 2 are above it, neither lost nor
+        // timed by the loss threshold; the PTO is armed.
+        s.on_ack(ms(100), &ack(&[0]));
+        assert_eq!(s.stats().packets_lost, 0);
+        assert_eq!(
+            s.loss_timer(),
+            Some(s.last_ack_eliciting.unwrap() + s.rtt.pto(s.config.max_ack_delay))
         );
     }
 
