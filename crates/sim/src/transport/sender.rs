@@ -551,6 +551,15 @@ impl Sender {
         let Some(largest) = self.largest_acked else {
             return Bytes::ZERO;
         };
+        // Packets up to the largest acknowledged: none if the tracked
+        // ones all lie beyond it (after an ACK in order, the usual case).
+        let end = largest
+            .checked_sub(self.base_pn)
+            .map_or(0, |below| below.saturating_add(1))
+            .min(self.sent.len() as u64) as usize;
+        if end == 0 {
+            return Bytes::ZERO;
+        }
         let loss_delay = self.rtt.loss_delay();
         // Nothing can be a loss_delay old before loss_delay has passed
         // (a saturating subtraction would make t=0 packets look old).
@@ -559,12 +568,6 @@ impl Sender {
             .checked_sub(loss_delay.as_nanos() as u64)
             .map(Instant::from_nanos);
         let mut lost: Vec<(u64, SentPacket)> = Vec::new();
-        // Packets up to the largest acknowledged: none if the tracked
-        // ones all lie beyond it.
-        let end = largest
-            .checked_sub(self.base_pn)
-            .map_or(0, |below| below.saturating_add(1))
-            .min(self.sent.len() as u64) as usize;
         for idx in 0..end {
             let pn = self.base_pn + idx as u64;
             let Some(packet) = self.sent[idx] else {
