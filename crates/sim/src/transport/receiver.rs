@@ -101,6 +101,8 @@ impl Receiver {
     }
 
     /// A packet arrived.
+    // Inlined into the simulator's delivery handler (once per packet).
+    #[inline]
     pub fn on_packet(&mut self, now: Instant, pn: u64, chunk: Chunk) -> AckDecision {
         self.add_chunk(chunk);
         // A gap (a packet number skipped) is acknowledged at once, so the

@@ -317,6 +317,9 @@ impl Sender {
     /// and the sender is not marked app-limited: the probe the gain asks for
     /// happens even when the application cannot fill it. Called again after
     /// every send (and at every pacer wake-up), this fills the probe.
+    // Inlined into the simulator's send loop, its one caller there: as a
+    // call, 2.4 times per packet, it cost about 2% more instructions.
+    #[inline]
     pub fn poll_send(&mut self, now: Instant) -> SendOutcome {
         let probing = self.probes_pending > 0;
         let payload_room = self.config.max_payload.get() as u32;
