@@ -740,11 +740,18 @@ mod tests {
         }
     }
 
+    /// A sender that sent `n` packets at 0 ms and got an ACK of `acked`
+    /// at 100 ms.
+    fn acked_at_100ms(n: usize, acked: &[u64]) -> Sender {
+        let mut s = sender();
+        send(&mut s, ms(0), n);
+        s.on_ack(ms(100), &ack(acked));
+        s
+    }
+
     #[test]
     fn packet_threshold_declares_loss_three_behind() {
-        let mut s = sender();
-        send(&mut s, ms(0), 6);
-        s.on_ack(ms(100), &ack(&[4]));
+        let mut s = acked_at_100ms(6, &[4]);
         // 0 and 1 are >= 3 behind 4; 2 and 3 wait for the time threshold.
         assert_eq!(s.stats().packets_lost, 2);
         assert!(s.in_recovery());
@@ -770,11 +777,9 @@ mod tests {
 
     #[test]
     fn packets_beyond_the_largest_acked_are_not_judged() {
-        let mut s = sender();
-        send(&mut s, ms(0), 3);
         // 0 acknowledged first: 1 and 2 are above it, neither lost nor
         // timed by the loss threshold; the PTO is armed.
-        s.on_ack(ms(100), &ack(&[0]));
+        let s = acked_at_100ms(3, &[0]);
         assert_eq!(s.stats().packets_lost, 0);
         assert_eq!(
             s.loss_timer(),
