@@ -208,6 +208,19 @@ pub trait CongestionControl: Send + fmt::Debug + DynClone {
     fn probe_state(&self) -> ProbeState {
         ProbeState::NONE
     }
+    /// Whether [`CongestionControl::on_packet_sent`] with `event`, called
+    /// next, may change what [`CongestionControl::cwnd`],
+    /// [`CongestionControl::pacing_rate`], [`CongestionControl::send_quantum`]
+    /// or [`CongestionControl::probe_state`] return. A transport that keeps
+    /// those outputs between callbacks reads them again after a send only
+    /// when this is true: the sender polls after every packet, and reading
+    /// all four costs more than a packet's send callback. The default, true,
+    /// is always correct; a controller whose send callback usually leaves
+    /// them alone says when it does not.
+    fn send_may_change_outputs(&self, event: &SentEvent) -> bool {
+        let _ = event;
+        true
+    }
 }
 
 dyn_clone::clone_trait_object!(CongestionControl);
@@ -235,7 +248,10 @@ mod tests {
     use std::time::Duration;
 
     use crate::testing::Pipe;
-    use crate::{algorithms, AlgorithmSpec, Bandwidth, Bytes, ControllerConfig, Instant};
+    use crate::{
+        algorithms, AlgorithmSpec, Bandwidth, Bytes, CongestionControl, ControllerConfig, Instant,
+        ProbeState, SentEvent,
+    };
 
     /// A clone taken mid-connection is a separate controller in the same
     /// state: driven by the same events it makes the same decisions, and
@@ -268,6 +284,70 @@ mod tests {
                 (copy.cwnd(), copy.pacing_rate(), copy.snapshot()),
                 (original.cwnd(), original.pacing_rate(), original.snapshot()),
                 "{}: the clone diverged from the original on the same events",
+                info.name
+            );
+        }
+    }
+
+    /// `send_may_change_outputs` is never false for a send that changes
+    /// an output: every registered controller, at every ACK of a run long
+    /// enough for Startup, ProbeBW and ProbeRTT (the 10 s min_rtt expiry),
+    /// is sent (on a copy) packets that are app-limited or not, that
+    /// restart from idle or join a flight, and its four outputs compared.
+    #[test]
+    fn a_send_said_to_keep_the_outputs_keeps_them() {
+        fn outputs(cc: &dyn CongestionControl) -> (Bytes, Bandwidth, Bytes, ProbeState) {
+            (
+                cc.cwnd(),
+                cc.pacing_rate(),
+                cc.send_quantum(),
+                cc.probe_state(),
+            )
+        }
+        for info in algorithms() {
+            let spec = AlgorithmSpec::parse(info.name).unwrap();
+            let mut cc = spec.build(&ControllerConfig::new(5, Instant::ZERO));
+            let mut pipe = Pipe::new(Bandwidth::from_mbps(10), Duration::from_millis(40));
+            let (mut said_kept, mut said_moved) = (0, 0);
+            pipe.run_until(
+                cc.as_mut(),
+                Instant::ZERO + Duration::from_secs(12),
+                |step, cc| {
+                    let in_flight = step.event.bytes_in_flight;
+                    for (app_limited, bytes_in_flight) in [
+                        (false, in_flight + Bytes(1500)),
+                        (true, in_flight + Bytes(1500)),
+                        (true, Bytes(1500)),
+                        (false, Bytes(1500)),
+                    ] {
+                        let event = SentEvent {
+                            now: step.now,
+                            bytes: Bytes(1500),
+                            bytes_in_flight,
+                            app_limited,
+                            is_retransmission: false,
+                        };
+                        let mut copy = dyn_clone::clone_box(cc);
+                        let before = outputs(copy.as_ref());
+                        if copy.send_may_change_outputs(&event) {
+                            said_moved += 1;
+                            continue;
+                        }
+                        said_kept += 1;
+                        copy.on_packet_sent(&event);
+                        assert_eq!(
+                            outputs(copy.as_ref()),
+                            before,
+                            "{} at {}: {event:?} changed the outputs",
+                            info.name,
+                            step.now
+                        );
+                    }
+                },
+            );
+            assert!(
+                said_kept + said_moved > 1000,
+                "{}: too short a run",
                 info.name
             );
         }

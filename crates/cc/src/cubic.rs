@@ -338,6 +338,11 @@ impl CongestionControl for Cubic {
         self.window.on_packet_sent(event);
     }
 
+    /// A send only notes when the window was last in use.
+    fn send_may_change_outputs(&self, _: &SentEvent) -> bool {
+        false
+    }
+
     fn on_ack(&mut self, event: &AckEvent) {
         let growth = self.window.on_ack(event);
         let since_last_ack = self.last_ack.map_or(Duration::ZERO, |t| event.now - t);

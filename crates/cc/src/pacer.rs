@@ -54,8 +54,11 @@ impl Pacer {
         if missing <= 0.0 || rate == Bandwidth::ZERO {
             return now;
         }
-        let wait_ns = (missing * 8.0 / rate.as_bps_f64() * 1e9).ceil() as u64;
-        now + std::time::Duration::from_nanos(wait_ns.max(1)).max(timer)
+        let wait_ns = ceil_u64(missing * 8.0 / rate.as_bps_f64() * 1e9);
+        // In nanoseconds, as `now + Duration::from_nanos(wait).max(timer)`
+        // without building and comparing `Duration`s on every short poll.
+        let timer_ns = u64::try_from(timer.as_nanos()).unwrap_or(u64::MAX);
+        Instant::from_nanos(now.as_nanos().saturating_add(wait_ns.max(1).max(timer_ns)))
     }
 
     /// The bucket depth of a timer-driven pacer (`timer` above zero): two
@@ -86,6 +89,23 @@ impl Pacer {
     #[inline]
     pub fn on_send(&mut self, size: Bytes) {
         self.tokens -= size.as_f64();
+    }
+}
+
+/// `x.ceil() as u64`, without the call: on x86-64 without SSE4.1 (the
+/// baseline target) `f64::ceil` is a library call, and the pacer rounds a
+/// wait on every poll that finds the bucket short. The conversion `as u64`
+/// truncates toward zero and saturates (NaN to 0), so adding one whenever
+/// the truncation lost a fraction gives the same value for every input:
+/// non-integers below 2^53 round up, larger floats are integers already,
+/// and anything at or above 2^64 stays at `u64::MAX`.
+#[inline]
+fn ceil_u64(x: f64) -> u64 {
+    let t = x as u64;
+    if (t as f64) < x {
+        t.saturating_add(1)
+    } else {
+        t
     }
 }
 
@@ -155,5 +175,41 @@ mod tests {
             p.earliest_send(wake, datagram, rate, depth, timer),
             wake + timer
         );
+    }
+
+    #[test]
+    fn ceil_u64_is_ceil_then_cast() {
+        let specials = [
+            0.0,
+            -0.0,
+            -0.5,
+            -3.5,
+            0.25,
+            1.0,
+            1.0 + f64::EPSILON,
+            2f64.powi(52) + 0.5,
+            2f64.powi(53),
+            2f64.powi(53) + 2.0,
+            2f64.powi(63),
+            2f64.powi(64),
+            2f64.powi(64) * 3.0,
+            f64::MAX,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            f64::MIN_POSITIVE,
+        ];
+        for x in specials {
+            assert_eq!(ceil_u64(x), x.ceil() as u64, "{x}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn ceil_u64_matches_for_any_float(bits in proptest::num::u64::ANY, scale in 0.0f64..1e12) {
+            let x = f64::from_bits(bits);
+            proptest::prop_assert_eq!(ceil_u64(x), x.ceil() as u64);
+            proptest::prop_assert_eq!(ceil_u64(scale), scale.ceil() as u64);
+        }
     }
 }

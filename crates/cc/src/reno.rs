@@ -125,6 +125,11 @@ impl CongestionControl for Reno {
         self.window.on_packet_sent(event);
     }
 
+    /// A send only notes when the window was last in use.
+    fn send_may_change_outputs(&self, _: &SentEvent) -> bool {
+        false
+    }
+
     fn on_ack(&mut self, event: &AckEvent) {
         let Growth::Allowed(acked) = self.window.on_ack(event) else {
             return;

@@ -241,7 +241,9 @@ pub struct RunResult {
     pub sim_time_s: f64,
     /// Wall-clock time the run took, seconds.
     pub wall_time_s: f64,
-    /// Events processed.
+    /// Events processed: a measure of the simulator's work, not of the
+    /// network (a delayed-ACK timer that a later arrival makes moot is never
+    /// scheduled, so it is not counted).
     pub events: u64,
     /// Packets sent by all flows.
     pub packets_sent: u64,

@@ -751,6 +751,12 @@ impl CongestionControl for Bbr {
         }
     }
 
+    /// Only a restart from idle (`on_packet_sent`, above: keep the two
+    /// together) touches the pacing rate or the mode.
+    fn send_may_change_outputs(&self, event: &SentEvent) -> bool {
+        event.app_limited && event.bytes_in_flight == event.bytes
+    }
+
     fn on_ack(&mut self, event: &AckEvent) {
         if event.newly_acked > Bytes::ZERO {
             self.delivered_time = event.now;

@@ -101,6 +101,8 @@ impl Receiver {
     }
 
     /// A packet arrived.
+    // Inlined into the simulator's delivery handler (once per packet).
+    #[inline]
     pub fn on_packet(&mut self, now: Instant, pn: u64, chunk: Chunk) -> AckDecision {
         self.add_chunk(chunk);
         // A gap (a packet number skipped) is acknowledged at once, so the
@@ -130,6 +132,15 @@ impl Receiver {
             return None;
         }
         Some(self.make_frame(now))
+    }
+
+    /// Whether [`Receiver::on_timer`] for `at` could still send a frame at
+    /// some time from `now` on. It acts only while the armed timer is `at`,
+    /// and a timer is armed for the arrival that arms it plus the maximum
+    /// ACK delay; so once another (or none) is armed, `at` can come back
+    /// only through an arrival at `at - max_ack_delay`, not before `now`.
+    pub fn timer_may_fire(&self, now: Instant, at: Instant) -> bool {
+        self.timer == Some(at) || now + self.max_ack_delay <= at
     }
 
     fn make_frame(&mut self, now: Instant) -> AckFrame {
@@ -201,6 +212,32 @@ mod tests {
 
     fn c(offset: u64, len: u32) -> Chunk {
         Chunk { offset, len }
+    }
+
+    #[test]
+    fn a_timer_replaced_by_an_ack_never_fires_again() {
+        let ms = |v: u64| Instant::from_nanos(v * 1_000_000);
+        let mut r = Receiver::new(AckPolicy::EverySecond, Duration::from_millis(25), None);
+        let AckDecision::Delay(at) = r.on_packet(ms(10), 0, c(0, 100)) else {
+            panic!("the first packet arms the timer");
+        };
+        assert_eq!(at, ms(35));
+        assert!(r.timer_may_fire(ms(10), at));
+        assert!(matches!(
+            r.on_packet(ms(11), 1, c(100, 100)),
+            AckDecision::Send(_)
+        ));
+        // Spent, and no arrival from 11 ms on can arm it for 35 ms again.
+        assert!(!r.timer_may_fire(ms(11), at));
+        assert_eq!(r.on_timer(at, at), None);
+        // At the instant it was armed another arrival could re-arm it.
+        assert!(r.timer_may_fire(ms(10), at));
+        let AckDecision::Delay(next) = r.on_packet(ms(12), 2, c(200, 100)) else {
+            panic!("a new timer");
+        };
+        assert!(r.timer_may_fire(ms(12), next));
+        assert!(r.on_timer(next, next).is_some());
+        assert!(!r.timer_may_fire(next, next));
     }
 
     #[test]

@@ -166,6 +166,9 @@ pub struct Sender {
     /// `rtt.pto(config.max_ack_delay)`, kept with `rtt`: the loss timer is
     /// re-armed after every send and ACK.
     pto: Duration,
+    /// `pto` backed off by `pto_count` (doubled per PTO, at most 2^16 times),
+    /// kept with both for the same reason.
+    backed_off_pto: Duration,
     stream: SendStream,
     /// Packets from `base_pn` on; `None` once acked or declared lost.
     sent: VecDeque<Option<SentPacket>>,
@@ -215,6 +218,7 @@ impl Sender {
             estimator: DeliveryRateEstimator::new(),
             rtt: RttEstimator::default(),
             pto: RttEstimator::default().pto(config.max_ack_delay),
+            backed_off_pto: RttEstimator::default().pto(config.max_ack_delay),
             stream: SendStream::new(size.map(Bytes::get)),
             sent: VecDeque::new(),
             base_pn: 0,
@@ -313,6 +317,9 @@ impl Sender {
     /// and the sender is not marked app-limited: the probe the gain asks for
     /// happens even when the application cannot fill it. Called again after
     /// every send (and at every pacer wake-up), this fills the probe.
+    // Inlined into the simulator's send loop, its one caller there: as a
+    // call, 2.4 times per packet, it cost about 2% more instructions.
+    #[inline]
     pub fn poll_send(&mut self, now: Instant) -> SendOutcome {
         let probing = self.probes_pending > 0;
         let payload_room = self.config.max_payload.get() as u32;
@@ -413,14 +420,18 @@ impl Sender {
             self.stats.padding_packets += 1;
             self.stats.padding_bytes += size.get();
         }
-        self.cc.on_packet_sent(&SentEvent {
+        let sent = SentEvent {
             now,
             bytes: size,
             bytes_in_flight: self.bytes_in_flight,
             app_limited,
             is_retransmission: is_resend,
-        });
-        self.out = None;
+        };
+        // The next poll needs the outputs; most sends leave them alone.
+        if self.cc.send_may_change_outputs(&sent) {
+            self.out = None;
+        }
+        self.cc.on_packet_sent(&sent);
         if let Some(q) = self.qlog.as_mut() {
             q.packet_sent(elapsed(now), pn, size.get());
         }
@@ -487,6 +498,9 @@ impl Sender {
             self.first_rtt_sample.get_or_insert(now);
             rtt_sample = Some(latest);
         }
+        // The packets just acknowledged usually lead the list: dropped
+        // first, loss detection does not walk them.
+        self.trim_front();
         let newly_lost = self.detect_lost(now);
         let min_rtt = self.rtt.has_sample().then(|| self.rtt.min());
         let sample = self.estimator.generate_sample(now, min_rtt);
@@ -527,6 +541,7 @@ impl Sender {
             q.mode(t, self.cc.snapshot().mode);
         }
         self.pto_count = 0;
+        self.backed_off_pto = self.pto;
         self.trim_front();
         true
     }
@@ -539,6 +554,15 @@ impl Sender {
         let Some(largest) = self.largest_acked else {
             return Bytes::ZERO;
         };
+        // Packets up to the largest acknowledged: none if the tracked
+        // ones all lie beyond it (after an ACK in order, the usual case).
+        let end = largest
+            .checked_sub(self.base_pn)
+            .map_or(0, |below| below.saturating_add(1))
+            .min(self.sent.len() as u64) as usize;
+        if end == 0 {
+            return Bytes::ZERO;
+        }
         let loss_delay = self.rtt.loss_delay();
         // Nothing can be a loss_delay old before loss_delay has passed
         // (a saturating subtraction would make t=0 packets look old).
@@ -547,10 +571,6 @@ impl Sender {
             .checked_sub(loss_delay.as_nanos() as u64)
             .map(Instant::from_nanos);
         let mut lost: Vec<(u64, SentPacket)> = Vec::new();
-        let end = largest
-            .saturating_sub(self.base_pn)
-            .saturating_add(1)
-            .min(self.sent.len() as u64) as usize;
         for idx in 0..end {
             let pn = self.base_pn + idx as u64;
             let Some(packet) = self.sent[idx] else {
@@ -644,8 +664,7 @@ impl Sender {
         if self.bytes_in_flight == Bytes::ZERO {
             return None;
         }
-        let pto = self.pto * 2u32.saturating_pow(self.pto_count.min(16));
-        self.last_ack_eliciting.map(|t| t + pto)
+        self.last_ack_eliciting.map(|t| t + self.backed_off_pto)
     }
 
     /// The loss-detection timer fired.
@@ -658,6 +677,7 @@ impl Sender {
         // PTO: probe with new data (or a repeat) regardless of cwnd.
         self.stats.ptos += 1;
         self.pto_count += 1;
+        self.backed_off_pto = self.pto * 2u32.saturating_pow(self.pto_count.min(16));
         self.probes_pending = PTO_PROBES;
     }
 
@@ -720,11 +740,18 @@ mod tests {
         }
     }
 
+    /// A sender that sent `n` packets at 0 ms and got an ACK of `acked`
+    /// at 100 ms.
+    fn acked_at_100ms(n: usize, acked: &[u64]) -> Sender {
+        let mut s = sender();
+        send(&mut s, ms(0), n);
+        s.on_ack(ms(100), &ack(acked));
+        s
+    }
+
     #[test]
     fn packet_threshold_declares_loss_three_behind() {
-        let mut s = sender();
-        send(&mut s, ms(0), 6);
-        s.on_ack(ms(100), &ack(&[4]));
+        let mut s = acked_at_100ms(6, &[4]);
         // 0 and 1 are >= 3 behind 4; 2 and 3 wait for the time threshold.
         assert_eq!(s.stats().packets_lost, 2);
         assert!(s.in_recovery());
@@ -745,6 +772,18 @@ mod tests {
             s.bytes_in_flight(),
             Bytes(1500),
             "only packet 5 still in flight"
+        );
+    }
+
+    #[test]
+    fn packets_beyond_the_largest_acked_are_not_judged() {
+        // 0 acknowledged first: 1 and 2 are above it, neither lost nor
+        // timed by the loss threshold; the PTO is armed.
+        let s = acked_at_100ms(3, &[0]);
+        assert_eq!(s.stats().packets_lost, 0);
+        assert_eq!(
+            s.loss_timer(),
+            Some(s.last_ack_eliciting.unwrap() + s.rtt.pto(s.config.max_ack_delay))
         );
     }
 
