@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use cc::{AlgorithmSpec, Bandwidth, Bytes};
-use sim::app::dash::{AbrStrategy, DashConfig};
+use sim::app::dash::{AbrStrategy, DashConfig, PlayerKind};
 use sim::app::live::{FrameSizes, LiveConfig};
 use sim::app::Application;
 use sim::link::{
@@ -992,9 +992,32 @@ fn kernel_model(name: &str) -> AlgorithmSpec {
     AlgorithmSpec::parse(model).expect("the kernel models are known algorithms")
 }
 
-/// Why the simulator cannot run `config`, naming the first kernel flow's
-/// `cc` key: `None` when every flow is one of the project's controllers.
-pub(crate) fn kernel_refusal(ctx: &Ctx<'_>, config: &sim::SimConfig) -> Option<ScenarioError> {
+/// Why the simulator cannot run `config`, naming the key: the first kernel
+/// flow's `cc`, else the first `[flow.dash] player = "dashjs"`; `None` when
+/// every flow is one of the project's controllers and models.
+pub(crate) fn simulator_refusal(ctx: &Ctx<'_>, config: &sim::SimConfig) -> Option<ScenarioError> {
+    kernel_refusal(ctx, config).or_else(|| dashjs_refusal(ctx, config))
+}
+
+/// The first flow whose DASH session dash.js plays: a real browser, which
+/// only an emulated run has.
+fn dashjs_refusal(ctx: &Ctx<'_>, config: &sim::SimConfig) -> Option<ScenarioError> {
+    let i = config.flows.iter().position(|f| {
+        matches!(&f.app, Application::Dash(d) if d.player == PlayerKind::DashJs)
+    })?;
+    Some(ctx.err(
+        &KeyPath::root()
+            .key("flow")
+            .index(i)
+            .key("dash")
+            .key("player"),
+        "player = \"dashjs\" is dash.js in headless Chromium and runs only under --emulate; \
+         the simulator's player is the model of dash.js (player = \"model\", the default)",
+    ))
+}
+
+/// The first kernel flow's `cc` key, naming the simulator's model of it.
+fn kernel_refusal(ctx: &Ctx<'_>, config: &sim::SimConfig) -> Option<ScenarioError> {
     let (i, flow) = config
         .flows
         .iter()
@@ -1178,6 +1201,14 @@ fn dash_application(
             AbrStrategy::parse(name).ok_or_else(|| ctx.expected(&dk.key("abr"), ABR, v))?
         }
     };
+    const PLAYER: &str = "\"model\" (the simulator's model of dash.js) or \"dashjs\" (dash.js in headless Chromium, under --emulate)";
+    let player = match &raw.player {
+        None => d.player,
+        Some(v) => {
+            let name = ctx.string(&dk.key("player"), v, PLAYER)?;
+            PlayerKind::parse(name).ok_or_else(|| ctx.expected(&dk.key("player"), PLAYER, v))?
+        }
+    };
     let dash = DashConfig {
         ladder,
         segment: duration("segment", &raw.segment, d.segment)?,
@@ -1197,6 +1228,7 @@ fn dash_application(
             None => d.insufficient_buffer_rule,
             Some(v) => ctx.boolean(&dk.key("insufficient_buffer_rule"), v)?,
         },
+        player,
     };
     dash.validate().map_err(|m| {
         // "ladder[1]: ..." names an item, "video: ..." a key.

@@ -981,6 +981,41 @@ fn dash_sessions_are_validated() {
 }
 
 #[test]
+fn a_dash_player_is_the_model_or_dashjs_and_dashjs_is_not_simulable() {
+    let model = from_str(&dash("player = \"model\"\n"), origin(), &[]).unwrap();
+    let sim::app::Application::Dash(d) = &model.config.flows[0].app else {
+        panic!("not a DASH flow");
+    };
+    assert_eq!(d.player, sim::app::dash::PlayerKind::Model);
+    assert!(model.check_simulable().is_ok());
+    // dash.js loads (an emulated run plays it) but the simulator refuses it.
+    let real = from_str(&dash("player = \"dashjs\"\n"), origin(), &[]).unwrap();
+    let sim::app::Application::Dash(d) = &real.config.flows[0].app else {
+        panic!("not a DASH flow");
+    };
+    assert_eq!(d.player, sim::app::dash::PlayerKind::DashJs);
+    let e = real.check_simulable().unwrap_err();
+    check(
+        &e,
+        Some("flow[0].dash.player"),
+        Some(11),
+        &["player = \"dashjs\"", "only under --emulate", "player = \"model\""],
+    );
+    let e = err_of(&dash("player = \"shaka\"\n"));
+    check(
+        &e,
+        Some("flow[0].dash.player"),
+        Some(11),
+        &["\"model\"", "\"dashjs\"", "\"shaka\""],
+    );
+    let e = err_of(&dash("player = 1\n"));
+    check(&e, Some("flow[0].dash.player"), Some(11), &["\"dashjs\""]);
+    // A player plays a DASH session only.
+    let e = err_of(&format!("{BASE}app = \"live\"\n[flow.dash]\nplayer = \"dashjs\"\n"));
+    check(&e, Some("flow[0].dash"), Some(10), &["needs app = \"dash\""]);
+}
+
+#[test]
 fn uplinks_and_trace_starts_are_validated() {
     let e = err_of(&with(
         "buffer = \"0.25bdp\"",
