@@ -379,3 +379,98 @@ fn chromium_plays_the_generated_dash_video_with_dashjs() {
     );
     drop(server);
 }
+
+/// The video dash.js plays through the emulator: 5 segments of the oBBR
+/// ladder, over a run long enough for the whole of it.
+const EMULATED_DASHJS: &str = "name = \"dashjs\"\nseed = 1\nduration = \"26s\"\nwarmup = \"0s\"\n\
+    [link]\nrate = \"20Mbit\"\nrtt = \"40ms\"\nbuffer = \"1bdp\"\n\
+    [[flow]]\ncc = \"bbr\"\napp = \"dash\"\n[flow.dash]\nvideo = \"20s\"\nplayer = \"dashjs\"\n";
+
+#[test]
+fn dashjs_plays_a_dash_flow_through_the_emulator() {
+    let Some(_) = browser_ready() else {
+        return;
+    };
+    let dir = TempDir::new("emulate-dashjs");
+    let file = dir.0.join("dashjs.toml");
+    std::fs::write(&file, EMULATED_DASHJS).unwrap();
+    let out = dir.0.join("out");
+    let stdout = run_ok(
+        Command::new(env!("CARGO_BIN_EXE_bbrlab"))
+            .args(["run", "--emulate", "--no-series", "--out"])
+            .arg(&out)
+            .arg(&file),
+        b"",
+    );
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let record: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("dashjs-flow-0.json")).unwrap())
+            .unwrap();
+    let flow = &summary["flows"][0];
+    let d = &flow["dash"];
+    let context = format!(
+        "{}\nsummary {d}\nrecord {record}",
+        String::from_utf8_lossy(&stdout)
+    );
+    assert_eq!(summary["mode"], "emulated");
+    assert_eq!(record["dashjs"], "4.7.4", "{context}");
+    assert_eq!(record["errors"], serde_json::json!([]), "{context}");
+    // The summary is dash.js's: its segments (the last load of each),
+    // their qualities and so the mean bitrate, its session times.
+    let dash = DashConfig {
+        video: Duration::from_secs(20),
+        ..DashConfig::obbr_paper()
+    };
+    let mut qualities = std::collections::BTreeMap::new();
+    for s in record["segments"].as_array().unwrap() {
+        let quality = s["quality"].as_u64().unwrap() as usize;
+        let index = s["index"].as_u64().unwrap() as usize;
+        assert_eq!(s["bytes"], dash.segment_bytes(index, quality), "{context}");
+        qualities.insert(index, quality);
+    }
+    let qualities: Vec<usize> = qualities.into_values().collect();
+    assert_eq!(qualities.len(), 5, "{context}");
+    assert_eq!(d["segments"], 5, "{context}");
+    assert_eq!(d["complete"], true, "{context}");
+    let aq = qualities.iter().sum::<usize>() as f64 / 5.0;
+    assert!((d["aq"].as_f64().unwrap() - aq).abs() < 1e-9, "{context}");
+    let mean = qualities
+        .iter()
+        .map(|&q| dash.ladder[q].bits_per_sec() as f64)
+        .sum::<f64>()
+        / 5.0;
+    assert!(
+        (d["mean_bitrate_bps"].as_f64().unwrap() - mean).abs() < 1.0,
+        "{context}"
+    );
+    let session = &record["session"];
+    let startup =
+        (session["started"].as_f64().unwrap() - session["first_request"].as_f64().unwrap()) / 1e3;
+    assert!(
+        (d["startup_delay_s"].as_f64().unwrap() - startup).abs() < 1e-6,
+        "{context}"
+    );
+    assert!(d["bola_segments"].is_null(), "{context}");
+    // Over HTTP/3, through the flow's controller: the server sent the
+    // video's bytes (the segments, at least) through the relay.
+    for p in record["protocols"].as_array().unwrap() {
+        if p["url"].as_str().unwrap().contains("/dash/") {
+            assert_eq!(p["protocol"], "h3", "{context}");
+        }
+    }
+    let video_bytes: u64 = qualities
+        .iter()
+        .enumerate()
+        .map(|(i, &q)| dash.segment_bytes(i, q))
+        .sum();
+    assert!(
+        flow["bytes_sent"].as_u64().unwrap() >= video_bytes,
+        "{context}"
+    );
+    assert!(
+        flow["completion_time_s"].as_f64().unwrap() < 26.0,
+        "{context}"
+    );
+    println!("dash.js through the emulator: {d}");
+}

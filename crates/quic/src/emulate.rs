@@ -24,7 +24,12 @@
 //! - a live stream's frame delays count from each frame's creation at
 //!   the server, the request's trip through the relay taken off (see
 //!   [`crate::client::ClientConfig::request_trip`]), for the frames
-//!   created in the window, as the simulator's.
+//!   created in the window, as the simulator's;
+//! - a DASH session is played by dash.js in headless Chromium
+//!   (`[flow.dash] player = "dashjs"`, [`crate::dashjs`]) through the
+//!   relay, and its `dash` summary is computed from dash.js's record by
+//!   the model's own definitions; the flow's goodput is the video bytes
+//!   dash.js had received by each segment's end, in the window.
 //!
 //! Runs that cannot keep real time on a small machine are refused up
 //! front ([`check_feasible`]).
@@ -36,6 +41,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use cc::{AlgorithmSpec, Instant};
+use sim::app::dash::{DashSummary, PlayerKind};
 use sim::app::Application;
 use sim::link::{Capacity, RateModel};
 use sim::results::jain_index;
@@ -64,6 +70,9 @@ pub struct EmulateOptions {
     pub series: bool,
     /// Write one qlog per connection here (created if missing).
     pub qlog_dir: Option<PathBuf>,
+    /// Write each dash.js session's record here, as
+    /// `dashjs-flow-N.json` (the directory must exist).
+    pub player_dir: Option<PathBuf>,
 }
 
 /// Why a scenario cannot run in real time, or `Ok`.
@@ -117,14 +126,36 @@ pub fn check_feasible(config: &sim::SimConfig) -> Result<(), String> {
                 ));
             }
         }
-        if let Application::Dash(_) = flow.app {
-            return Err(format!(
-                "flow {i}: app = \"dash\" has no real-stack client yet (serve/get carry \
-                 sized and bulk transfers and live streams)"
-            ));
+        if let Application::Dash(dash) = &flow.app {
+            if dash.player == PlayerKind::Model {
+                return Err(format!(
+                    "flow {i}: app = \"dash\" with the model's player has no real-stack \
+                     client: set [flow.dash] player = \"dashjs\" to play it with dash.js in \
+                     headless Chromium, or simulate it"
+                ));
+            }
+            if !crate::http3::dash::decodable(dash) {
+                return Err(format!(
+                    "flow {i}: player = \"dashjs\" decodes the video, which the server has as \
+                     real H.264 only with 4s segments that divide the video, at most ten \
+                     bitrates and segments larger than the encoded media (docs/EMULATION.md)"
+                ));
+            }
         }
     }
+    if config.flows.iter().any(|f| f.kernel.is_some()) && config.flows.iter().any(is_dashjs) {
+        return Err(
+            "a kernel flow runs the emulator's shell and dash.js reaches its server through \
+             the relay: put them in separate runs"
+                .into(),
+        );
+    }
     Ok(())
+}
+
+/// Whether dash.js plays the flow's DASH session.
+fn is_dashjs(flow: &FlowConfig) -> bool {
+    matches!(&flow.app, Application::Dash(d) if d.player == PlayerKind::DashJs)
 }
 
 /// The highest rate the link has while the run lasts, looked at every
@@ -148,7 +179,8 @@ struct Flow {
 
 /// What each flow's client brought back.
 enum Outcome {
-    Quic(GetReport),
+    /// A QUIC client's report, and the DASH summary of a dash.js session.
+    Quic(GetReport, Option<DashSummary>),
     Kernel {
         sent: kernel::SenderReport,
         received: kernel::ReceiverReport,
@@ -222,6 +254,11 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
             kernel::check_available(name).map_err(|e| format!("flow {id}: {e}"))?;
         }
     }
+    let browser = if expanded.iter().any(is_dashjs) {
+        Some(crate::dashjs::Browser::locate()?)
+    } else {
+        None
+    };
     let shell = if expanded.iter().any(|f| f.kernel.is_some()) {
         // Senders outside, receivers inside the namespace: the shell's
         // round trip is the shortest, each flow's port gets its own.
@@ -267,8 +304,14 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
                     qlog_dir: options.qlog_dir.clone(),
                     ..TelemetryOptions::default()
                 },
-                // Emulated runs speak bbrlab/1 only: no files to serve.
-                http: crate::http3::HttpOptions::default(),
+                // A dash.js session's video is the flow's; no files.
+                http: crate::http3::HttpOptions {
+                    root: None,
+                    dash: match &flow.app {
+                        Application::Dash(dash) => dash.clone(),
+                        _ => sim::app::dash::DashConfig::obbr_paper(),
+                    },
+                },
             })?)
         };
         flows.push(Flow {
@@ -338,7 +381,27 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
             Link::Relay(relay)
         }
     };
+    // Chromium starts before the run: its cold start is not the session's.
+    let mut players = Vec::new();
+    for flow in &flows {
+        players.push(match (&flow.config.app, &browser) {
+            (Application::Dash(dash), Some(browser)) if is_dashjs(&flow.config) => {
+                let (browser, dash) = (browser.clone(), dash.clone());
+                let (entry, pin) = (entries[flow.id], identity.spki_pin()?);
+                let id = flow.id;
+                let session = tokio::task::spawn_blocking(move || {
+                    crate::dashjs::Session::start(&browser, entry, &pin, &dash)
+                })
+                .await
+                .map_err(|e| format!("flow {id}: the browser task failed: {e}"))?
+                .map_err(|e| format!("flow {id}: {e}"))?;
+                Some(session)
+            }
+            _ => None,
+        });
+    }
     let start = tokio::time::Instant::now();
+    let start_epoch_ms = epoch_ms(std::time::SystemTime::now());
     let end = start + config.duration;
     let window_start = (start + config.warmup).into_std();
     let truth = crate::telemetry::BandwidthTruth {
@@ -351,7 +414,58 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
     }
     let progress_interval = config.sample_interval.min(Duration::from_millis(100));
     let mut clients = Vec::new();
-    for (flow, socket) in flows.iter().zip(sockets) {
+    for ((flow, socket), player) in flows.iter().zip(sockets).zip(players) {
+        if let Some(mut player) = player {
+            let (begin, end) = ((start + flow.config.start).into_std(), end.into_std());
+            let (id, flow_start_s) = (flow.id, flow.config.start.as_secs_f64());
+            let Application::Dash(dash) = flow.config.app.clone() else {
+                unreachable!("a player plays a DASH flow")
+            };
+            let record_path = options
+                .player_dir
+                .as_ref()
+                .map(|d| d.join(format!("dashjs-flow-{id}.json")));
+            clients.push(tokio::task::spawn_blocking(move || {
+                std::thread::sleep(begin.saturating_duration_since(std::time::Instant::now()));
+                let opened_ms = epoch_ms(std::time::SystemTime::now());
+                player.go()?;
+                std::thread::sleep(end.saturating_duration_since(std::time::Instant::now()));
+                let record = player.finish()?;
+                if let Some(path) = record_path {
+                    std::fs::write(
+                        &path,
+                        serde_json::to_vec_pretty(&record.raw).unwrap_or_default(),
+                    )
+                    .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+                }
+                record.check()?;
+                let summary = record.session(opened_ms).summary(&dash);
+                // Progress in seconds from the flow's start, as a client's.
+                let mut progress = vec![(0.0, 0)];
+                progress.extend(
+                    record
+                        .progress_ms()
+                        .into_iter()
+                        .map(|(t, bytes)| ((t - start_epoch_ms) / 1e3 - flow_start_s, bytes)),
+                );
+                let (elapsed_s, bytes) = *progress.last().expect("one entry");
+                let report = GetReport {
+                    bytes,
+                    elapsed_s,
+                    handshake_s: 0.0,
+                    goodput_bps: if elapsed_s > 0.0 {
+                        bytes as f64 * 8.0 / elapsed_s
+                    } else {
+                        0.0
+                    },
+                    complete: summary.segments == dash.segment_count() as u64,
+                    live: None,
+                    progress,
+                };
+                Ok(Outcome::Quic(report, Some(summary)))
+            }));
+            continue;
+        }
         let remaining = config.duration.saturating_sub(flow.config.start);
         let request_trip = flow_rtt(&flow.config) - flow_rtt(&flow.config) / 2;
         let begin = start + flow.config.start;
@@ -434,7 +548,7 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
             tokio::time::sleep_until(begin).await;
             get(client, tokio::time::sleep_until(end))
                 .await
-                .map(Outcome::Quic)
+                .map(|report| Outcome::Quic(report, None))
         }));
     }
     let link_samples = tokio::spawn(sample_link(
@@ -523,6 +637,12 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
         }
     }
     Ok(result)
+}
+
+/// Milliseconds since the Unix epoch, as a browser's `Date.now()`.
+fn epoch_ms(t: std::time::SystemTime) -> f64 {
+    t.duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64() * 1e3)
 }
 
 /// A client's socket made in the shell's namespace.
@@ -634,8 +754,8 @@ fn assemble(
     let mut series = Vec::new();
     let mut packets_sent = 0;
     for ((flow, outcome), base) in flows.iter().zip(outcomes).zip(bases) {
-        let report = match outcome {
-            Outcome::Quic(report) => report,
+        let (report, dash) = match outcome {
+            Outcome::Quic(report, dash) => (report, dash),
             Outcome::Kernel { sent, received } => {
                 let (summary, samples) = kernel_flow(config, flow, sent, received, series_on);
                 packets_sent += sent.last.as_ref().map_or(0, |t| t.counters.data_segs_out);
@@ -669,7 +789,8 @@ fn assemble(
                 .load(Ordering::Relaxed)
                 .saturating_sub(base.padding_bytes)
         });
-        let sized = flow.config.size.is_some();
+        // A DASH session completes, as in the simulator, with its last segment.
+        let sized = flow.config.size.is_some() || dash.is_some();
         summaries.push(FlowSummary {
             id: flow.id,
             cc: flow.config.cc_label(),
@@ -702,7 +823,7 @@ fn assemble(
             bw_sample_unlimited_rmse_bps: None,
             bw_estimate_rmse_bps: summary_of_path.as_ref().and_then(|s| s.bw_estimate_rmse),
             live: report.live.clone(),
-            dash: None,
+            dash: dash.clone(),
         });
         if let Some(s) = summary_of_path {
             for mut sample in s.samples {

@@ -14,6 +14,7 @@
 
 pub mod client;
 pub mod copilot;
+pub mod dashjs;
 pub mod emulate;
 pub mod http3;
 pub mod kernel_xval;

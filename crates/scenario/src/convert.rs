@@ -1002,18 +1002,21 @@ pub(crate) fn simulator_refusal(ctx: &Ctx<'_>, config: &sim::SimConfig) -> Optio
 /// The first flow whose DASH session dash.js plays: a real browser, which
 /// only an emulated run has.
 fn dashjs_refusal(ctx: &Ctx<'_>, config: &sim::SimConfig) -> Option<ScenarioError> {
-    let i = config.flows.iter().position(|f| {
-        matches!(&f.app, Application::Dash(d) if d.player == PlayerKind::DashJs)
-    })?;
-    Some(ctx.err(
-        &KeyPath::root()
-            .key("flow")
-            .index(i)
-            .key("dash")
-            .key("player"),
-        "player = \"dashjs\" is dash.js in headless Chromium and runs only under --emulate; \
+    let i = config
+        .flows
+        .iter()
+        .position(|f| matches!(&f.app, Application::Dash(d) if d.player == PlayerKind::DashJs))?;
+    Some(
+        ctx.err(
+            &KeyPath::root()
+                .key("flow")
+                .index(i)
+                .key("dash")
+                .key("player"),
+            "player = \"dashjs\" is dash.js in headless Chromium and runs only under --emulate; \
          the simulator's player is the model of dash.js (player = \"model\", the default)",
-    ))
+        ),
+    )
 }
 
 /// The first kernel flow's `cc` key, naming the simulator's model of it.

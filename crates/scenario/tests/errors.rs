@@ -999,7 +999,11 @@ fn a_dash_player_is_the_model_or_dashjs_and_dashjs_is_not_simulable() {
         &e,
         Some("flow[0].dash.player"),
         Some(11),
-        &["player = \"dashjs\"", "only under --emulate", "player = \"model\""],
+        &[
+            "player = \"dashjs\"",
+            "only under --emulate",
+            "player = \"model\"",
+        ],
     );
     let e = err_of(&dash("player = \"shaka\"\n"));
     check(
@@ -1011,8 +1015,15 @@ fn a_dash_player_is_the_model_or_dashjs_and_dashjs_is_not_simulable() {
     let e = err_of(&dash("player = 1\n"));
     check(&e, Some("flow[0].dash.player"), Some(11), &["\"dashjs\""]);
     // A player plays a DASH session only.
-    let e = err_of(&format!("{BASE}app = \"live\"\n[flow.dash]\nplayer = \"dashjs\"\n"));
-    check(&e, Some("flow[0].dash"), Some(10), &["needs app = \"dash\""]);
+    let e = err_of(&format!(
+        "{BASE}app = \"live\"\n[flow.dash]\nplayer = \"dashjs\"\n"
+    ));
+    check(
+        &e,
+        Some("flow[0].dash"),
+        Some(10),
+        &["needs app = \"dash\""],
+    );
 }
 
 #[test]

@@ -1,0 +1,517 @@
+//! dash.js itself as a DASH session's player in an emulated run
+//! (`[flow.dash] player = "dashjs"`): headless Chromium (Debian's, driven
+//! by playwright-core from the repository's tests/browser) plays the
+//! flow's video with dash.js 4.7.4, fetching the manifest and segments
+//! over HTTP/3 from the flow's server through the emulator's relay.
+//!
+//! How a session runs ([`Session`]): `tests/browser/dash-session.mjs`
+//! starts Chromium before the run (a cold start takes seconds, which the
+//! run must not count), QUIC forced on the relay's entry for the flow, the
+//! server's self-signed certificate pinned by its SPKI hash
+//! ([`crate::tls::Identity::spki_pin`]). At the flow's start it opens the
+//! project's player page (tests/browser/player, answered by the script
+//! itself so that only the video crosses the link) with the scenario's
+//! player settings ([`settings`]); at the run's end, or when the video
+//! has ended, it hands back the page's record: per segment the quality,
+//! bytes and request times, and the viewer's session in wall-clock time
+//! (first video request, first frame, end, each wait for data).
+//!
+//! What the summary is ([`Record::session`]): the same
+//! [`sim::app::dash::Session`] the model reports, so every `dash.*` metric
+//! comes from the one definition in `sim::app::dash`: the downloaded
+//! segments' qualities in segment order (a segment loaded twice counts
+//! once, with its last quality), the session from the first video request
+//! (the initialization segment's included; the manifest comes before it,
+//! as the model has no manifest) to the video's end or the run's, the
+//! startup delay to the first frame played, the stalls the video
+//! element's `waiting` to `playing` after it, and the media played its
+//! `currentTime`. dash.js does not say which rule chose each segment, so
+//! `bola_segments` is null.
+//!
+//! dash.js runs with its own defaults (its abandonment, switch-history and
+//! dropped-frames rules included, which the model leaves out) except what
+//! the scenario sets: the ABR strategy, `stableBufferTime`,
+//! `bufferTimeAtTopQuality` (and its long-form value, which the model does
+//! not have, set to the same), the initial bitrate and the
+//! insufficient-buffer rule.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde::Deserialize;
+use sim::app::dash::{AbrStrategy, DashConfig, Session as ViewerSession};
+
+/// The browser Chromium is, unless `BBRLAB_CHROMIUM` names another.
+pub const CHROMIUM: &str = "/usr/bin/chromium";
+/// What installs Chromium and the scripts' packages.
+const SETUP: &str = "scripts/setup-browser.sh";
+/// Chromium's start and the record's hand-over, at most.
+const BROWSER_TIMEOUT: Duration = Duration::from_secs(90);
+
+/// Where the browser and its scripts are.
+#[derive(Clone, Debug)]
+pub struct Browser {
+    /// tests/browser (dash-session.mjs, player/, node_modules/).
+    pub dir: PathBuf,
+    /// The Chromium executable.
+    pub chromium: PathBuf,
+}
+
+impl Browser {
+    /// The repository's tests/browser (or `BBRLAB_BROWSER_DIR`) and Chromium
+    /// (or `BBRLAB_CHROMIUM`), checked.
+    ///
+    /// # Errors
+    /// What is missing (Chromium, node, the npm packages), and the script
+    /// that installs it.
+    pub fn locate() -> Result<Browser, String> {
+        let dir = std::env::var_os("BBRLAB_BROWSER_DIR").map_or_else(
+            || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/browser"),
+            PathBuf::from,
+        );
+        let chromium = std::env::var_os("BBRLAB_CHROMIUM")
+            .map_or_else(|| PathBuf::from(CHROMIUM), PathBuf::from);
+        Browser::locate_in(dir, chromium)
+    }
+
+    /// The browser at `dir` (tests/browser) and `chromium`, checked as
+    /// [`Browser::locate`] does.
+    ///
+    /// # Errors
+    /// What is missing, and the script that installs it.
+    pub fn locate_in(dir: PathBuf, chromium: PathBuf) -> Result<Browser, String> {
+        let mut missing = Vec::new();
+        if !chromium.is_file() {
+            missing.push(format!("Chromium ({})", chromium.display()));
+        }
+        if Command::new("node")
+            .arg("--version")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_err()
+        {
+            missing.push("node (Node.js 20 or newer)".to_string());
+        }
+        for needed in [
+            "dash-session.mjs",
+            "player/index.html",
+            "node_modules/playwright-core",
+            "node_modules/dashjs/dist/dash.all.min.js",
+        ] {
+            if !dir.join(needed).exists() {
+                missing.push(dir.join(needed).display().to_string());
+            }
+        }
+        if missing.is_empty() {
+            Ok(Browser { dir, chromium })
+        } else {
+            Err(format!(
+                "player = \"dashjs\" plays the session in headless Chromium, but this is missing: \
+                 {}; run {SETUP} (as root for Chromium)",
+                missing.join(", ")
+            ))
+        }
+    }
+}
+
+/// dash.js's settings for `config` (its updateSettings object).
+pub fn settings(config: &DashConfig) -> serde_json::Value {
+    let strategy = match config.abr {
+        AbrStrategy::Throughput => "abrThroughput",
+        AbrStrategy::Bola => "abrBola",
+        AbrStrategy::Dynamic => "abrDynamic",
+    };
+    let top = config.top_quality_buffer.as_secs_f64();
+    serde_json::json!({
+        "streaming": {
+            "buffer": {
+                "stableBufferTime": config.stable_buffer.as_secs_f64(),
+                "bufferTimeAtTopQuality": top,
+                "bufferTimeAtTopQualityLongForm": top,
+            },
+            "abr": {
+                "ABRStrategy": strategy,
+                "initialBitrate": { "video": config.initial_bitrate.bits_per_sec() as f64 / 1e3 },
+                "additionalAbrRules": {
+                    "insufficientBufferRule": config.insufficient_buffer_rule,
+                },
+            },
+        },
+    })
+}
+
+/// A dash.js session's browser, started and waiting for [`Session::go`].
+pub struct Session {
+    child: Child,
+    /// The script's stdin: `go` is written to it, and closing it stops the
+    /// session (a write to a script that has gone would be SIGPIPE).
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<String>,
+    stderr: Option<std::thread::JoinHandle<String>>,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Session {
+    /// Starts Chromium for a session at `origin` (the relay's entry),
+    /// trusting the certificate of SPKI hash `pin`, and waits until it is
+    /// ready.
+    ///
+    /// # Errors
+    /// The script or Chromium failed to start, with what they said.
+    pub fn start(
+        browser: &Browser,
+        origin: SocketAddr,
+        pin: &str,
+        config: &DashConfig,
+    ) -> Result<Session, String> {
+        let mut child = Command::new("node")
+            .arg(browser.dir.join("dash-session.mjs"))
+            .arg(origin.to_string())
+            .arg(pin)
+            .arg(settings(config).to_string())
+            .current_dir(&browser.dir)
+            .env("BBRLAB_CHROMIUM", &browser.chromium)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start node for dash.js: {e}"))?;
+        let stdin = child.stdin.take().expect("piped");
+        let stdout = child.stdout.take().expect("piped");
+        let mut stderr_pipe = child.stderr.take().expect("piped");
+        let (send, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if send.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = std::io::Read::read_to_string(&mut stderr_pipe, &mut text);
+            text
+        });
+        let mut session = Session {
+            child,
+            stdin: Some(stdin),
+            lines,
+            stderr: Some(stderr),
+        };
+        match session.lines.recv_timeout(BROWSER_TIMEOUT) {
+            Ok(line) if line == "ready" => Ok(session),
+            Ok(line) => Err(session.failure(&format!("said {line:?} instead of \"ready\""))),
+            Err(_) => Err(session.failure("was not ready")),
+        }
+    }
+
+    /// The script's end as an error, with its standard error.
+    fn failure(&mut self, what: &str) -> String {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let text = self
+            .stderr
+            .take()
+            .and_then(|h| h.join().ok())
+            .unwrap_or_default();
+        format!(
+            "dash.js in Chromium (dash-session.mjs) {what}: {}",
+            text.trim()
+        )
+    }
+
+    /// Opens the player page: the session begins.
+    ///
+    /// # Errors
+    /// The script has gone.
+    pub fn go(&mut self) -> Result<(), String> {
+        if !matches!(self.child.try_wait(), Ok(None)) {
+            return Err(self.failure("ended before the session"));
+        }
+        let stdin = self.stdin.as_mut().expect("open until finish");
+        writeln!(stdin, "go").map_err(|e| self.failure(&format!("cannot be told to go: {e}")))
+    }
+
+    /// Ends the session (if the video has not) and returns the player's record.
+    ///
+    /// # Errors
+    /// No record came back, or it is not one.
+    pub fn finish(mut self) -> Result<Record, String> {
+        drop(self.stdin.take());
+        let deadline = std::time::Instant::now() + BROWSER_TIMEOUT;
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    if let Some(json) = line.strip_prefix("record ") {
+                        let bad = |e: serde_json::Error| {
+                            format!("dash.js's record is not what was expected: {e}")
+                        };
+                        let raw: serde_json::Value = serde_json::from_str(json).map_err(bad)?;
+                        let mut record: Record =
+                            serde_json::from_value(raw.clone()).map_err(bad)?;
+                        record.raw = raw;
+                        return Ok(record);
+                    }
+                }
+                Err(_) => return Err(self.failure("gave no record")),
+            }
+        }
+    }
+}
+
+/// One media segment dash.js loaded.
+#[derive(Clone, Debug, Deserialize)]
+pub struct Segment {
+    /// Quality index.
+    pub quality: usize,
+    /// Segment index (0 is the first).
+    pub index: usize,
+    /// Bytes loaded.
+    pub bytes: u64,
+    /// When it was requested, ms since the epoch.
+    pub request_epoch_ms: Option<f64>,
+    /// When its last byte arrived, ms since the epoch.
+    pub end_epoch_ms: Option<f64>,
+    /// dash.js's error loading it, if any.
+    pub error: Option<String>,
+}
+
+/// A wait for data after playback began, ms since the epoch.
+#[derive(Clone, Copy, Debug, Deserialize)]
+pub struct Wait {
+    /// When the video element began waiting.
+    pub begin: f64,
+    /// When it played again; None if it was still waiting.
+    pub end: Option<f64>,
+}
+
+/// The viewer's session in wall-clock time, ms since the epoch.
+#[derive(Clone, Debug, Deserialize)]
+pub struct SessionTimes {
+    /// The first video request (initialization segment included).
+    pub first_request: Option<f64>,
+    /// The first frame played.
+    pub started: Option<f64>,
+    /// The end of the video.
+    pub ended: Option<f64>,
+    /// The waits for data after the first frame.
+    pub waits: Vec<Wait>,
+}
+
+/// A request's protocol as Resource Timing reports it.
+#[derive(Clone, Debug, Deserialize)]
+pub struct Protocol {
+    /// The URL.
+    pub url: String,
+    /// `nextHopProtocol` (`h3` for HTTP/3).
+    pub protocol: String,
+}
+
+/// What the player page recorded (tests/browser/player/player.js), as
+/// dash-session.mjs hands it back.
+#[derive(Clone, Debug, Deserialize)]
+pub struct Record {
+    /// dash.js's version.
+    pub dashjs: Option<String>,
+    /// The media segments, in the order they loaded.
+    pub segments: Vec<Segment>,
+    /// The session's times.
+    pub session: SessionTimes,
+    /// Media played (the video element's `currentTime`), seconds.
+    pub played: f64,
+    /// When the record was taken, ms since the epoch.
+    pub now: f64,
+    /// Player, playback and page errors.
+    pub errors: Vec<serde_json::Value>,
+    /// Console errors.
+    pub console_errors: Vec<String>,
+    /// Every request's protocol.
+    pub protocols: Vec<Protocol>,
+    /// The record as the page wrote it, every field.
+    #[serde(skip)]
+    pub raw: serde_json::Value,
+}
+
+impl Record {
+    /// Checks that dash.js played: no error, and every request for the
+    /// video over HTTP/3.
+    ///
+    /// # Errors
+    /// The first error, or a request not over `h3`.
+    pub fn check(&self) -> Result<(), String> {
+        if let Some(error) = self.errors.first() {
+            return Err(format!("dash.js failed: {error}"));
+        }
+        if let Some(p) = self
+            .protocols
+            .iter()
+            .find(|p| p.url.contains("/dash/") && p.protocol != "h3")
+        {
+            return Err(format!(
+                "dash.js fetched {} over {:?}, not HTTP/3 (h3)",
+                p.url, p.protocol
+            ));
+        }
+        Ok(())
+    }
+
+    /// The downloaded segments' qualities in segment order (a segment
+    /// loaded twice counts once, with its last quality).
+    pub fn qualities(&self) -> Vec<usize> {
+        let mut by_index = std::collections::BTreeMap::new();
+        for s in self.segments.iter().filter(|s| s.error.is_none()) {
+            by_index.insert(s.index, s.quality);
+        }
+        by_index.into_values().collect()
+    }
+
+    /// The viewer's session; `opened_ms` is when the page was told to go
+    /// (the session's start if dash.js never requested the video).
+    pub fn session(&self, opened_ms: f64) -> ViewerSession {
+        let times = &self.session;
+        let connect = times.first_request.unwrap_or(opened_ms);
+        let end = times.ended.unwrap_or(self.now).max(connect);
+        let span = |from: f64, to: f64| Duration::from_secs_f64(((to - from) / 1e3).max(0.0));
+        ViewerSession {
+            qualities: self.qualities(),
+            bola_segments: None,
+            played: Duration::from_secs_f64(self.played.max(0.0)),
+            elapsed: span(connect, end),
+            startup: times.started.map(|s| span(connect, s)),
+            stalled: times
+                .waits
+                .iter()
+                .map(|w| span(w.begin, w.end.unwrap_or(end).min(end)))
+                .sum(),
+            stalls: times.waits.len() as u64,
+            complete: times.ended.is_some(),
+        }
+    }
+
+    /// (ms since the epoch, video bytes downloaded by then) at each
+    /// segment's end, in time order.
+    pub fn progress_ms(&self) -> Vec<(f64, u64)> {
+        let mut ends: Vec<(f64, u64)> = self
+            .segments
+            .iter()
+            .filter_map(|s| s.end_epoch_ms.map(|t| (t, s.bytes)))
+            .collect();
+        ends.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut total = 0;
+        ends.into_iter()
+            .map(|(t, bytes)| {
+                total += bytes;
+                (t, total)
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(json: &str) -> Record {
+        serde_json::from_str(json).unwrap()
+    }
+
+    const RECORD: &str = r#"{
+        "dashjs": "4.7.4",
+        "segments": [
+            {"quality": 2, "index": 0, "bytes": 379500, "request_epoch_ms": 1000, "end_epoch_ms": 1400, "error": null},
+            {"quality": 9, "index": 1, "bytes": 7465500, "request_epoch_ms": 1400, "end_epoch_ms": 4400, "error": null},
+            {"quality": 5, "index": 2, "bytes": 941500, "request_epoch_ms": 4400, "end_epoch_ms": 5000, "error": null},
+            {"quality": 4, "index": 2, "bytes": 627000, "request_epoch_ms": 5000, "end_epoch_ms": 5600, "error": null},
+            {"quality": 9, "index": 3, "bytes": 100, "request_epoch_ms": 5600, "end_epoch_ms": null, "error": "aborted"}
+        ],
+        "session": {"first_request": 900, "started": 1500, "ended": null,
+                    "waits": [{"begin": 5500, "end": 6500}, {"begin": 9000, "end": null}]},
+        "played": 6.5,
+        "now": 10900,
+        "errors": [],
+        "console_errors": [],
+        "protocols": [{"url": "https://127.0.0.1:1/dash/manifest.mpd", "protocol": "h3"}]
+    }"#;
+
+    #[test]
+    fn the_session_is_read_from_dashjs_times_and_segments() {
+        let r = record(RECORD);
+        r.check().unwrap();
+        assert_eq!(r.qualities(), vec![2, 9, 4], "the reload of 2 counts once");
+        let s = r.session(0.0);
+        assert_eq!(s.elapsed, Duration::from_millis(10_000));
+        assert_eq!(s.startup, Some(Duration::from_millis(600)));
+        assert_eq!(s.stalls, 2);
+        assert_eq!(s.stalled, Duration::from_millis(1000 + 1900));
+        assert!(!s.complete);
+        let summary = s.summary(&DashConfig::obbr_paper());
+        assert_eq!(summary.segments, 3);
+        assert!((summary.aq - 5.0).abs() < 1e-9);
+        assert_eq!(summary.qs, 1);
+        assert_eq!(summary.bola_segments, None);
+        assert!((summary.rb.unwrap() - (10.0 - 6.5) / 6.5).abs() < 1e-9);
+        let progress = r.progress_ms();
+        assert_eq!(progress.first(), Some(&(1400.0, 379_500)));
+        assert_eq!(
+            progress.last().unwrap().1,
+            379_500 + 7_465_500 + 941_500 + 627_000
+        );
+    }
+
+    #[test]
+    fn a_failed_or_not_h3_session_is_refused() {
+        let mut r = record(RECORD);
+        r.protocols.push(Protocol {
+            url: "https://127.0.0.1:1/dash/v0/1.m4s".into(),
+            protocol: "http/1.1".into(),
+        });
+        let e = r.check().unwrap_err();
+        assert!(
+            e.contains("/dash/v0/1.m4s") && e.contains("not HTTP/3"),
+            "{e}"
+        );
+        let mut r = record(RECORD);
+        r.errors
+            .push(serde_json::json!({"source": "dashjs", "message": "code 27"}));
+        assert!(r.check().unwrap_err().starts_with("dash.js failed"));
+    }
+
+    #[test]
+    fn settings_carry_the_scenario_player() {
+        let s = settings(&DashConfig::obbr_paper());
+        assert_eq!(s["streaming"]["abr"]["ABRStrategy"], "abrDynamic");
+        assert_eq!(s["streaming"]["buffer"]["stableBufferTime"], 12.0);
+        assert_eq!(
+            s["streaming"]["buffer"]["bufferTimeAtTopQualityLongForm"],
+            30.0
+        );
+        assert_eq!(s["streaming"]["abr"]["initialBitrate"]["video"], 1000.0);
+    }
+
+    #[test]
+    fn a_missing_browser_names_what_and_the_setup_script() {
+        let e = Browser::locate_in(
+            PathBuf::from("/nonexistent/browser"),
+            PathBuf::from("/nonexistent/chromium"),
+        )
+        .unwrap_err();
+        assert!(e.contains("Chromium (/nonexistent/chromium)"), "{e}");
+        assert!(
+            e.contains("/nonexistent/browser/node_modules/playwright-core"),
+            "{e}"
+        );
+        assert!(e.contains("scripts/setup-browser.sh"), "{e}");
+    }
+}
