@@ -4,17 +4,12 @@
 //! flow's video with dash.js 4.7.4, fetching the manifest and segments
 //! over HTTP/3 from the flow's server through the emulator's relay.
 //!
-//! How a session runs ([`Session`]): `tests/browser/dash-session.mjs`
-//! starts Chromium before the run (a cold start takes seconds, which the
-//! run must not count), QUIC forced on the relay's entry for the flow, the
-//! server's self-signed certificate pinned by its SPKI hash
-//! ([`crate::tls::Identity::spki_pin`]). At the flow's start it opens the
-//! project's player page (tests/browser/player, answered by the script
-//! itself so that only the video crosses the link) with the scenario's
-//! player settings ([`settings`]); at the run's end, or when the video
-//! has ended, it hands back the page's record: per segment the quality,
-//! bytes and request times, and the viewer's session in wall-clock time
-//! (first video request, first frame, end, each wait for data).
+//! The session runs in a [`crate::browser::Session`] on the project's
+//! player page (tests/browser/player) with the scenario's player settings
+//! ([`settings`], [`query`]); its record ([`Record`]) has per segment the
+//! quality, bytes and request times, and the viewer's session in
+//! wall-clock time (first video request, first frame, end, each wait for
+//! data).
 //!
 //! What the summary is ([`Record::session`]): the same
 //! [`sim::app::dash::Session`] the model reports, so every `dash.*` metric
@@ -35,89 +30,13 @@
 //! not have, set to the same), the initial bitrate and the
 //! insufficient-buffer rule.
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
 use std::time::Duration;
 
 use serde::Deserialize;
 use sim::app::dash::{AbrStrategy, DashConfig, Session as ViewerSession};
 
-/// The browser Chromium is, unless `BBRLAB_CHROMIUM` names another.
-pub const CHROMIUM: &str = "/usr/bin/chromium";
-/// What installs Chromium and the scripts' packages.
-const SETUP: &str = "scripts/setup-browser.sh";
-/// Chromium's start and the record's hand-over, at most.
-const BROWSER_TIMEOUT: Duration = Duration::from_secs(90);
-
-/// Where the browser and its scripts are.
-#[derive(Clone, Debug)]
-pub struct Browser {
-    /// tests/browser (dash-session.mjs, player/, node_modules/).
-    pub dir: PathBuf,
-    /// The Chromium executable.
-    pub chromium: PathBuf,
-}
-
-impl Browser {
-    /// The repository's tests/browser (or `BBRLAB_BROWSER_DIR`) and Chromium
-    /// (or `BBRLAB_CHROMIUM`), checked.
-    ///
-    /// # Errors
-    /// What is missing (Chromium, node, the npm packages), and the script
-    /// that installs it.
-    pub fn locate() -> Result<Browser, String> {
-        let dir = std::env::var_os("BBRLAB_BROWSER_DIR").map_or_else(
-            || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/browser"),
-            PathBuf::from,
-        );
-        let chromium = std::env::var_os("BBRLAB_CHROMIUM")
-            .map_or_else(|| PathBuf::from(CHROMIUM), PathBuf::from);
-        Browser::locate_in(dir, chromium)
-    }
-
-    /// The browser at `dir` (tests/browser) and `chromium`, checked as
-    /// [`Browser::locate`] does.
-    ///
-    /// # Errors
-    /// What is missing, and the script that installs it.
-    pub fn locate_in(dir: PathBuf, chromium: PathBuf) -> Result<Browser, String> {
-        let mut missing = Vec::new();
-        if !chromium.is_file() {
-            missing.push(format!("Chromium ({})", chromium.display()));
-        }
-        if Command::new("node")
-            .arg("--version")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_err()
-        {
-            missing.push("node (Node.js 20 or newer)".to_string());
-        }
-        for needed in [
-            "dash-session.mjs",
-            "player/index.html",
-            "node_modules/playwright-core",
-            "node_modules/dashjs/dist/dash.all.min.js",
-        ] {
-            if !dir.join(needed).exists() {
-                missing.push(dir.join(needed).display().to_string());
-            }
-        }
-        if missing.is_empty() {
-            Ok(Browser { dir, chromium })
-        } else {
-            Err(format!(
-                "player = \"dashjs\" plays the session in headless Chromium, but this is missing: \
-                 {}; run {SETUP} (as root for Chromium)",
-                missing.join(", ")
-            ))
-        }
-    }
-}
+/// The player page.
+pub const PAGE: &str = "/player/index.html";
 
 /// dash.js's settings for `config` (its updateSettings object).
 pub fn settings(config: &DashConfig) -> serde_json::Value {
@@ -145,130 +64,9 @@ pub fn settings(config: &DashConfig) -> serde_json::Value {
     })
 }
 
-/// A dash.js session's browser, started and waiting for [`Session::go`].
-pub struct Session {
-    child: Child,
-    /// The script's stdin: `go` is written to it, and closing it stops the
-    /// session (a write to a script that has gone would be SIGPIPE).
-    stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<String>,
-    stderr: Option<std::thread::JoinHandle<String>>,
-}
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Session {
-    /// Starts Chromium for a session at `origin` (the relay's entry),
-    /// trusting the certificate of SPKI hash `pin`, and waits until it is
-    /// ready.
-    ///
-    /// # Errors
-    /// The script or Chromium failed to start, with what they said.
-    pub fn start(
-        browser: &Browser,
-        origin: SocketAddr,
-        pin: &str,
-        config: &DashConfig,
-    ) -> Result<Session, String> {
-        let mut child = Command::new("node")
-            .arg(browser.dir.join("dash-session.mjs"))
-            .arg(origin.to_string())
-            .arg(pin)
-            .arg(settings(config).to_string())
-            .current_dir(&browser.dir)
-            .env("BBRLAB_CHROMIUM", &browser.chromium)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("cannot start node for dash.js: {e}"))?;
-        let stdin = child.stdin.take().expect("piped");
-        let stdout = child.stdout.take().expect("piped");
-        let mut stderr_pipe = child.stderr.take().expect("piped");
-        let (send, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if send.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let stderr = std::thread::spawn(move || {
-            let mut text = String::new();
-            let _ = std::io::Read::read_to_string(&mut stderr_pipe, &mut text);
-            text
-        });
-        let mut session = Session {
-            child,
-            stdin: Some(stdin),
-            lines,
-            stderr: Some(stderr),
-        };
-        match session.lines.recv_timeout(BROWSER_TIMEOUT) {
-            Ok(line) if line == "ready" => Ok(session),
-            Ok(line) => Err(session.failure(&format!("said {line:?} instead of \"ready\""))),
-            Err(_) => Err(session.failure("was not ready")),
-        }
-    }
-
-    /// The script's end as an error, with its standard error.
-    fn failure(&mut self, what: &str) -> String {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let text = self
-            .stderr
-            .take()
-            .and_then(|h| h.join().ok())
-            .unwrap_or_default();
-        format!(
-            "dash.js in Chromium (dash-session.mjs) {what}: {}",
-            text.trim()
-        )
-    }
-
-    /// Opens the player page: the session begins.
-    ///
-    /// # Errors
-    /// The script has gone.
-    pub fn go(&mut self) -> Result<(), String> {
-        if !matches!(self.child.try_wait(), Ok(None)) {
-            return Err(self.failure("ended before the session"));
-        }
-        let stdin = self.stdin.as_mut().expect("open until finish");
-        writeln!(stdin, "go").map_err(|e| self.failure(&format!("cannot be told to go: {e}")))
-    }
-
-    /// Ends the session (if the video has not) and returns the player's record.
-    ///
-    /// # Errors
-    /// No record came back, or it is not one.
-    pub fn finish(mut self) -> Result<Record, String> {
-        drop(self.stdin.take());
-        let deadline = std::time::Instant::now() + BROWSER_TIMEOUT;
-        loop {
-            let left = deadline.saturating_duration_since(std::time::Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    if let Some(json) = line.strip_prefix("record ") {
-                        let bad = |e: serde_json::Error| {
-                            format!("dash.js's record is not what was expected: {e}")
-                        };
-                        let raw: serde_json::Value = serde_json::from_str(json).map_err(bad)?;
-                        let mut record: Record =
-                            serde_json::from_value(raw.clone()).map_err(bad)?;
-                        record.raw = raw;
-                        return Ok(record);
-                    }
-                }
-                Err(_) => return Err(self.failure("gave no record")),
-            }
-        }
-    }
+/// The player page's query parameters for `config`: its dash.js settings.
+pub fn query(config: &DashConfig) -> serde_json::Value {
+    serde_json::json!({ "settings": settings(config).to_string() })
 }
 
 /// One media segment dash.js loaded.
@@ -320,7 +118,7 @@ pub struct Protocol {
 }
 
 /// What the player page recorded (tests/browser/player/player.js), as
-/// dash-session.mjs hands it back.
+/// browser-session.mjs hands it back.
 #[derive(Clone, Debug, Deserialize)]
 pub struct Record {
     /// dash.js's version.
@@ -342,6 +140,17 @@ pub struct Record {
     /// The record as the page wrote it, every field.
     #[serde(skip)]
     pub raw: serde_json::Value,
+}
+
+impl TryFrom<serde_json::Value> for Record {
+    type Error = String;
+
+    fn try_from(raw: serde_json::Value) -> Result<Record, String> {
+        let mut record: Record = serde_json::from_value(raw.clone())
+            .map_err(|e| format!("dash.js's record is not what was expected: {e}"))?;
+        record.raw = raw;
+        Ok(record)
+    }
 }
 
 impl Record {
@@ -498,20 +307,5 @@ mod tests {
             30.0
         );
         assert_eq!(s["streaming"]["abr"]["initialBitrate"]["video"], 1000.0);
-    }
-
-    #[test]
-    fn a_missing_browser_names_what_and_the_setup_script() {
-        let e = Browser::locate_in(
-            PathBuf::from("/nonexistent/browser"),
-            PathBuf::from("/nonexistent/chromium"),
-        )
-        .unwrap_err();
-        assert!(e.contains("Chromium (/nonexistent/chromium)"), "{e}");
-        assert!(
-            e.contains("/nonexistent/browser/node_modules/playwright-core"),
-            "{e}"
-        );
-        assert!(e.contains("scripts/setup-browser.sh"), "{e}");
     }
 }

@@ -29,7 +29,10 @@
 //!   (`[flow.dash] player = "dashjs"`, [`crate::dashjs`]) through the
 //!   relay, and its `dash` summary is computed from dash.js's record by
 //!   the model's own definitions; the flow's goodput is the video bytes
-//!   dash.js had received by each segment's end, in the window.
+//!   dash.js had received by each segment's end, in the window;
+//! - a live stream received by headless Chromium (`[flow.live] client =
+//!   "chromium"`, [`crate::live_browser`]) has its frame delays computed
+//!   from the page's frame times by the project's client's code.
 //!
 //! Runs that cannot keep real time on a small machine are refused up
 //! front ([`check_feasible`]).
@@ -42,6 +45,7 @@ use std::time::Duration;
 
 use cc::{AlgorithmSpec, Instant};
 use sim::app::dash::{DashSummary, PlayerKind};
+use sim::app::live::LiveClient;
 use sim::app::Application;
 use sim::link::{Capacity, RateModel};
 use sim::results::jain_index;
@@ -70,8 +74,8 @@ pub struct EmulateOptions {
     pub series: bool,
     /// Write one qlog per connection here (created if missing).
     pub qlog_dir: Option<PathBuf>,
-    /// Write each dash.js session's record here, as
-    /// `dashjs-flow-N.json` (the directory must exist).
+    /// Write each headless Chromium page's record (dash.js's, the live
+    /// page's) here, as `browser-flow-N.json` (the directory must exist).
     pub player_dir: Option<PathBuf>,
 }
 
@@ -143,9 +147,11 @@ pub fn check_feasible(config: &sim::SimConfig) -> Result<(), String> {
             }
         }
     }
-    if config.flows.iter().any(|f| f.kernel.is_some()) && config.flows.iter().any(is_dashjs) {
+    if config.flows.iter().any(|f| f.kernel.is_some())
+        && config.flows.iter().any(|f| browser_page(f).is_some())
+    {
         return Err(
-            "a kernel flow runs the emulator's shell and dash.js reaches its server through \
+            "a kernel flow runs the emulator's shell and Chromium reaches its server through \
              the relay: put them in separate runs"
                 .into(),
         );
@@ -153,9 +159,27 @@ pub fn check_feasible(config: &sim::SimConfig) -> Result<(), String> {
     Ok(())
 }
 
-/// Whether dash.js plays the flow's DASH session.
-fn is_dashjs(flow: &FlowConfig) -> bool {
-    matches!(&flow.app, Application::Dash(d) if d.player == PlayerKind::DashJs)
+/// The page headless Chromium opens for the flow, and its query: dash.js
+/// playing its DASH session, or the live page receiving its stream
+/// (lasting `remaining`); None when the project's client receives it.
+fn browser_page(flow: &FlowConfig) -> Option<(&'static str, serde_json::Value)> {
+    browser_page_for(flow, Duration::ZERO)
+}
+
+fn browser_page_for(
+    flow: &FlowConfig,
+    remaining: Duration,
+) -> Option<(&'static str, serde_json::Value)> {
+    match &flow.app {
+        Application::Dash(d) if d.player == PlayerKind::DashJs => {
+            Some((crate::dashjs::PAGE, crate::dashjs::query(d)))
+        }
+        Application::Live(l) if l.client == LiveClient::Chromium => Some((
+            crate::live_browser::PAGE,
+            crate::live_browser::query(l, remaining.max(Duration::from_millis(1))),
+        )),
+        _ => None,
+    }
 }
 
 /// The highest rate the link has while the run lasts, looked at every
@@ -254,8 +278,8 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
             kernel::check_available(name).map_err(|e| format!("flow {id}: {e}"))?;
         }
     }
-    let browser = if expanded.iter().any(is_dashjs) {
-        Some(crate::dashjs::Browser::locate()?)
+    let browser = if expanded.iter().any(|f| browser_page(f).is_some()) {
+        Some(crate::browser::Browser::locate()?)
     } else {
         None
     };
@@ -304,7 +328,8 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
                     qlog_dir: options.qlog_dir.clone(),
                     ..TelemetryOptions::default()
                 },
-                // A dash.js session's video is the flow's; no files.
+                // A dash.js session's video is the flow's (a live page
+                // opens its connection with the default video's manifest).
                 http: crate::http3::HttpOptions {
                     root: None,
                     dash: match &flow.app {
@@ -382,26 +407,29 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
         }
     };
     // Chromium starts before the run: its cold start is not the session's.
-    let mut players = Vec::new();
+    let mut pages = Vec::new();
     for flow in &flows {
-        players.push(match (&flow.config.app, &browser) {
-            (Application::Dash(dash), Some(browser)) if is_dashjs(&flow.config) => {
-                let (browser, dash) = (browser.clone(), dash.clone());
-                let (entry, pin) = (entries[flow.id], identity.spki_pin()?);
-                let id = flow.id;
-                let session = tokio::task::spawn_blocking(move || {
-                    crate::dashjs::Session::start(&browser, entry, &pin, &dash)
-                })
-                .await
-                .map_err(|e| format!("flow {id}: the browser task failed: {e}"))?
-                .map_err(|e| format!("flow {id}: {e}"))?;
-                Some(session)
-            }
-            _ => None,
-        });
+        let remaining = config.duration.saturating_sub(flow.config.start);
+        pages.push(
+            match (browser_page_for(&flow.config, remaining), &browser) {
+                (Some((page, query)), Some(browser)) => {
+                    let browser = browser.clone();
+                    let (entry, pin) = (entries[flow.id], identity.spki_pin()?);
+                    let id = flow.id;
+                    let session = tokio::task::spawn_blocking(move || {
+                        crate::browser::Session::start(&browser, entry, &pin, page, &query)
+                    })
+                    .await
+                    .map_err(|e| format!("flow {id}: the browser task failed: {e}"))?
+                    .map_err(|e| format!("flow {id}: {e}"))?;
+                    Some(session)
+                }
+                _ => None,
+            },
+        );
     }
     let start = tokio::time::Instant::now();
-    let start_epoch_ms = epoch_ms(std::time::SystemTime::now());
+    let start_epoch_ms = crate::browser::epoch_ms(std::time::SystemTime::now());
     let end = start + config.duration;
     let window_start = (start + config.warmup).into_std();
     let truth = crate::telemetry::BandwidthTruth {
@@ -414,55 +442,22 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
     }
     let progress_interval = config.sample_interval.min(Duration::from_millis(100));
     let mut clients = Vec::new();
-    for ((flow, socket), player) in flows.iter().zip(sockets).zip(players) {
-        if let Some(mut player) = player {
+    for ((flow, socket), page) in flows.iter().zip(sockets).zip(pages) {
+        if let Some(session) = page {
             let (begin, end) = ((start + flow.config.start).into_std(), end.into_std());
-            let (id, flow_start_s) = (flow.id, flow.config.start.as_secs_f64());
-            let Application::Dash(dash) = flow.config.app.clone() else {
-                unreachable!("a player plays a DASH flow")
+            let page = BrowserFlow {
+                app: flow.config.app.clone(),
+                start_s: flow.config.start.as_secs_f64(),
+                start_epoch_ms,
+                window_start_s: config.warmup.as_secs_f64(),
+                request_trip: flow_rtt(&flow.config) - flow_rtt(&flow.config) / 2,
+                record_path: options
+                    .player_dir
+                    .as_ref()
+                    .map(|d| d.join(format!("browser-flow-{}.json", flow.id))),
             };
-            let record_path = options
-                .player_dir
-                .as_ref()
-                .map(|d| d.join(format!("dashjs-flow-{id}.json")));
             clients.push(tokio::task::spawn_blocking(move || {
-                std::thread::sleep(begin.saturating_duration_since(std::time::Instant::now()));
-                let opened_ms = epoch_ms(std::time::SystemTime::now());
-                player.go()?;
-                std::thread::sleep(end.saturating_duration_since(std::time::Instant::now()));
-                let record = player.finish()?;
-                if let Some(path) = record_path {
-                    std::fs::write(
-                        &path,
-                        serde_json::to_vec_pretty(&record.raw).unwrap_or_default(),
-                    )
-                    .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-                }
-                record.check()?;
-                let summary = record.session(opened_ms).summary(&dash);
-                // Progress in seconds from the flow's start, as a client's.
-                let mut progress = vec![(0.0, 0)];
-                progress.extend(
-                    record
-                        .progress_ms()
-                        .into_iter()
-                        .map(|(t, bytes)| ((t - start_epoch_ms) / 1e3 - flow_start_s, bytes)),
-                );
-                let (elapsed_s, bytes) = *progress.last().expect("one entry");
-                let report = GetReport {
-                    bytes,
-                    elapsed_s,
-                    handshake_s: 0.0,
-                    goodput_bps: if elapsed_s > 0.0 {
-                        bytes as f64 * 8.0 / elapsed_s
-                    } else {
-                        0.0
-                    },
-                    complete: summary.segments == dash.segment_count() as u64,
-                    live: None,
-                    progress,
-                };
-                Ok(Outcome::Quic(report, Some(summary)))
+                page.run(session, begin, end)
             }));
             continue;
         }
@@ -639,10 +634,99 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
     Ok(result)
 }
 
-/// Milliseconds since the Unix epoch, as a browser's `Date.now()`.
-fn epoch_ms(t: std::time::SystemTime) -> f64 {
-    t.duration_since(std::time::UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_secs_f64() * 1e3)
+/// A flow whose client is headless Chromium ([`crate::browser`]).
+struct BrowserFlow {
+    app: Application,
+    /// The flow's start in run time, s.
+    start_s: f64,
+    /// The run's start, ms since the epoch.
+    start_epoch_ms: f64,
+    /// The measurement window's start in run time, s.
+    window_start_s: f64,
+    /// A request's trip through the relay.
+    request_trip: Duration,
+    /// Where the page's record goes.
+    record_path: Option<PathBuf>,
+}
+
+impl BrowserFlow {
+    /// Opens the page at `begin`, takes its record at `end`, and makes the
+    /// flow's report (and its DASH summary) from it.
+    fn run(
+        self,
+        mut session: crate::browser::Session,
+        begin: std::time::Instant,
+        end: std::time::Instant,
+    ) -> Result<Outcome, String> {
+        std::thread::sleep(begin.saturating_duration_since(std::time::Instant::now()));
+        let opened_ms = crate::browser::epoch_ms(std::time::SystemTime::now());
+        session.go()?;
+        std::thread::sleep(end.saturating_duration_since(std::time::Instant::now()));
+        let raw = session.finish()?;
+        if let Some(path) = &self.record_path {
+            std::fs::write(path, serde_json::to_vec_pretty(&raw).unwrap_or_default())
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        }
+        // Run seconds since the flow's start, from ms since the epoch.
+        let from_start = |ms: f64| (ms - self.start_epoch_ms) / 1e3 - self.start_s;
+        match &self.app {
+            Application::Dash(dash) => {
+                let record = crate::dashjs::Record::try_from(raw)?;
+                record.check()?;
+                let summary = record.session(opened_ms).summary(dash);
+                let mut progress = vec![(0.0, 0)];
+                progress.extend(
+                    record
+                        .progress_ms()
+                        .into_iter()
+                        .map(|(t, bytes)| (from_start(t), bytes)),
+                );
+                let (elapsed_s, bytes) = *progress.last().expect("one entry");
+                let report = GetReport {
+                    bytes,
+                    elapsed_s,
+                    handshake_s: 0.0,
+                    goodput_bps: ratio_bps(bytes, elapsed_s),
+                    complete: summary.segments == dash.segment_count() as u64,
+                    live: None,
+                    progress,
+                };
+                Ok(Outcome::Quic(report, Some(summary)))
+            }
+            Application::Live(live) => {
+                let record = crate::live_browser::Record::try_from(raw)?;
+                record.check()?;
+                let requested = record.requested.unwrap_or(opened_ms);
+                // Frame time zero is the request's arrival at the server.
+                let arrival_s =
+                    from_start(requested) + self.start_s + self.request_trip.as_secs_f64();
+                let measure_from =
+                    Duration::from_secs_f64((self.window_start_s - arrival_s).max(0.0));
+                let progress = record.progress();
+                let (elapsed_s, bytes) = progress.last().copied().unwrap_or_default();
+                let report = GetReport {
+                    bytes,
+                    elapsed_s,
+                    handshake_s: from_start(requested),
+                    goodput_bps: ratio_bps(bytes, elapsed_s),
+                    complete: record.done,
+                    live: Some(record.summary(*live, measure_from, self.request_trip)),
+                    progress,
+                };
+                Ok(Outcome::Quic(report, None))
+            }
+            Application::Bulk => unreachable!("a browser flow is DASH or live"),
+        }
+    }
+}
+
+/// `bytes` over `seconds`, bit/s (0 over no time).
+fn ratio_bps(bytes: u64, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        bytes as f64 * 8.0 / seconds
+    } else {
+        0.0
+    }
 }
 
 /// A client's socket made in the shell's namespace.

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use cc::{AlgorithmSpec, Bandwidth, Bytes};
 use sim::app::dash::{AbrStrategy, DashConfig, PlayerKind};
-use sim::app::live::{FrameSizes, LiveConfig};
+use sim::app::live::{FrameSizes, LiveClient, LiveConfig};
 use sim::app::Application;
 use sim::link::{
     BufferLimit, LinkConfig, LossModel, MahimahiTrace, PiecewiseTrace, RateModel, RateStep,
@@ -993,10 +993,33 @@ fn kernel_model(name: &str) -> AlgorithmSpec {
 }
 
 /// Why the simulator cannot run `config`, naming the key: the first kernel
-/// flow's `cc`, else the first `[flow.dash] player = "dashjs"`; `None` when
+/// flow's `cc`, else the first `[flow.dash] player = "dashjs"`, else the
+/// first `[flow.live] client = "chromium"`; `None` when
 /// every flow is one of the project's controllers and models.
 pub(crate) fn simulator_refusal(ctx: &Ctx<'_>, config: &sim::SimConfig) -> Option<ScenarioError> {
-    kernel_refusal(ctx, config).or_else(|| dashjs_refusal(ctx, config))
+    kernel_refusal(ctx, config)
+        .or_else(|| dashjs_refusal(ctx, config))
+        .or_else(|| chromium_live_refusal(ctx, config))
+}
+
+/// The first live stream Chromium receives: a real browser, which only an
+/// emulated run has.
+fn chromium_live_refusal(ctx: &Ctx<'_>, config: &sim::SimConfig) -> Option<ScenarioError> {
+    let i = config
+        .flows
+        .iter()
+        .position(|f| matches!(&f.app, Application::Live(l) if l.client == LiveClient::Chromium))?;
+    Some(
+        ctx.err(
+            &KeyPath::root()
+                .key("flow")
+                .index(i)
+                .key("live")
+                .key("client"),
+            "client = \"chromium\" is headless Chromium and runs only under --emulate; \
+         the simulator's receiver is the project's (client = \"bbrlab\", the default)",
+        ),
+    )
 }
 
 /// The first flow whose DASH session dash.js plays: a real browser, which
@@ -1083,6 +1106,7 @@ fn application(
                     "frame_sizes" => r.frame_sizes.as_ref(),
                     "i_frame_ratio" => r.i_frame_ratio.as_ref(),
                     "deadline" => r.deadline.as_ref(),
+                    "client" => r.client.as_ref(),
                     _ => None,
                 })
             };
@@ -1134,12 +1158,22 @@ fn application(
                     "i_frame_ratio needs frame_sizes = \"gop\"",
                 ));
             }
+            const CLIENT: &str = "\"bbrlab\" (the project's client) or \"chromium\" (headless Chromium over HTTP/3, under --emulate)";
+            let client = match get("client") {
+                None => d.client,
+                Some(v) => {
+                    let name = ctx.string(&lk.key("client"), v, CLIENT)?;
+                    LiveClient::parse(name)
+                        .ok_or_else(|| ctx.expected(&lk.key("client"), CLIENT, v))?
+                }
+            };
             let live = LiveConfig {
                 bitrate,
                 frame_interval,
                 gop,
                 frame_sizes,
                 deadline,
+                client,
             };
             live.validate().map_err(|m| {
                 let field = m.split(':').next().unwrap_or("live").to_string();

@@ -102,4 +102,5 @@ pub(crate) struct RawLive {
     pub frame_sizes: Option<Value>,
     pub i_frame_ratio: Option<Value>,
     pub deadline: Option<Value>,
+    pub client: Option<Value>,
 }

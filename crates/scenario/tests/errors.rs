@@ -1027,6 +1027,36 @@ fn a_dash_player_is_the_model_or_dashjs_and_dashjs_is_not_simulable() {
 }
 
 #[test]
+fn a_live_client_is_bbrlab_or_chromium_and_chromium_is_not_simulable() {
+    let text = |client: &str| format!("{BASE}app = \"live\"\n[flow.live]\nclient = {client}\n");
+    let own = from_str(&text("\"bbrlab\""), origin(), &[]).unwrap();
+    assert!(own.check_simulable().is_ok());
+    let real = from_str(&text("\"chromium\""), origin(), &[]).unwrap();
+    let sim::app::Application::Live(l) = &real.config.flows[0].app else {
+        panic!("not a live flow");
+    };
+    assert_eq!(l.client, sim::app::live::LiveClient::Chromium);
+    let e = real.check_simulable().unwrap_err();
+    check(
+        &e,
+        Some("flow[0].live.client"),
+        Some(11),
+        &[
+            "client = \"chromium\"",
+            "only under --emulate",
+            "client = \"bbrlab\"",
+        ],
+    );
+    let e = err_of(&text("\"firefox\""));
+    check(
+        &e,
+        Some("flow[0].live.client"),
+        Some(11),
+        &["\"bbrlab\"", "\"chromium\"", "\"firefox\""],
+    );
+}
+
+#[test]
 fn uplinks_and_trace_starts_are_validated() {
     let e = err_of(&with(
         "buffer = \"0.25bdp\"",

@@ -58,6 +58,13 @@
     session: { first_request: null, started: null, ended: null, waits: [] },
   };
   window.bbrlabPlayer = record;
+  // For tests/browser/browser-session.mjs: whether the session is over,
+  // and the record with the media played (`played`) at `now`.
+  window.bbrlabFinished = () => record.errors.length > 0 || record.session.ended !== null;
+  window.bbrlabSnapshot = () => Object.assign(JSON.parse(JSON.stringify(record)), {
+    played: video.currentTime,
+    now: Date.now(),
+  });
   const show = () => {
     const v = video.getVideoPlaybackQuality ? video.getVideoPlaybackQuality() : {};
     record.state = {

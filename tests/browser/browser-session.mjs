@@ -1,42 +1,48 @@
 #!/usr/bin/env node
-// One DASH session played by dash.js in headless Chromium, for an emulated
-// run (`bbrlab run --emulate` with `[flow.dash] player = "dashjs"`), which
-// drives it over stdin and stdout:
+// One session of a page in headless Chromium, for an emulated run
+// (`bbrlab run --emulate`: dash.js playing a `[flow.dash] player =
+// "dashjs"` session with player/, a `[flow.live] client = "chromium"`
+// stream received by live/), which drives it over stdin and stdout:
 //
 // 1. Chromium starts, QUIC forced on ORIGIN with the SPKI pin; the script
 //    prints `ready`.
-// 2. On the line `go` it opens the player page (player/, answered by this
-//    script with dash.js beside it, so only the manifest and the segments
-//    cross the network) with SETTINGS_JSON passed to dash.js.
-// 3. It prints `record JSON` (the page's record, player/player.js, with the
-//    media played (`played`, the video's currentTime) at `now` (ms since
-//    the epoch), the protocol of each request and the console errors) when the video has ended, on a player error, or on the
-//    line `stop` (or the end of stdin), then exits.
+// 2. On the line `go` it opens PAGE (player/index.html or live/index.html,
+//    answered by this script itself with dash.js beside the player, so
+//    only what the page fetches from the server crosses the network) with
+//    the query parameters QUERY_JSON (an object of strings: the player's
+//    `settings`, the live page's `path`).
+// 3. It prints `record JSON` (the page's window.bbrlabSnapshot(): its
+//    record at `now`, ms since the epoch, with the protocol of each request
+//    and the console errors) when the page says it is finished
+//    (window.bbrlabFinished()), or on the end of stdin, then exits.
 //
-// usage: node dash-session.mjs 127.0.0.1:PORT SPKI_BASE64 SETTINGS_JSON
+// usage: node browser-session.mjs 127.0.0.1:PORT SPKI_BASE64 PAGE QUERY_JSON
 import { createInterface } from 'node:readline';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkArgs, fail, withChromium } from './chromium-h3.mjs';
 
-const WHAT = 'dash session';
-const [origin, spki, settingsArg] = process.argv.slice(2);
+const WHAT = 'browser session';
+const [origin, spki, pagePath, query_json] = process.argv.slice(2);
 checkArgs(WHAT, origin, spki);
-let settings;
-try {
-  settings = JSON.parse(settingsArg ?? '');
-} catch (e) {
-  fail(WHAT, `SETTINGS_JSON is not JSON (${e.message}): usage: node dash-session.mjs 127.0.0.1:PORT SPKI_BASE64 SETTINGS_JSON`);
-}
-if (process.argv.length > 5 || typeof settings !== 'object' || settings === null) {
-  fail(WHAT, 'usage: node dash-session.mjs 127.0.0.1:PORT SPKI_BASE64 SETTINGS_JSON (a JSON object)');
-}
 const here = dirname(fileURLToPath(import.meta.url));
 const localFiles = {
   '/player/index.html': join(here, 'player/index.html'),
   '/player/player.js': join(here, 'player/player.js'),
   '/player/dash.all.min.js': join(here, 'node_modules/dashjs/dist/dash.all.min.js'),
+  '/live/index.html': join(here, 'live/index.html'),
+  '/live/live.js': join(here, 'live/live.js'),
 };
+const USAGE = 'usage: node browser-session.mjs 127.0.0.1:PORT SPKI_BASE64 /player/index.html|/live/index.html QUERY_JSON';
+if (!['/player/index.html', '/live/index.html'].includes(pagePath) || process.argv.length > 6) {
+  fail(WHAT, USAGE);
+}
+let query;
+try {
+  query = new URLSearchParams(JSON.parse(query_json ?? ''));
+} catch (e) {
+  fail(WHAT, `QUERY_JSON: ${e.message}: ${USAGE}`);
+}
 
 // The controlling process's lines: `go`, then `stop`.
 const lines = createInterface({ input: process.stdin });
@@ -70,24 +76,19 @@ try {
     console.log('ready');
     const command = await next();
     if (command !== 'go') return null;
-    const query = new URLSearchParams({ settings: JSON.stringify(settings) });
-    const response = await page.goto(`https://${origin}/player/index.html?${query}`, { timeout: 30_000 });
+    const response = await page.goto(`https://${origin}${pagePath}?${query}`, { timeout: 30_000 });
     if (response?.status() !== 200) {
-      throw new Error(`the player page answered ${response?.status()}`);
+      throw new Error(`${pagePath} answered ${response?.status()}`);
     }
     let record;
     for (;;) {
-      // The record, the media played and the time, read together.
-      record = await page.evaluate(() => {
-        const r = window.bbrlabPlayer ? JSON.parse(JSON.stringify(window.bbrlabPlayer)) : null;
-        if (r) {
-          r.played = document.getElementById('video').currentTime;
-          r.now = Date.now();
-        }
-        return r;
-      });
-      if (!record) throw new Error('the player page set no window.bbrlabPlayer');
-      if (record.errors.length > 0 || record.session.ended !== null) break;
+      const [snapshot, finished] = await page.evaluate(() => [
+        window.bbrlabSnapshot ? window.bbrlabSnapshot() : null,
+        window.bbrlabFinished ? window.bbrlabFinished() : false,
+      ]);
+      record = snapshot;
+      if (!record) throw new Error(`${pagePath} set no window.bbrlabSnapshot`);
+      if (finished) break;
       if ((await next(200)) === 'stop') break;
     }
     record.protocols = await page.evaluate(() => performance.getEntriesByType('resource')
