@@ -20,7 +20,7 @@
 import { createInterface } from 'node:readline';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkArgs, fail, withChromium } from './chromium-h3.mjs';
+import { checkArgs, consoleErrors, fail, withChromium } from './chromium-h3.mjs';
 
 const WHAT = 'browser session';
 const [origin, spki, pagePath, query_json] = process.argv.slice(2);
@@ -68,11 +68,7 @@ const next = (ms) => new Promise((resolve) => {
 
 try {
   const result = await withChromium(origin, spki, async (page) => {
-    const consoleErrors = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error') consoleErrors.push(m.text());
-    });
-    page.on('pageerror', (e) => consoleErrors.push(String(e)));
+    const errors = consoleErrors(page);
     console.log('ready');
     const command = await next();
     if (command !== 'go') return null;
@@ -93,7 +89,7 @@ try {
     }
     record.protocols = await page.evaluate(() => performance.getEntriesByType('resource')
       .map((e) => ({ url: e.name, protocol: e.nextHopProtocol })));
-    record.console_errors = consoleErrors;
+    record.console_errors = errors;
     return record;
   }, localFiles);
   if (result !== null) console.log(`record ${JSON.stringify(result)}`);

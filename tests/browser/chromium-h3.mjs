@@ -49,6 +49,16 @@ export function checkArgs(what, origin, spki) {
   }
 }
 
+/// The page's console errors and uncaught exceptions, collected from now on.
+export function consoleErrors(page) {
+  const errors = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  return errors;
+}
+
 /// Runs `body(page)` in a fresh Chromium profile, closed and removed after.
 /// `localFiles` maps paths on the origin to files this script answers them
 /// with itself (a page and its scripts that need not cross the network).

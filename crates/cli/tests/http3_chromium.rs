@@ -380,6 +380,29 @@ fn chromium_plays_the_generated_dash_video_with_dashjs() {
     drop(server);
 }
 
+/// Runs `scenario` with `bbrlab run --emulate`: its summary, the records
+/// of its `flows` Chromium pages (`browser-flow-N.json`) and its stdout.
+fn emulate(name: &str, scenario: &str, flows: usize) -> (Value, Vec<Value>, Vec<u8>) {
+    let dir = TempDir::new(name);
+    let file = dir.0.join("scenario.toml");
+    std::fs::write(&file, scenario).unwrap();
+    let out = dir.0.join("out");
+    let stdout = run_ok(
+        Command::new(env!("CARGO_BIN_EXE_bbrlab"))
+            .args(["run", "--emulate", "--no-series", "--out"])
+            .arg(&out)
+            .arg(&file),
+        b"",
+    );
+    let read = |file: &str| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(out.join(file)).unwrap()).unwrap()
+    };
+    let records = (0..flows)
+        .map(|id| read(&format!("browser-flow-{id}.json")))
+        .collect();
+    (read("summary.json"), records, stdout)
+}
+
 /// The video dash.js plays through the emulator: 5 segments of the oBBR
 /// ladder, over a run long enough for the whole of it.
 const EMULATED_DASHJS: &str = "name = \"dashjs\"\nseed = 1\nduration = \"26s\"\nwarmup = \"0s\"\n\
@@ -391,22 +414,8 @@ fn dashjs_plays_a_dash_flow_through_the_emulator() {
     let Some(_) = browser_ready() else {
         return;
     };
-    let dir = TempDir::new("emulate-dashjs");
-    let file = dir.0.join("dashjs.toml");
-    std::fs::write(&file, EMULATED_DASHJS).unwrap();
-    let out = dir.0.join("out");
-    let stdout = run_ok(
-        Command::new(env!("CARGO_BIN_EXE_bbrlab"))
-            .args(["run", "--emulate", "--no-series", "--out"])
-            .arg(&out)
-            .arg(&file),
-        b"",
-    );
-    let summary: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
-    let record: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("browser-flow-0.json")).unwrap())
-            .unwrap();
+    let (summary, mut records, stdout) = emulate("emulate-dashjs", EMULATED_DASHJS, 1);
+    let record = records.remove(0);
     let flow = &summary["flows"][0];
     let d = &flow["dash"];
     let context = format!(
@@ -487,26 +496,10 @@ fn chromium_receives_live_streams_through_the_emulator_with_and_without_copilot(
     let Some(_) = browser_ready() else {
         return;
     };
-    let dir = TempDir::new("emulate-live");
-    let file = dir.0.join("live.toml");
-    std::fs::write(&file, EMULATED_LIVE).unwrap();
-    let out = dir.0.join("out");
-    let stdout = run_ok(
-        Command::new(env!("CARGO_BIN_EXE_bbrlab"))
-            .args(["run", "--emulate", "--no-series", "--out"])
-            .arg(&out)
-            .arg(&file),
-        b"",
-    );
-    let summary: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let (summary, records, stdout) = emulate("emulate-live", EMULATED_LIVE, 2);
     let context = format!("{}\n{summary}", String::from_utf8_lossy(&stdout));
     for (id, copilot) in [(0, false), (1, true)] {
-        let flow = &summary["flows"][id];
-        let record: Value = serde_json::from_str(
-            &std::fs::read_to_string(out.join(format!("browser-flow-{id}.json"))).unwrap(),
-        )
-        .unwrap();
+        let (flow, record) = (&summary["flows"][id], &records[id]);
         assert_eq!(record["status"], 200, "{context}");
         assert_eq!(record["errors"], serde_json::json!([]), "{context}");
         // The page's connection is HTTP/3 (the stream's own Resource

@@ -220,6 +220,52 @@ impl Session {
     }
 }
 
+/// A request's protocol as Resource Timing reports it.
+#[derive(Clone, Debug, serde::Deserialize)]
+pub struct Protocol {
+    /// The URL.
+    pub url: String,
+    /// `nextHopProtocol` (`h3` for HTTP/3).
+    pub protocol: String,
+}
+
+/// A page's record as `T`; the message names `what` page.
+///
+/// # Errors
+/// The record lacks a field `T` needs, or has one of another type.
+pub fn read_record<T: serde::de::DeserializeOwned>(
+    raw: serde_json::Value,
+    what: &str,
+) -> Result<T, String> {
+    serde_json::from_value(raw)
+        .map_err(|e| format!("{what}'s record is not what was expected: {e}"))
+}
+
+/// Checks a page's session: no error, and every request whose URL
+/// `fetched` picks (at least one) over HTTP/3.
+///
+/// # Errors
+/// The page's first error, or a request not over `h3`; `what` names the page.
+pub fn check_fetched(
+    what: &str,
+    errors: &[serde_json::Value],
+    protocols: &[Protocol],
+    fetched: impl Fn(&str) -> bool,
+) -> Result<(), String> {
+    if let Some(error) = errors.first() {
+        return Err(format!("{what} failed: {error}"));
+    }
+    let fetched: Vec<&Protocol> = protocols.iter().filter(|p| fetched(&p.url)).collect();
+    match fetched.iter().find(|p| p.protocol != "h3") {
+        _ if fetched.is_empty() => Err(format!("{what} fetched nothing from the server")),
+        Some(p) => Err(format!(
+            "{what} fetched {} over {:?}, not HTTP/3 (h3)",
+            p.url, p.protocol
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Milliseconds since the Unix epoch, as a browser's `Date.now()`.
 pub fn epoch_ms(t: std::time::SystemTime) -> f64 {
     t.duration_since(std::time::UNIX_EPOCH)

@@ -33,6 +33,8 @@
 use std::time::Duration;
 
 use serde::Deserialize;
+
+use crate::browser::{check_fetched, read_record, Protocol};
 use sim::app::dash::{AbrStrategy, DashConfig, Session as ViewerSession};
 
 /// The player page.
@@ -108,15 +110,6 @@ pub struct SessionTimes {
     pub waits: Vec<Wait>,
 }
 
-/// A request's protocol as Resource Timing reports it.
-#[derive(Clone, Debug, Deserialize)]
-pub struct Protocol {
-    /// The URL.
-    pub url: String,
-    /// `nextHopProtocol` (`h3` for HTTP/3).
-    pub protocol: String,
-}
-
 /// What the player page recorded (tests/browser/player/player.js), as
 /// browser-session.mjs hands it back.
 #[derive(Clone, Debug, Deserialize)]
@@ -137,19 +130,13 @@ pub struct Record {
     pub console_errors: Vec<String>,
     /// Every request's protocol.
     pub protocols: Vec<Protocol>,
-    /// The record as the page wrote it, every field.
-    #[serde(skip)]
-    pub raw: serde_json::Value,
 }
 
 impl TryFrom<serde_json::Value> for Record {
     type Error = String;
 
     fn try_from(raw: serde_json::Value) -> Result<Record, String> {
-        let mut record: Record = serde_json::from_value(raw.clone())
-            .map_err(|e| format!("dash.js's record is not what was expected: {e}"))?;
-        record.raw = raw;
-        Ok(record)
+        read_record(raw, "dash.js")
     }
 }
 
@@ -160,20 +147,9 @@ impl Record {
     /// # Errors
     /// The first error, or a request not over `h3`.
     pub fn check(&self) -> Result<(), String> {
-        if let Some(error) = self.errors.first() {
-            return Err(format!("dash.js failed: {error}"));
-        }
-        if let Some(p) = self
-            .protocols
-            .iter()
-            .find(|p| p.url.contains("/dash/") && p.protocol != "h3")
-        {
-            return Err(format!(
-                "dash.js fetched {} over {:?}, not HTTP/3 (h3)",
-                p.url, p.protocol
-            ));
-        }
-        Ok(())
+        check_fetched("dash.js", &self.errors, &self.protocols, |url| {
+            url.contains("/dash/")
+        })
     }
 
     /// The downloaded segments' qualities in segment order (a segment
@@ -295,6 +271,9 @@ mod tests {
         r.errors
             .push(serde_json::json!({"source": "dashjs", "message": "code 27"}));
         assert!(r.check().unwrap_err().starts_with("dash.js failed"));
+        r.errors.clear();
+        r.protocols.clear();
+        assert!(r.check().unwrap_err().contains("fetched nothing"));
     }
 
     #[test]

@@ -17,6 +17,8 @@
 use std::time::Duration;
 
 use serde::Deserialize;
+
+use crate::browser::{check_fetched, read_record, Protocol};
 use sim::app::live::{FrameSizes, LiveConfig, LiveSummary};
 
 /// The live page.
@@ -67,22 +69,16 @@ pub struct Record {
     /// Console errors.
     pub console_errors: Vec<String>,
     /// Every request's protocol.
-    pub protocols: Vec<crate::dashjs::Protocol>,
+    pub protocols: Vec<Protocol>,
     /// When the record was taken, ms since the epoch.
     pub now: f64,
-    /// The record as the page wrote it, every field.
-    #[serde(skip)]
-    pub raw: serde_json::Value,
 }
 
 impl TryFrom<serde_json::Value> for Record {
     type Error = String;
 
     fn try_from(raw: serde_json::Value) -> Result<Record, String> {
-        let mut record: Record = serde_json::from_value(raw.clone())
-            .map_err(|e| format!("the live page's record is not what was expected: {e}"))?;
-        record.raw = raw;
-        Ok(record)
+        read_record(raw, "the live page")
     }
 }
 
@@ -95,9 +91,9 @@ impl Record {
     /// # Errors
     /// What went wrong.
     pub fn check(&self) -> Result<(), String> {
-        if let Some(error) = self.errors.first() {
-            return Err(format!("the live page failed: {error}"));
-        }
+        check_fetched("the live page", &self.errors, &self.protocols, |url| {
+            url.contains("/dash/") || url.contains("/live?")
+        })?;
         if self.status != Some(200) || self.requested.is_none() {
             return Err(format!("the live stream answered {:?}", self.status));
         }
@@ -112,19 +108,7 @@ impl Record {
                 f.number
             ));
         }
-        let fetched: Vec<_> = self
-            .protocols
-            .iter()
-            .filter(|p| p.url.contains("/dash/") || p.url.contains("/live?"))
-            .collect();
-        match fetched.iter().find(|p| p.protocol != "h3") {
-            _ if fetched.is_empty() => Err("the live page fetched nothing from the server".into()),
-            Some(p) => Err(format!(
-                "the live page fetched {} over {:?}, not HTTP/3 (h3)",
-                p.url, p.protocol
-            )),
-            None => Ok(()),
-        }
+        Ok(())
     }
 
     /// (time since the request, payload bytes complete) at each frame.
