@@ -1005,6 +1005,18 @@ fn a_dash_player_is_the_model_or_dashjs_and_dashjs_is_not_simulable() {
             "player = \"model\"",
         ],
     );
+    // Set on the command line, as scripts/dash-xval.py does.
+    let over: Vec<Override> = vec!["flow.0.dash.player=dashjs".parse().unwrap()];
+    let set = from_str(&dash("video = \"8s\"\n"), origin(), &over).unwrap();
+    assert!(set.check_simulable().is_err());
+    let over: Vec<Override> = vec!["flow.0.live.client=chromium".parse().unwrap()];
+    let set = from_str(
+        &format!("{BASE}app = \"live\"\n[flow.live]\n"),
+        origin(),
+        &over,
+    )
+    .unwrap();
+    assert!(set.check_simulable().is_err());
     let e = err_of(&dash("player = \"shaka\"\n"));
     check(
         &e,
