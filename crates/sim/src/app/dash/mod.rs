@@ -27,7 +27,10 @@
 //! What it leaves out, and why: dash.js's switch-history and dropped-frames
 //! rules (no decoder here, and switch history only damps oscillations the
 //! lowest-vote rule already damps), request abandonment (a segment is
-//! always fetched to its end), audio (video alone carries the bytes), and
+//! always fetched to its end), fast switching (dash.js v4 fetches buffered
+//! segments again at a higher quality after an up-switch; here a segment
+//! is fetched once: docs/EMULATION.md, "The DASH model against dash.js",
+//! shows what that changes), audio (video alone carries the bytes), and
 //! the long-form buffer target (60 s for content of 10 minutes or more):
 //! the issue that set this model's defaults asks for the 12 s / 30 s targets
 //! the oBBR paper's dash.js version used; both are settable.
