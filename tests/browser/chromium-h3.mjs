@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 
-export const CHROMIUM = '/usr/bin/chromium';
+/// Debian's Chromium, or the browser BBRLAB_CHROMIUM names.
+export const CHROMIUM = process.env.BBRLAB_CHROMIUM || '/usr/bin/chromium';
 
 /// The flags: no background traffic (the machine has only loopback), QUIC
 /// forced on `origin` (host:port), and the server's certificate accepted by
@@ -48,8 +49,20 @@ export function checkArgs(what, origin, spki) {
   }
 }
 
+/// The page's console errors and uncaught exceptions, collected from now on.
+export function consoleErrors(page) {
+  const errors = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  return errors;
+}
+
 /// Runs `body(page)` in a fresh Chromium profile, closed and removed after.
-export async function withChromium(origin, spki, body) {
+/// `localFiles` maps paths on the origin to files this script answers them
+/// with itself (a page and its scripts that need not cross the network).
+export async function withChromium(origin, spki, body, localFiles = {}) {
   const userDataDir = mkdtempSync(join(tmpdir(), 'bbrlab-chromium-h3-'));
   let context;
   try {
@@ -62,6 +75,9 @@ export async function withChromium(origin, spki, body) {
     // Loopback only: anything but the server's origin is refused.
     await context.route('**/*', (route) => {
       const url = new URL(route.request().url());
+      if (url.host === origin && Object.hasOwn(localFiles, url.pathname)) {
+        return route.fulfill({ path: localFiles[url.pathname] });
+      }
       if (url.host === origin || url.protocol === 'data:' || url.protocol === 'blob:') {
         return route.continue();
       }

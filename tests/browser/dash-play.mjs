@@ -7,7 +7,7 @@
 // console errors.
 //
 // usage: node dash-play.mjs 127.0.0.1:PORT SPKI_BASE64 PAGE_PATH SECONDS
-import { checkArgs, fail, withChromium } from './chromium-h3.mjs';
+import { checkArgs, consoleErrors, fail, withChromium } from './chromium-h3.mjs';
 
 const WHAT = 'dash play';
 const [origin, spki, pagePath, secondsArg] = process.argv.slice(2);
@@ -21,11 +21,7 @@ const deadline = Date.now() + (30 + seconds * 2) * 1000;
 
 try {
   const result = await withChromium(origin, spki, async (page) => {
-    const consoleErrors = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error') consoleErrors.push(m.text());
-    });
-    page.on('pageerror', (e) => consoleErrors.push(String(e)));
+    const errors = consoleErrors(page);
     const response = await page.goto(`https://${origin}${pagePath}`, { timeout: 30_000 });
     if (response?.status() !== 200) {
       throw new Error(`the player page answered ${response?.status()}`);
@@ -47,7 +43,7 @@ try {
         performance.getEntriesByType('resource'));
       return entries.map((e) => ({ url: e.name, protocol: e.nextHopProtocol }));
     });
-    record.console_errors = consoleErrors;
+    record.console_errors = errors;
     return record;
   });
   console.log(JSON.stringify(result));

@@ -39,6 +39,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         let options = quic::emulate::EmulateOptions {
             series: !args.no_series,
             qlog_dir: args.qlog.clone(),
+            // dash.js sessions' records beside the summary.
+            player_dir: Some(out.clone()),
         };
         let result = quic::emulate::run(&scenario.config, &options)
             .map_err(|e| anyhow::anyhow!("{}: cannot emulate: {e}", args.scenario.display()))?;

@@ -1484,6 +1484,68 @@ fn run_emulate_refuses_what_cannot_run_in_real_time() {
 }
 
 #[test]
+fn dashjs_sessions_are_refused_where_they_cannot_play() {
+    let dir = tempdir("dashjs-refused");
+    let dash = |lines: &str| {
+        EMULATED_LINK.replace(
+            "cc = \"bbr\"\n",
+            &format!("cc = \"bbr\"\napp = \"dash\"\n[flow.dash]\nvideo = \"8s\"\n{lines}"),
+        )
+    };
+    let run = |name: &str, text: &str, emulate: bool, chromium: Option<&str>| {
+        let file = scenario_file(&dir, name, text);
+        let mut command = Command::new(env!("CARGO_BIN_EXE_bbrlab"));
+        command.args(["run", &file, "--out", dir.join("o").to_str().unwrap()]);
+        if emulate {
+            command.arg("--emulate");
+        }
+        if let Some(path) = chromium {
+            command.env("BBRLAB_CHROMIUM", path);
+        }
+        let o = command.output().expect("bbrlab runs");
+        assert!(!o.status.success(), "{name} ran");
+        stderr(&o)
+    };
+    // The simulator has only the model.
+    let err = run("sim.toml", &dash("player = \"dashjs\"\n"), false, None);
+    assert!(
+        err.contains("flow[0].dash.player") && err.contains("only under --emulate"),
+        "{err}"
+    );
+    // The emulator has only dash.js.
+    let err = run("model.toml", &dash(""), true, None);
+    assert!(
+        err.contains("flow 0: app = \"dash\" with the model's player")
+            && err.contains("player = \"dashjs\""),
+        "{err}"
+    );
+    // dash.js decodes: the served video must be real H.264.
+    let err = run(
+        "segments.toml",
+        &dash("player = \"dashjs\"\nsegment = \"2s\"\n"),
+        true,
+        None,
+    );
+    assert!(
+        err.contains("decodes the video") && err.contains("4s segments"),
+        "{err}"
+    );
+    // No browser: what is missing, and what installs it.
+    let err = run(
+        "nobrowser.toml",
+        &dash("player = \"dashjs\"\n"),
+        true,
+        Some("/nonexistent/chromium"),
+    );
+    assert!(
+        err.contains("Chromium (/nonexistent/chromium)")
+            && err.contains("scripts/setup-browser.sh"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_simulated_run_writes_a_qlog_trace_per_flow_that_qvis_reads() {
     let dir = tempdir("qlog");
     let qlog = dir.join("traces");

@@ -379,3 +379,159 @@ fn chromium_plays_the_generated_dash_video_with_dashjs() {
     );
     drop(server);
 }
+
+/// Runs `scenario` with `bbrlab run --emulate`: its summary, the records
+/// of its `flows` Chromium pages (`browser-flow-N.json`) and its stdout.
+fn emulate(name: &str, scenario: &str, flows: usize) -> (Value, Vec<Value>, Vec<u8>) {
+    let dir = TempDir::new(name);
+    let file = dir.0.join("scenario.toml");
+    std::fs::write(&file, scenario).unwrap();
+    let out = dir.0.join("out");
+    let stdout = run_ok(
+        Command::new(env!("CARGO_BIN_EXE_bbrlab"))
+            .args(["run", "--emulate", "--no-series", "--out"])
+            .arg(&out)
+            .arg(&file),
+        b"",
+    );
+    let read = |file: &str| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(out.join(file)).unwrap()).unwrap()
+    };
+    let records = (0..flows)
+        .map(|id| read(&format!("browser-flow-{id}.json")))
+        .collect();
+    (read("summary.json"), records, stdout)
+}
+
+/// The video dash.js plays through the emulator: 5 segments of the oBBR
+/// ladder, over a run long enough for the whole of it.
+const EMULATED_DASHJS: &str = "name = \"dashjs\"\nseed = 1\nduration = \"26s\"\nwarmup = \"0s\"\n\
+    [link]\nrate = \"20Mbit\"\nrtt = \"40ms\"\nbuffer = \"1bdp\"\n\
+    [[flow]]\ncc = \"bbr\"\napp = \"dash\"\n[flow.dash]\nvideo = \"20s\"\nplayer = \"dashjs\"\n";
+
+#[test]
+fn dashjs_plays_a_dash_flow_through_the_emulator() {
+    let Some(_) = browser_ready() else {
+        return;
+    };
+    let (summary, mut records, stdout) = emulate("emulate-dashjs", EMULATED_DASHJS, 1);
+    let record = records.remove(0);
+    let flow = &summary["flows"][0];
+    let d = &flow["dash"];
+    let context = format!(
+        "{}\nsummary {d}\nrecord {record}",
+        String::from_utf8_lossy(&stdout)
+    );
+    assert_eq!(summary["mode"], "emulated");
+    assert_eq!(record["dashjs"], "4.7.4", "{context}");
+    assert_eq!(record["errors"], serde_json::json!([]), "{context}");
+    // The summary is dash.js's: its segments (the last load of each),
+    // their qualities and so the mean bitrate, its session times.
+    let dash = DashConfig {
+        video: Duration::from_secs(20),
+        ..DashConfig::obbr_paper()
+    };
+    let mut qualities = std::collections::BTreeMap::new();
+    for s in record["segments"].as_array().unwrap() {
+        let quality = s["quality"].as_u64().unwrap() as usize;
+        let index = s["index"].as_u64().unwrap() as usize;
+        assert_eq!(s["bytes"], dash.segment_bytes(index, quality), "{context}");
+        qualities.insert(index, quality);
+    }
+    let qualities: Vec<usize> = qualities.into_values().collect();
+    assert_eq!(qualities.len(), 5, "{context}");
+    assert_eq!(d["segments"], 5, "{context}");
+    assert_eq!(d["complete"], true, "{context}");
+    let aq = qualities.iter().sum::<usize>() as f64 / 5.0;
+    assert!((d["aq"].as_f64().unwrap() - aq).abs() < 1e-9, "{context}");
+    let mean = qualities
+        .iter()
+        .map(|&q| dash.ladder[q].bits_per_sec() as f64)
+        .sum::<f64>()
+        / 5.0;
+    assert!(
+        (d["mean_bitrate_bps"].as_f64().unwrap() - mean).abs() < 1.0,
+        "{context}"
+    );
+    let session = &record["session"];
+    let startup =
+        (session["started"].as_f64().unwrap() - session["first_request"].as_f64().unwrap()) / 1e3;
+    assert!(
+        (d["startup_delay_s"].as_f64().unwrap() - startup).abs() < 1e-6,
+        "{context}"
+    );
+    assert!(d["bola_segments"].is_null(), "{context}");
+    // Over HTTP/3, through the flow's controller: the server sent the
+    // video's bytes (the segments, at least) through the relay.
+    for p in record["protocols"].as_array().unwrap() {
+        if p["url"].as_str().unwrap().contains("/dash/") {
+            assert_eq!(p["protocol"], "h3", "{context}");
+        }
+    }
+    let video_bytes: u64 = qualities
+        .iter()
+        .enumerate()
+        .map(|(i, &q)| dash.segment_bytes(i, q))
+        .sum();
+    assert!(
+        flow["bytes_sent"].as_u64().unwrap() >= video_bytes,
+        "{context}"
+    );
+    assert!(
+        flow["completion_time_s"].as_f64().unwrap() < 26.0,
+        "{context}"
+    );
+    println!("dash.js through the emulator: {d}");
+}
+
+/// Two live streams (the Copilot paper's 5.4 Mbit/s) received by Chromium
+/// through the emulator, the second sender with Copilot.
+const EMULATED_LIVE: &str = "name = \"live\"\nseed = 1\nduration = \"7s\"\nwarmup = \"3s\"\n\
+    [link]\nrate = \"24Mbit\"\nrtt = \"100ms\"\nbuffer = \"1bdp\"\n\
+    [[flow]]\ncc = \"bbr\"\napp = \"live\"\n[flow.live]\nclient = \"chromium\"\n\
+    [[flow]]\ncc = \"bbr\"\napp = \"live\"\ncopilot = true\n[flow.live]\nclient = \"chromium\"\n";
+
+#[test]
+fn chromium_receives_live_streams_through_the_emulator_with_and_without_copilot() {
+    let Some(_) = browser_ready() else {
+        return;
+    };
+    let (summary, records, stdout) = emulate("emulate-live", EMULATED_LIVE, 2);
+    let context = format!("{}\n{summary}", String::from_utf8_lossy(&stdout));
+    for (id, copilot) in [(0, false), (1, true)] {
+        let (flow, record) = (&summary["flows"][id], &records[id]);
+        assert_eq!(record["status"], 200, "{context}");
+        assert_eq!(record["errors"], serde_json::json!([]), "{context}");
+        // The page's connection is HTTP/3 (the stream's own Resource
+        // Timing entry appears only when it ends, after the run).
+        let manifest = record["protocols"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["url"].as_str().unwrap().ends_with("/dash/manifest.mpd"))
+            .expect("the page's first request");
+        assert_eq!(manifest["protocol"], "h3", "{context}");
+        // The frames created in the 4 s window (one per 40 ms), each no
+        // sooner than the 50 ms one-way delay of the emulated path after
+        // its creation: the stream crossed the relay.
+        let live = &flow["live"];
+        let frames = live["frames"].as_u64().unwrap();
+        assert!((80..=105).contains(&frames), "flow {id}: {context}");
+        let delay = &live["frame_delay_ms"];
+        assert!(
+            delay["min"].as_f64().unwrap() >= 50.0,
+            "flow {id}: {context}"
+        );
+        assert!(
+            delay["p50"].as_f64().unwrap() < 1000.0,
+            "flow {id}: {context}"
+        );
+        // Copilot pads the second sender's app-limited rounds only.
+        let padding = flow["padding_bytes"].as_u64().unwrap();
+        assert_eq!(padding > 0, copilot, "flow {id}: {context}");
+    }
+    println!(
+        "live through the emulator: {} / with Copilot {}",
+        summary["flows"][0]["live"], summary["flows"][1]["live"]
+    );
+}

@@ -221,6 +221,27 @@ pub async fn get(
     Ok(report)
 }
 
+/// A live stream's frame delays from when a client held each frame: as
+/// [`get`] computes them, for a client that is not this one (Chromium in
+/// an emulated run). `arrivals` are (time since the request left, payload
+/// bytes of the frames complete by then), in order; frame time zero is the
+/// request's arrival at the server, `request_trip` after it left; frames
+/// created from `measure_from` (frame time) count; `elapsed` is when the
+/// client stopped, since the request left.
+pub fn live_summary(
+    config: sim::app::live::LiveConfig,
+    measure_from: Duration,
+    request_trip: Duration,
+    arrivals: &[(Duration, u64)],
+    elapsed: Duration,
+) -> LiveSummary {
+    let mut frames = LiveFrames::new(config, measure_from);
+    for &(since, bytes) in arrivals {
+        frames.on_delivered(since.saturating_sub(request_trip), bytes);
+    }
+    frames.summary(elapsed.saturating_sub(request_trip))
+}
+
 /// The viewer's frame clock for a live stream: the frames the server
 /// writes are known from the request (the simulator's `LiveSource`), timed
 /// from when the request reached the server ([`ClientConfig::request_trip`]

@@ -24,7 +24,15 @@
 //! - a live stream's frame delays count from each frame's creation at
 //!   the server, the request's trip through the relay taken off (see
 //!   [`crate::client::ClientConfig::request_trip`]), for the frames
-//!   created in the window, as the simulator's.
+//!   created in the window, as the simulator's;
+//! - a DASH session is played by dash.js in headless Chromium
+//!   (`[flow.dash] player = "dashjs"`, [`crate::dashjs`]) through the
+//!   relay, and its `dash` summary is computed from dash.js's record by
+//!   the model's own definitions; the flow's goodput is the video bytes
+//!   dash.js had received by each segment's end, in the window;
+//! - a live stream received by headless Chromium (`[flow.live] client =
+//!   "chromium"`, [`crate::live_browser`]) has its frame delays computed
+//!   from the page's frame times by the project's client's code.
 //!
 //! Runs that cannot keep real time on a small machine are refused up
 //! front ([`check_feasible`]).
@@ -36,6 +44,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use cc::{AlgorithmSpec, Instant};
+use sim::app::dash::{DashSummary, PlayerKind};
+use sim::app::live::LiveClient;
 use sim::app::Application;
 use sim::link::{Capacity, RateModel};
 use sim::results::jain_index;
@@ -64,6 +74,9 @@ pub struct EmulateOptions {
     pub series: bool,
     /// Write one qlog per connection here (created if missing).
     pub qlog_dir: Option<PathBuf>,
+    /// Write each headless Chromium page's record (dash.js's, the live
+    /// page's) here, as `browser-flow-N.json` (the directory must exist).
+    pub player_dir: Option<PathBuf>,
 }
 
 /// Why a scenario cannot run in real time, or `Ok`.
@@ -117,14 +130,56 @@ pub fn check_feasible(config: &sim::SimConfig) -> Result<(), String> {
                 ));
             }
         }
-        if let Application::Dash(_) = flow.app {
-            return Err(format!(
-                "flow {i}: app = \"dash\" has no real-stack client yet (serve/get carry \
-                 sized and bulk transfers and live streams)"
-            ));
+        if let Application::Dash(dash) = &flow.app {
+            if dash.player == PlayerKind::Model {
+                return Err(format!(
+                    "flow {i}: app = \"dash\" with the model's player has no real-stack \
+                     client: set [flow.dash] player = \"dashjs\" to play it with dash.js in \
+                     headless Chromium, or simulate it"
+                ));
+            }
+            if !crate::http3::dash::decodable(dash) {
+                return Err(format!(
+                    "flow {i}: player = \"dashjs\" decodes the video, which the server has as \
+                     real H.264 only with 4s segments that divide the video, at most ten \
+                     bitrates and segments larger than the encoded media (docs/EMULATION.md)"
+                ));
+            }
         }
     }
+    if config.flows.iter().any(|f| f.kernel.is_some())
+        && config.flows.iter().any(|f| browser_page(f).is_some())
+    {
+        return Err(
+            "a kernel flow runs the emulator's shell and Chromium reaches its server through \
+             the relay: put them in separate runs"
+                .into(),
+        );
+    }
     Ok(())
+}
+
+/// The page headless Chromium opens for the flow, and its query: dash.js
+/// playing its DASH session, or the live page receiving its stream
+/// (lasting `remaining`); None when the project's client receives it.
+fn browser_page(flow: &FlowConfig) -> Option<(&'static str, serde_json::Value)> {
+    browser_page_for(flow, Duration::ZERO)
+}
+
+fn browser_page_for(
+    flow: &FlowConfig,
+    remaining: Duration,
+) -> Option<(&'static str, serde_json::Value)> {
+    match &flow.app {
+        Application::Dash(d) if d.player == PlayerKind::DashJs => {
+            Some((crate::dashjs::PAGE, crate::dashjs::query(d)))
+        }
+        Application::Live(l) if l.client == LiveClient::Chromium => Some((
+            crate::live_browser::PAGE,
+            crate::live_browser::query(l, remaining.max(Duration::from_millis(1))),
+        )),
+        _ => None,
+    }
 }
 
 /// The highest rate the link has while the run lasts, looked at every
@@ -148,7 +203,8 @@ struct Flow {
 
 /// What each flow's client brought back.
 enum Outcome {
-    Quic(GetReport),
+    /// A QUIC client's report, and the DASH summary of a dash.js session.
+    Quic(GetReport, Option<DashSummary>),
     Kernel {
         sent: kernel::SenderReport,
         received: kernel::ReceiverReport,
@@ -222,6 +278,11 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
             kernel::check_available(name).map_err(|e| format!("flow {id}: {e}"))?;
         }
     }
+    let browser = if expanded.iter().any(|f| browser_page(f).is_some()) {
+        Some(crate::browser::Browser::locate()?)
+    } else {
+        None
+    };
     let shell = if expanded.iter().any(|f| f.kernel.is_some()) {
         // Senders outside, receivers inside the namespace: the shell's
         // round trip is the shortest, each flow's port gets its own.
@@ -267,8 +328,15 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
                     qlog_dir: options.qlog_dir.clone(),
                     ..TelemetryOptions::default()
                 },
-                // Emulated runs speak bbrlab/1 only: no files to serve.
-                http: crate::http3::HttpOptions::default(),
+                // A dash.js session's video is the flow's (a live page
+                // opens its connection with the default video's manifest).
+                http: crate::http3::HttpOptions {
+                    root: None,
+                    dash: match &flow.app {
+                        Application::Dash(dash) => dash.clone(),
+                        _ => sim::app::dash::DashConfig::obbr_paper(),
+                    },
+                },
             })?)
         };
         flows.push(Flow {
@@ -338,7 +406,30 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
             Link::Relay(relay)
         }
     };
+    // Chromium starts before the run: its cold start is not the session's.
+    let mut pages = Vec::new();
+    for flow in &flows {
+        let remaining = config.duration.saturating_sub(flow.config.start);
+        pages.push(
+            match (browser_page_for(&flow.config, remaining), &browser) {
+                (Some((page, query)), Some(browser)) => {
+                    let browser = browser.clone();
+                    let (entry, pin) = (entries[flow.id], identity.spki_pin()?);
+                    let id = flow.id;
+                    let session = tokio::task::spawn_blocking(move || {
+                        crate::browser::Session::start(&browser, entry, &pin, page, &query)
+                    })
+                    .await
+                    .map_err(|e| format!("flow {id}: the browser task failed: {e}"))?
+                    .map_err(|e| format!("flow {id}: {e}"))?;
+                    Some(session)
+                }
+                _ => None,
+            },
+        );
+    }
     let start = tokio::time::Instant::now();
+    let start_epoch_ms = crate::browser::epoch_ms(std::time::SystemTime::now());
     let end = start + config.duration;
     let window_start = (start + config.warmup).into_std();
     let truth = crate::telemetry::BandwidthTruth {
@@ -351,7 +442,25 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
     }
     let progress_interval = config.sample_interval.min(Duration::from_millis(100));
     let mut clients = Vec::new();
-    for (flow, socket) in flows.iter().zip(sockets) {
+    for ((flow, socket), page) in flows.iter().zip(sockets).zip(pages) {
+        if let Some(session) = page {
+            let (begin, end) = ((start + flow.config.start).into_std(), end.into_std());
+            let page = BrowserFlow {
+                app: flow.config.app.clone(),
+                start_s: flow.config.start.as_secs_f64(),
+                start_epoch_ms,
+                window_start_s: config.warmup.as_secs_f64(),
+                request_trip: flow_rtt(&flow.config) - flow_rtt(&flow.config) / 2,
+                record_path: options
+                    .player_dir
+                    .as_ref()
+                    .map(|d| d.join(format!("browser-flow-{}.json", flow.id))),
+            };
+            clients.push(tokio::task::spawn_blocking(move || {
+                page.run(session, begin, end)
+            }));
+            continue;
+        }
         let remaining = config.duration.saturating_sub(flow.config.start);
         let request_trip = flow_rtt(&flow.config) - flow_rtt(&flow.config) / 2;
         let begin = start + flow.config.start;
@@ -434,7 +543,7 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
             tokio::time::sleep_until(begin).await;
             get(client, tokio::time::sleep_until(end))
                 .await
-                .map(Outcome::Quic)
+                .map(|report| Outcome::Quic(report, None))
         }));
     }
     let link_samples = tokio::spawn(sample_link(
@@ -523,6 +632,101 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
         }
     }
     Ok(result)
+}
+
+/// A flow whose client is headless Chromium ([`crate::browser`]).
+struct BrowserFlow {
+    app: Application,
+    /// The flow's start in run time, s.
+    start_s: f64,
+    /// The run's start, ms since the epoch.
+    start_epoch_ms: f64,
+    /// The measurement window's start in run time, s.
+    window_start_s: f64,
+    /// A request's trip through the relay.
+    request_trip: Duration,
+    /// Where the page's record goes.
+    record_path: Option<PathBuf>,
+}
+
+impl BrowserFlow {
+    /// Opens the page at `begin`, takes its record at `end`, and makes the
+    /// flow's report (and its DASH summary) from it.
+    fn run(
+        self,
+        mut session: crate::browser::Session,
+        begin: std::time::Instant,
+        end: std::time::Instant,
+    ) -> Result<Outcome, String> {
+        std::thread::sleep(begin.saturating_duration_since(std::time::Instant::now()));
+        let opened_ms = crate::browser::epoch_ms(std::time::SystemTime::now());
+        session.go()?;
+        std::thread::sleep(end.saturating_duration_since(std::time::Instant::now()));
+        let raw = session.finish()?;
+        if let Some(path) = &self.record_path {
+            std::fs::write(path, serde_json::to_vec_pretty(&raw).unwrap_or_default())
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        }
+        // Run seconds since the flow's start, from ms since the epoch.
+        let from_start = |ms: f64| (ms - self.start_epoch_ms) / 1e3 - self.start_s;
+        match &self.app {
+            Application::Dash(dash) => {
+                let record = crate::dashjs::Record::try_from(raw)?;
+                record.check()?;
+                let summary = record.session(opened_ms).summary(dash);
+                let mut progress = vec![(0.0, 0)];
+                progress.extend(
+                    record
+                        .progress_ms()
+                        .into_iter()
+                        .map(|(t, bytes)| (from_start(t), bytes)),
+                );
+                let (elapsed_s, bytes) = *progress.last().expect("one entry");
+                let report = GetReport {
+                    bytes,
+                    elapsed_s,
+                    handshake_s: 0.0,
+                    goodput_bps: ratio_bps(bytes, elapsed_s),
+                    complete: summary.segments == dash.segment_count() as u64,
+                    live: None,
+                    progress,
+                };
+                Ok(Outcome::Quic(report, Some(summary)))
+            }
+            Application::Live(live) => {
+                let record = crate::live_browser::Record::try_from(raw)?;
+                record.check()?;
+                let requested = record.requested.unwrap_or(opened_ms);
+                // Frame time zero is the request's arrival at the server.
+                let arrival_s =
+                    from_start(requested) + self.start_s + self.request_trip.as_secs_f64();
+                let measure_from =
+                    Duration::from_secs_f64((self.window_start_s - arrival_s).max(0.0));
+                let progress = record.progress();
+                let (elapsed_s, bytes) = progress.last().copied().unwrap_or_default();
+                let report = GetReport {
+                    bytes,
+                    elapsed_s,
+                    handshake_s: from_start(requested),
+                    goodput_bps: ratio_bps(bytes, elapsed_s),
+                    complete: record.done,
+                    live: Some(record.summary(*live, measure_from, self.request_trip)),
+                    progress,
+                };
+                Ok(Outcome::Quic(report, None))
+            }
+            Application::Bulk => unreachable!("a browser flow is DASH or live"),
+        }
+    }
+}
+
+/// `bytes` over `seconds`, bit/s (0 over no time).
+fn ratio_bps(bytes: u64, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        bytes as f64 * 8.0 / seconds
+    } else {
+        0.0
+    }
 }
 
 /// A client's socket made in the shell's namespace.
@@ -634,8 +838,8 @@ fn assemble(
     let mut series = Vec::new();
     let mut packets_sent = 0;
     for ((flow, outcome), base) in flows.iter().zip(outcomes).zip(bases) {
-        let report = match outcome {
-            Outcome::Quic(report) => report,
+        let (report, dash) = match outcome {
+            Outcome::Quic(report, dash) => (report, dash),
             Outcome::Kernel { sent, received } => {
                 let (summary, samples) = kernel_flow(config, flow, sent, received, series_on);
                 packets_sent += sent.last.as_ref().map_or(0, |t| t.counters.data_segs_out);
@@ -669,7 +873,8 @@ fn assemble(
                 .load(Ordering::Relaxed)
                 .saturating_sub(base.padding_bytes)
         });
-        let sized = flow.config.size.is_some();
+        // A DASH session completes, as in the simulator, with its last segment.
+        let sized = flow.config.size.is_some() || dash.is_some();
         summaries.push(FlowSummary {
             id: flow.id,
             cc: flow.config.cc_label(),
@@ -702,7 +907,7 @@ fn assemble(
             bw_sample_unlimited_rmse_bps: None,
             bw_estimate_rmse_bps: summary_of_path.as_ref().and_then(|s| s.bw_estimate_rmse),
             live: report.live.clone(),
-            dash: None,
+            dash: dash.clone(),
         });
         if let Some(s) = summary_of_path {
             for mut sample in s.samples {

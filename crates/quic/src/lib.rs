@@ -12,11 +12,14 @@
 //! live streams) with [`tls`] identities, and the server speaks HTTP/3
 //! too ([`http3`]: files, a DASH video, live streams).
 
+pub mod browser;
 pub mod client;
 pub mod copilot;
+pub mod dashjs;
 pub mod emulate;
 pub mod http3;
 pub mod kernel_xval;
+pub mod live_browser;
 pub mod protocol;
 pub mod pto;
 pub mod server;

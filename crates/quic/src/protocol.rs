@@ -150,6 +150,7 @@ impl Request {
                         }
                     },
                     deadline,
+                    client: sim::app::live::LiveClient::Bbrlab,
                 };
                 config.validate().map_err(|e| format!("LIVE: {e}"))?;
                 Request::Live {

@@ -28,6 +28,20 @@ impl Identity {
         })
     }
 
+    /// The base64 SHA-256 of the certificate's SubjectPublicKeyInfo, as
+    /// Chromium's `--ignore-certificate-errors-spki-list` takes it: the
+    /// key pair's public key, which a certificate and its key share.
+    ///
+    /// # Errors
+    /// The private key is not a PEM key pair rcgen reads.
+    pub fn spki_pin(&self) -> Result<String, String> {
+        use base64::Engine;
+        let key = rcgen::KeyPair::from_pem(&self.key_pem)
+            .map_err(|e| format!("cannot read the private key: {e}"))?;
+        let digest = ring::digest::digest(&ring::digest::SHA256, &key.public_key_der());
+        Ok(base64::engine::general_purpose::STANDARD.encode(digest.as_ref()))
+    }
+
     /// Reads a PEM certificate and key.
     ///
     /// # Errors

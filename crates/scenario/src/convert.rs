@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use cc::{AlgorithmSpec, Bandwidth, Bytes};
-use sim::app::dash::{AbrStrategy, DashConfig};
-use sim::app::live::{FrameSizes, LiveConfig};
+use sim::app::dash::{AbrStrategy, DashConfig, PlayerKind};
+use sim::app::live::{FrameSizes, LiveClient, LiveConfig};
 use sim::app::Application;
 use sim::link::{
     BufferLimit, LinkConfig, LossModel, MahimahiTrace, PiecewiseTrace, RateModel, RateStep,
@@ -992,9 +992,58 @@ fn kernel_model(name: &str) -> AlgorithmSpec {
     AlgorithmSpec::parse(model).expect("the kernel models are known algorithms")
 }
 
-/// Why the simulator cannot run `config`, naming the first kernel flow's
-/// `cc` key: `None` when every flow is one of the project's controllers.
-pub(crate) fn kernel_refusal(ctx: &Ctx<'_>, config: &sim::SimConfig) -> Option<ScenarioError> {
+/// Why the simulator cannot run `config`, naming the key: the first kernel
+/// flow's `cc`, else the first `[flow.dash] player = "dashjs"`, else the
+/// first `[flow.live] client = "chromium"`; `None` when
+/// every flow is one of the project's controllers and models.
+pub(crate) fn simulator_refusal(ctx: &Ctx<'_>, config: &sim::SimConfig) -> Option<ScenarioError> {
+    kernel_refusal(ctx, config)
+        .or_else(|| dashjs_refusal(ctx, config))
+        .or_else(|| chromium_live_refusal(ctx, config))
+}
+
+/// The first live stream Chromium receives: a real browser, which only an
+/// emulated run has.
+fn chromium_live_refusal(ctx: &Ctx<'_>, config: &sim::SimConfig) -> Option<ScenarioError> {
+    let i = config
+        .flows
+        .iter()
+        .position(|f| matches!(&f.app, Application::Live(l) if l.client == LiveClient::Chromium))?;
+    Some(
+        ctx.err(
+            &KeyPath::root()
+                .key("flow")
+                .index(i)
+                .key("live")
+                .key("client"),
+            "client = \"chromium\" is headless Chromium and runs only under --emulate; \
+         the simulator's receiver is the project's (client = \"bbrlab\", the default)",
+        ),
+    )
+}
+
+/// The first flow whose DASH session dash.js plays: a real browser, which
+/// only an emulated run has.
+fn dashjs_refusal(ctx: &Ctx<'_>, config: &sim::SimConfig) -> Option<ScenarioError> {
+    let i = config
+        .flows
+        .iter()
+        .position(|f| matches!(&f.app, Application::Dash(d) if d.player == PlayerKind::DashJs))?;
+    Some(
+        ctx.err(
+            &KeyPath::root()
+                .key("flow")
+                .index(i)
+                .key("dash")
+                .key("player"),
+            "player = \"dashjs\" is dash.js in headless Chromium and runs only under --emulate; \
+         the simulator's player is the model of dash.js (player = \"model\", the default)",
+        ),
+    )
+}
+
+/// The first kernel flow's `cc` key, naming the simulator's model of it.
+fn kernel_refusal(ctx: &Ctx<'_>, config: &sim::SimConfig) -> Option<ScenarioError> {
     let (i, flow) = config
         .flows
         .iter()
@@ -1057,6 +1106,7 @@ fn application(
                     "frame_sizes" => r.frame_sizes.as_ref(),
                     "i_frame_ratio" => r.i_frame_ratio.as_ref(),
                     "deadline" => r.deadline.as_ref(),
+                    "client" => r.client.as_ref(),
                     _ => None,
                 })
             };
@@ -1108,12 +1158,22 @@ fn application(
                     "i_frame_ratio needs frame_sizes = \"gop\"",
                 ));
             }
+            const CLIENT: &str = "\"bbrlab\" (the project's client) or \"chromium\" (headless Chromium over HTTP/3, under --emulate)";
+            let client = match get("client") {
+                None => d.client,
+                Some(v) => {
+                    let name = ctx.string(&lk.key("client"), v, CLIENT)?;
+                    LiveClient::parse(name)
+                        .ok_or_else(|| ctx.expected(&lk.key("client"), CLIENT, v))?
+                }
+            };
             let live = LiveConfig {
                 bitrate,
                 frame_interval,
                 gop,
                 frame_sizes,
                 deadline,
+                client,
             };
             live.validate().map_err(|m| {
                 let field = m.split(':').next().unwrap_or("live").to_string();
@@ -1178,6 +1238,14 @@ fn dash_application(
             AbrStrategy::parse(name).ok_or_else(|| ctx.expected(&dk.key("abr"), ABR, v))?
         }
     };
+    const PLAYER: &str = "\"model\" (the simulator's model of dash.js) or \"dashjs\" (dash.js in headless Chromium, under --emulate)";
+    let player = match &raw.player {
+        None => d.player,
+        Some(v) => {
+            let name = ctx.string(&dk.key("player"), v, PLAYER)?;
+            PlayerKind::parse(name).ok_or_else(|| ctx.expected(&dk.key("player"), PLAYER, v))?
+        }
+    };
     let dash = DashConfig {
         ladder,
         segment: duration("segment", &raw.segment, d.segment)?,
@@ -1197,6 +1265,7 @@ fn dash_application(
             None => d.insufficient_buffer_rule,
             Some(v) => ctx.boolean(&dk.key("insufficient_buffer_rule"), v)?,
         },
+        player,
     };
     dash.validate().map_err(|m| {
         // "ladder[1]: ..." names an item, "video: ..." a key.

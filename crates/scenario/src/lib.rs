@@ -84,17 +84,20 @@ pub struct Scenario {
     /// The effective TOML document after overrides, to record with results
     /// (comments and layout of the file are kept).
     pub document: String,
-    /// Why the simulator cannot run it (a kernel TCP flow), naming the key.
+    /// Why the simulator cannot run it (a kernel TCP flow, a DASH session
+    /// dash.js plays), naming the key.
     not_simulable: Option<Box<ScenarioError>>,
 }
 
 impl Scenario {
     /// Whether the simulator can run this scenario: every flow one of the
-    /// project's controllers. A flow with `cc = "linux:NAME"` is the
-    /// kernel's TCP, which only an emulated run carries.
+    /// project's controllers, every DASH session the model's. A flow with
+    /// `cc = "linux:NAME"` is the kernel's TCP, and `[flow.dash] player =
+    /// "dashjs"` is dash.js in a browser, which only an emulated run carries.
     ///
     /// # Errors
-    /// The first kernel flow, with the file, its `flow[N].cc` key and line.
+    /// The first kernel flow, with the file, its `flow[N].cc` key and line;
+    /// else the first dash.js session's `flow[N].dash.player`.
     pub fn check_simulable(&self) -> Result<(), ScenarioError> {
         match &self.not_simulable {
             Some(e) => Err((**e).clone()),
@@ -154,7 +157,7 @@ pub fn from_str(
     let raw: RawScenario = serde_path_to_error::deserialize(toml::Deserializer::new(&document))
         .map_err(|e| serde_error(&ctx, &document, &e))?;
     let config = convert::convert(&raw, &ctx)?;
-    let not_simulable = convert::kernel_refusal(&ctx, &config).map(Box::new);
+    let not_simulable = convert::simulator_refusal(&ctx, &config).map(Box::new);
     Ok(Scenario {
         name: config.name.clone(),
         source: origin.to_path_buf(),

@@ -147,6 +147,7 @@ const LIVE: &[(&str, Schema)] = &[
     ("frame_sizes", Leaf),
     ("i_frame_ratio", Leaf),
     ("deadline", Leaf),
+    ("client", Leaf),
 ];
 /// The keys of a `[flow.dash]` table.
 const DASH: &[(&str, Schema)] = &[
@@ -158,6 +159,7 @@ const DASH: &[(&str, Schema)] = &[
     ("top_quality_buffer", Leaf),
     ("initial_bitrate", Leaf),
     ("insufficient_buffer_rule", Leaf),
+    ("player", Leaf),
 ];
 static FLOW: Schema = Schema::Table(&[
     ("cc", Leaf),

@@ -86,6 +86,7 @@ pub(crate) struct RawDash {
     pub top_quality_buffer: Option<Value>,
     pub initial_bitrate: Option<Value>,
     pub insufficient_buffer_rule: Option<Value>,
+    pub player: Option<Value>,
 }
 
 /// `[flow.live]`: a live video source's parameters.
@@ -101,4 +102,5 @@ pub(crate) struct RawLive {
     pub frame_sizes: Option<Value>,
     pub i_frame_ratio: Option<Value>,
     pub deadline: Option<Value>,
+    pub client: Option<Value>,
 }

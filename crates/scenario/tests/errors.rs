@@ -981,6 +981,94 @@ fn dash_sessions_are_validated() {
 }
 
 #[test]
+fn a_dash_player_is_the_model_or_dashjs_and_dashjs_is_not_simulable() {
+    let model = from_str(&dash("player = \"model\"\n"), origin(), &[]).unwrap();
+    let sim::app::Application::Dash(d) = &model.config.flows[0].app else {
+        panic!("not a DASH flow");
+    };
+    assert_eq!(d.player, sim::app::dash::PlayerKind::Model);
+    assert!(model.check_simulable().is_ok());
+    // dash.js loads (an emulated run plays it) but the simulator refuses it.
+    let real = from_str(&dash("player = \"dashjs\"\n"), origin(), &[]).unwrap();
+    let sim::app::Application::Dash(d) = &real.config.flows[0].app else {
+        panic!("not a DASH flow");
+    };
+    assert_eq!(d.player, sim::app::dash::PlayerKind::DashJs);
+    let e = real.check_simulable().unwrap_err();
+    check(
+        &e,
+        Some("flow[0].dash.player"),
+        Some(11),
+        &[
+            "player = \"dashjs\"",
+            "only under --emulate",
+            "player = \"model\"",
+        ],
+    );
+    // Set on the command line, as scripts/dash-xval.py does.
+    let over: Vec<Override> = vec!["flow.0.dash.player=dashjs".parse().unwrap()];
+    let set = from_str(&dash("video = \"8s\"\n"), origin(), &over).unwrap();
+    assert!(set.check_simulable().is_err());
+    let over: Vec<Override> = vec!["flow.0.live.client=chromium".parse().unwrap()];
+    let set = from_str(
+        &format!("{BASE}app = \"live\"\n[flow.live]\n"),
+        origin(),
+        &over,
+    )
+    .unwrap();
+    assert!(set.check_simulable().is_err());
+    let e = err_of(&dash("player = \"shaka\"\n"));
+    check(
+        &e,
+        Some("flow[0].dash.player"),
+        Some(11),
+        &["\"model\"", "\"dashjs\"", "\"shaka\""],
+    );
+    let e = err_of(&dash("player = 1\n"));
+    check(&e, Some("flow[0].dash.player"), Some(11), &["\"dashjs\""]);
+    // A player plays a DASH session only.
+    let e = err_of(&format!(
+        "{BASE}app = \"live\"\n[flow.dash]\nplayer = \"dashjs\"\n"
+    ));
+    check(
+        &e,
+        Some("flow[0].dash"),
+        Some(10),
+        &["needs app = \"dash\""],
+    );
+}
+
+#[test]
+fn a_live_client_is_bbrlab_or_chromium_and_chromium_is_not_simulable() {
+    let text = |client: &str| format!("{BASE}app = \"live\"\n[flow.live]\nclient = {client}\n");
+    let own = from_str(&text("\"bbrlab\""), origin(), &[]).unwrap();
+    assert!(own.check_simulable().is_ok());
+    let real = from_str(&text("\"chromium\""), origin(), &[]).unwrap();
+    let sim::app::Application::Live(l) = &real.config.flows[0].app else {
+        panic!("not a live flow");
+    };
+    assert_eq!(l.client, sim::app::live::LiveClient::Chromium);
+    let e = real.check_simulable().unwrap_err();
+    check(
+        &e,
+        Some("flow[0].live.client"),
+        Some(11),
+        &[
+            "client = \"chromium\"",
+            "only under --emulate",
+            "client = \"bbrlab\"",
+        ],
+    );
+    let e = err_of(&text("\"firefox\""));
+    check(
+        &e,
+        Some("flow[0].live.client"),
+        Some(11),
+        &["\"bbrlab\"", "\"chromium\"", "\"firefox\""],
+    );
+}
+
+#[test]
 fn uplinks_and_trace_starts_are_validated() {
     let e = err_of(&with(
         "buffer = \"0.25bdp\"",

@@ -16,7 +16,16 @@
 // - errors: dash.js ERROR and PLAYBACK_ERROR events and the video element's
 //   errors;
 // - state: playback time, frames decoded and the picture size, updated
-//   each second.
+//   each second;
+// - session: the viewer's session in wall-clock time (Date.now(), ms since
+//   the epoch, so a caller on the same machine can place it in its own
+//   clock): the first video request (`first_request`, initialization
+//   segment included), the first frame played (`started`), the end of the
+//   video (`ended`) and each wait for data after the first frame
+//   (`waits`, from the video element's `waiting` to its next `playing`;
+//   `end` is null while a wait lasts).
+// The `settings` query parameter, JSON, is passed to dash.js's
+// updateSettings (e.g. the buffer targets and ABR strategy of a scenario).
 'use strict';
 
 (function () {
@@ -27,8 +36,15 @@
   const t0 = performance.now();
   const now = () => Math.round(performance.now() - t0);
 
+  let settings = null;
+  try {
+    settings = params.has('settings') ? JSON.parse(params.get('settings')) : null;
+  } catch (e) {
+    settings = { invalid: String(e) };
+  }
   const record = {
     manifest: mpd,
+    settings,
     dashjs: typeof dashjs !== 'undefined' ? dashjs.Version || null : null,
     mse_h264: typeof MediaSource !== 'undefined'
       && MediaSource.isTypeSupported('video/mp4; codecs="avc1.64001f"'),
@@ -39,8 +55,16 @@
     stalls: [],
     errors: [],
     state: {},
+    session: { first_request: null, started: null, ended: null, waits: [] },
   };
   window.bbrlabPlayer = record;
+  // For tests/browser/browser-session.mjs: whether the session is over,
+  // and the record with the media played (`played`) at `now`.
+  window.bbrlabFinished = () => record.errors.length > 0 || record.session.ended !== null;
+  window.bbrlabSnapshot = () => Object.assign(JSON.parse(JSON.stringify(record)), {
+    played: video.currentTime,
+    now: Date.now(),
+  });
   const show = () => {
     const v = video.getVideoPlaybackQuality ? video.getVideoPlaybackQuality() : {};
     record.state = {
@@ -63,13 +87,26 @@
     show();
     return;
   }
+  if (settings && settings.invalid) {
+    record.errors.push({ at_ms: now(), source: 'page', message: `settings: ${settings.invalid}` });
+    show();
+    return;
+  }
   const player = dashjs.MediaPlayer().create();
   player.updateSettings({ debug: { logLevel: dashjs.Debug.LOG_LEVEL_WARNING } });
+  if (settings) player.updateSettings(settings);
   const E = dashjs.MediaPlayer.events;
+  const session = record.session;
+  const requested = (date) => {
+    if (!date) return;
+    const t = date.getTime();
+    if (session.first_request === null || t < session.first_request) session.first_request = t;
+  };
 
   player.on(E.FRAGMENT_LOADING_COMPLETED, (e) => {
     const r = e.request;
     if (!r || r.mediaType !== 'video') return;
+    requested(r.requestStartDate);
     if (r.type !== 'MediaSegment') {
       record.init_segments += 1;
       return;
@@ -88,6 +125,8 @@
       bytes_total: r.bytesTotal,
       download_ms: ms,
       ttfb_ms: start !== null && first !== null ? first - start : null,
+      request_epoch_ms: start,
+      end_epoch_ms: end,
       throughput_bps: ms ? Math.round((r.bytesLoaded * 8 * 1000) / ms) : null,
       buffer_level: player.getBufferLength('video'),
       error: e.error ? String(e.error.message || e.error) : null,
@@ -108,6 +147,18 @@
   // startup, not a stall.
   video.addEventListener('playing', () => {
     if (record.started === null) record.started = now();
+    if (session.started === null) session.started = Date.now();
+    const last = session.waits[session.waits.length - 1];
+    if (last && last.end === null) last.end = Date.now();
+  });
+  video.addEventListener('waiting', () => {
+    if (session.started === null || session.ended !== null) return;
+    const last = session.waits[session.waits.length - 1];
+    if (!last || last.end !== null) session.waits.push({ begin: Date.now(), end: null });
+  });
+  video.addEventListener('ended', () => {
+    if (session.ended === null) session.ended = Date.now();
+    show();
   });
   // Seconds the video element holds beyond the playhead (its own buffered
   // ranges, not dash.js's accounting, which can lag at startup).

@@ -44,6 +44,36 @@ pub enum FrameSizes {
     },
 }
 
+/// Who receives a live stream in an emulated run (`client` in `[flow.live]`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LiveClient {
+    /// The project's own client over `bbrlab/1`; the simulator's receiver.
+    #[default]
+    Bbrlab,
+    /// Headless Chromium fetching `/live` over HTTP/3 through the emulated
+    /// link: only an emulated run (`bbrlab run --emulate`) has it.
+    Chromium,
+}
+
+impl LiveClient {
+    /// The name used in scenario files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LiveClient::Bbrlab => "bbrlab",
+            LiveClient::Chromium => "chromium",
+        }
+    }
+
+    /// Parses a scenario name.
+    pub fn parse(name: &str) -> Option<LiveClient> {
+        match name {
+            "bbrlab" => Some(LiveClient::Bbrlab),
+            "chromium" => Some(LiveClient::Chromium),
+            _ => None,
+        }
+    }
+}
+
 /// A live stream's parameters (`[flow.live]` in a scenario).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LiveConfig {
@@ -58,6 +88,8 @@ pub struct LiveConfig {
     pub frame_sizes: FrameSizes,
     /// A frame complete later than this after it entered the send buffer is late.
     pub deadline: Duration,
+    /// Who receives it in an emulated run.
+    pub client: LiveClient,
 }
 
 impl LiveConfig {
@@ -68,6 +100,7 @@ impl LiveConfig {
         gop: Duration::from_secs(2),
         frame_sizes: FrameSizes::Constant,
         deadline: Duration::from_secs(1),
+        client: LiveClient::Bbrlab,
     };
 
     /// Frames per GOP (at least 1).

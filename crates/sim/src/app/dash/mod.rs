@@ -27,7 +27,10 @@
 //! What it leaves out, and why: dash.js's switch-history and dropped-frames
 //! rules (no decoder here, and switch history only damps oscillations the
 //! lowest-vote rule already damps), request abandonment (a segment is
-//! always fetched to its end), audio (video alone carries the bytes), and
+//! always fetched to its end), fast switching (dash.js v4 fetches buffered
+//! segments again at a higher quality after an up-switch; here a segment
+//! is fetched once: docs/EMULATION.md, "The DASH model against dash.js",
+//! shows what that changes), audio (video alone carries the bytes), and
 //! the long-form buffer target (60 s for content of 10 minutes or more):
 //! the issue that set this model's defaults asks for the 12 s / 30 s targets
 //! the oBBR paper's dash.js version used; both are settable.
@@ -84,6 +87,36 @@ impl AbrStrategy {
     }
 }
 
+/// Who plays a DASH session (`player` in `[flow.dash]`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PlayerKind {
+    /// This module's model of dash.js ([`Player`]); the simulator's only player.
+    #[default]
+    Model,
+    /// dash.js itself in headless Chromium, fetching over HTTP/3 through the
+    /// emulated link: only an emulated run (`bbrlab run --emulate`) has it.
+    DashJs,
+}
+
+impl PlayerKind {
+    /// The name used in scenario files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PlayerKind::Model => "model",
+            PlayerKind::DashJs => "dashjs",
+        }
+    }
+
+    /// Parses a scenario name.
+    pub fn parse(name: &str) -> Option<PlayerKind> {
+        match name {
+            "model" => Some(PlayerKind::Model),
+            "dashjs" => Some(PlayerKind::DashJs),
+            _ => None,
+        }
+    }
+}
+
 /// A DASH session's parameters (`[flow.dash]` in a scenario).
 #[derive(Clone, Debug, PartialEq)]
 pub struct DashConfig {
@@ -105,6 +138,8 @@ pub struct DashConfig {
     pub initial_bitrate: Bandwidth,
     /// dash.js's insufficient-buffer rule, on by default in v4.
     pub insufficient_buffer_rule: bool,
+    /// Who plays the session.
+    pub player: PlayerKind,
 }
 
 impl DashConfig {
@@ -123,6 +158,7 @@ impl DashConfig {
             top_quality_buffer: Duration::from_secs(30),
             initial_bitrate: Bandwidth::from_kbps(1000),
             insufficient_buffer_rule: true,
+            player: PlayerKind::Model,
         }
     }
 
@@ -242,8 +278,74 @@ pub struct DashSummary {
     /// bitrate changes, in Mbit/s.
     pub qoe_lin: f64,
     /// Segments chosen by the BOLA rule (the rest by the throughput rule or
-    /// the initial bitrate).
-    pub bola_segments: u64,
+    /// the initial bitrate); None when the player does not say (dash.js
+    /// reports the rule of a quality change only, not of every segment).
+    pub bola_segments: Option<u64>,
+}
+
+/// A DASH session as its viewer lived it, whoever played it (the model,
+/// or dash.js in a browser): the one place the viewer's metrics
+/// ([`DashSummary`]) are computed from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Session {
+    /// The quality index of each downloaded segment, in segment order.
+    pub qualities: Vec<usize>,
+    /// Segments the BOLA rule chose, when the player says.
+    pub bola_segments: Option<u64>,
+    /// Media played by the end of playback (or of the run).
+    pub played: Duration,
+    /// From the first request to the end of playback, or to the end of the
+    /// run while still playing.
+    pub elapsed: Duration,
+    /// From the first request to the start of playback; None if playback
+    /// never started.
+    pub startup: Option<Duration>,
+    /// Time stalled after playback began (a stall still running counts to
+    /// the end of the run).
+    pub stalled: Duration,
+    /// Stalls after playback began (one still running included).
+    pub stalls: u64,
+    /// Whether the whole video played.
+    pub complete: bool,
+}
+
+impl Session {
+    /// The viewer's metrics of this session over `config`'s ladder (see
+    /// [`DashSummary`] for each definition).
+    pub fn summary(&self, config: &DashConfig) -> DashSummary {
+        let bitrates: Vec<f64> = self
+            .qualities
+            .iter()
+            .map(|&q| config.ladder[q].as_mbps_f64())
+            .collect();
+        let n = self.qualities.len() as f64;
+        let switches_down = self.qualities.windows(2).filter(|w| w[1] < w[0]).count() as u64;
+        let changes: f64 = bitrates.windows(2).map(|w| (w[1] - w[0]).abs()).sum();
+        let played = self.played.as_secs_f64();
+        let elapsed = self.elapsed.as_secs_f64();
+        let stalled = self.stalled.as_secs_f64();
+        DashSummary {
+            segments: self.qualities.len() as u64,
+            complete: self.complete,
+            aq: if n > 0.0 {
+                self.qualities.iter().map(|&q| q as f64).sum::<f64>() / n
+            } else {
+                0.0
+            },
+            qs: switches_down,
+            rb: (played > 0.0).then(|| (elapsed - played).max(0.0) / played),
+            mean_bitrate_bps: if n > 0.0 {
+                bitrates.iter().sum::<f64>() / n * 1e6
+            } else {
+                0.0
+            },
+            rebuffer_s: stalled,
+            stalls: self.stalls,
+            startup_delay_s: self.startup.map_or(elapsed, |s| s.as_secs_f64()),
+            qoe_lin: bitrates.iter().sum::<f64>() - 4.3 * stalled - changes,
+            bola_segments: self.bola_segments,
+        }
+    }
 }
 
 #[cfg(test)]

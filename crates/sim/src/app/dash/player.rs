@@ -16,7 +16,7 @@ use cc::Instant;
 
 use super::abr::{AbrController, Context, Decision, Rule};
 use super::throughput::ThroughputHistory;
-use super::{DashConfig, DashSummary};
+use super::{DashConfig, DashSummary, Session};
 
 /// Where playback is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -297,47 +297,22 @@ impl Player {
                 State::Stalled { since } => end.max(since) - since,
                 _ => Duration::ZERO,
             };
-        let played = playback.position.as_secs_f64();
-        let session = (ended_at.unwrap_or(end).max(self.connect) - self.connect).as_secs_f64();
-        let bitrates: Vec<f64> = self
-            .downloaded
-            .iter()
-            .map(|&(q, _)| self.config.ladder[q].as_mbps_f64())
-            .collect();
-        let n = self.downloaded.len() as f64;
-        let switches_down = self
-            .downloaded
-            .windows(2)
-            .filter(|w| w[1].0 < w[0].0)
-            .count() as u64;
-        let changes: f64 = bitrates.windows(2).map(|w| (w[1] - w[0]).abs()).sum();
-        DashSummary {
-            segments: self.downloaded.len() as u64,
-            complete: ended_at.is_some(),
-            aq: if n > 0.0 {
-                self.downloaded.iter().map(|&(q, _)| q as f64).sum::<f64>() / n
-            } else {
-                0.0
-            },
-            qs: switches_down,
-            rb: (played > 0.0).then(|| (session - played).max(0.0) / played),
-            mean_bitrate_bps: if n > 0.0 {
-                bitrates.iter().sum::<f64>() / n * 1e6
-            } else {
-                0.0
-            },
-            rebuffer_s: stalled.as_secs_f64(),
+        Session {
+            qualities: self.downloaded.iter().map(|&(q, _)| q).collect(),
+            bola_segments: Some(
+                self.downloaded
+                    .iter()
+                    .filter(|&&(_, rule)| rule == Rule::Bola)
+                    .count() as u64,
+            ),
+            played: playback.position,
+            elapsed: ended_at.unwrap_or(end).max(self.connect) - self.connect,
+            startup: playback.started_at.map(|s| s - self.connect),
+            stalled,
             stalls: playback.stalls + matches!(playback.state, State::Stalled { .. }) as u64,
-            startup_delay_s: playback
-                .started_at
-                .map_or(session, |s| (s - self.connect).as_secs_f64()),
-            qoe_lin: bitrates.iter().sum::<f64>() - 4.3 * stalled.as_secs_f64() - changes,
-            bola_segments: self
-                .downloaded
-                .iter()
-                .filter(|&&(_, rule)| rule == Rule::Bola)
-                .count() as u64,
+            complete: ended_at.is_some(),
         }
+        .summary(&self.config)
     }
 }
 
