@@ -144,8 +144,24 @@ pub enum Metric {
     BaseRttMs,
     CompletionTimeS,
     StartupExitS,
+    /// 1 if the flow's controller left Startup within the run (it has a
+    /// `startup_exit_s`), 0 if it had a Startup (a Startup pacing rate)
+    /// and stayed in it; no number for a controller without Startup. Its
+    /// mean over streams is the share of streams that left Startup.
+    LeftStartup,
     StartupPeakPacingBps,
     PaddingRatio,
+    /// Of `bytes_lost`: Copilot's padding (no number where the stack does
+    /// not split its losses).
+    LostPaddingBytes,
+    /// Of `bytes_lost`: stream data sent in Startup.
+    LostInStartupBytes,
+    /// Of `bytes_lost`: stream data sent in ProbeBW's probing phase (a
+    /// pacing gain above 1 outside Startup).
+    LostProbingBytes,
+    /// Of `bytes_lost`: the rest, stream data sent at a pacing gain of 1
+    /// or less.
+    LostAtUnitGainBytes,
     BwEstimateRmseBps,
     BwSampleRmseBps,
     /// The RMSE of the non-app-limited delivery-rate samples against the
@@ -201,8 +217,23 @@ impl Metric {
             BaseRttMs => f.base_rtt_ms,
             CompletionTimeS => f.completion_time_s?,
             StartupExitS => f.startup_exit_s?,
+            LeftStartup => match (f.startup_exit_s, f.startup_peak_pacing_bps) {
+                (Some(_), _) => 1.0,
+                (None, Some(_)) => 0.0,
+                (None, None) => return None,
+            },
             StartupPeakPacingBps => f.startup_peak_pacing_bps?,
             PaddingRatio => f.padding_ratio,
+            LostPaddingBytes => f.lost_split?.padding_bytes as f64,
+            LostInStartupBytes => f.lost_split?.sent_in_startup_bytes as f64,
+            LostProbingBytes => f.lost_split?.sent_probing_bytes as f64,
+            LostAtUnitGainBytes => {
+                let split = f.lost_split?;
+                f.bytes_lost
+                    .saturating_sub(split.padding_bytes)
+                    .saturating_sub(split.sent_in_startup_bytes)
+                    .saturating_sub(split.sent_probing_bytes) as f64
+            }
             BwEstimateRmseBps => f.bw_estimate_rmse_bps?,
             BwSampleRmseBps => f.bw_sample_rmse_bps?,
             BwSampleUnlimitedRmseBps => f.bw_sample_unlimited_rmse_bps?,
@@ -2928,6 +2959,63 @@ sweep = "none.toml"
             Value::Conditions(c) => c,
             v => panic!("{id}: {v:?}"),
         }
+    }
+
+    #[test]
+    fn left_startup_and_the_split_of_lost_bytes() {
+        let mut summary = template();
+        let flows = summary["flows"].as_array_mut().unwrap();
+        // Flow 0 left Startup, flow 1 stayed in it, flow 2 has no Startup.
+        flows[0]["startup_exit_s"] = serde_json::json!(1.5);
+        flows[0]["startup_peak_pacing_bps"] = serde_json::json!(2e7);
+        flows[1].as_object_mut().unwrap().remove("startup_exit_s");
+        flows[1]["startup_peak_pacing_bps"] = serde_json::json!(2e7);
+        for key in ["startup_exit_s", "startup_peak_pacing_bps", "lost_split"] {
+            flows[2].as_object_mut().unwrap().remove(key);
+        }
+        flows[0]["bytes_lost"] = serde_json::json!(10_000);
+        flows[0]["lost_split"] = serde_json::json!({
+            "padding_bytes": 4_000, "sent_in_startup_bytes": 3_000, "sent_probing_bytes": 2_000,
+        });
+        let record = RunRecord::new("r".into(), Vec::new(), String::new(), summary);
+        let of = |metric: Metric, flow: usize| {
+            Quantity {
+                metric,
+                flow: FlowSel::Index(flow),
+                per: None,
+            }
+            .of(&record)
+        };
+        assert_eq!(of(Metric::LeftStartup, 0), Some(1.0));
+        assert_eq!(of(Metric::LeftStartup, 1), Some(0.0));
+        assert_eq!(of(Metric::LeftStartup, 2), None, "no Startup, no number");
+        assert_eq!(of(Metric::LostPaddingBytes, 0), Some(4_000.0));
+        assert_eq!(of(Metric::LostInStartupBytes, 0), Some(3_000.0));
+        assert_eq!(of(Metric::LostProbingBytes, 0), Some(2_000.0));
+        assert_eq!(of(Metric::LostAtUnitGainBytes, 0), Some(1_000.0));
+        for m in [
+            Metric::LostPaddingBytes,
+            Metric::LostInStartupBytes,
+            Metric::LostProbingBytes,
+            Metric::LostAtUnitGainBytes,
+        ] {
+            assert_eq!(of(m, 2), None, "{m:?}: no split, no number");
+        }
+        // The share of flows that left Startup, of those with a Startup.
+        let share = Quantity {
+            metric: Metric::LeftStartup,
+            flow: FlowSel::Over(Aggregate::Mean),
+            per: None,
+        };
+        assert_eq!(share.of(&record), Some(0.5), "flow 2 is left out");
+        // A misspelt metric is refused naming the file, line and key.
+        let e = error(
+            "[[measure]]\nid = \"m\"\nkind = \"mean\"\nof = { metric = \"lost_in_probing_bytes\" }\n",
+        );
+        assert!(e.starts_with("t.toml"), "{e}");
+        assert!(e.contains("line 8"), "{e}");
+        assert!(e.contains("unknown variant `lost_in_probing_bytes`"), "{e}");
+        assert!(e.contains("lost_probing_bytes"), "{e}");
     }
 
     #[test]
