@@ -244,9 +244,10 @@ struct SweepArgs {
     #[arg(long, short)]
     jobs: Option<usize>,
     /// Override a scenario value for every run (as for `run`). Repeatable.
+    /// A key that is a [sweep] axis is an error: edit the axis instead.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<scenario::Override>,
-    /// Override the seed of every run (a `seed` sweep axis still wins).
+    /// Override the seed of every run (an error if `seed` is a sweep axis).
     #[arg(long)]
     seed: Option<u64>,
     /// Also keep each run's time series (runs/<id>/series_*).

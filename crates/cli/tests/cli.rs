@@ -537,6 +537,44 @@ fn sweep_with_a_bad_point_fails_before_running() {
 }
 
 #[test]
+fn set_or_seed_on_a_swept_key_is_refused_before_running() {
+    let dir = tempdir("sweep-set-axis");
+    let file = sweep_file(&dir);
+    let out = dir.join("out");
+    for (flag, value, axis, line, values) in [
+        (
+            "--set",
+            "flow.0.cc=reno",
+            "sweep.\"flow.0.cc\"",
+            11,
+            "bbr, cubic",
+        ),
+        ("--seed", "7", "sweep.\"seeds\"", 12, "1, 2, 3"),
+    ] {
+        let o = bbrlab(&[
+            "sweep",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            flag,
+            value,
+        ]);
+        assert_eq!(o.status.code(), Some(1), "{flag} {value}");
+        let e = stderr(&o);
+        assert!(
+            e.contains(&format!(
+                "sweep.toml: {axis} (line {line}): --set {}",
+                if flag == "--seed" { "seed=7" } else { value }
+            )) && e.contains(&format!("names an axis of the [sweep] (values {values})"))
+                && e.contains("edit the axis or drop it from [sweep]"),
+            "{e}"
+        );
+        assert!(!out.exists(), "nothing ran");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn run_on_a_sweep_file_points_to_sweep() {
     let dir = tempdir("run-sweep");
     let file = sweep_file(&dir);

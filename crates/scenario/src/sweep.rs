@@ -17,6 +17,11 @@
 //! scenario (the file without its `[sweep]` table) with one value of every
 //! axis applied as an override, validated exactly as a `--set` would be.
 //! The first axis varies slowest.
+//!
+//! An override (`--set`, `--seed`) of a key that is an axis, or lies
+//! inside a table that is one (`link.buffer` under a `link` axis), is an
+//! error naming the axis: every point would overwrite it, so it could
+//! only be ignored.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -266,6 +271,8 @@ pub fn sweep_from_str(
         }
     }
     let mut axes = Vec::new();
+    // `sweep."key"` of each axis, as written in the file, for messages.
+    let mut axis_lines = Vec::new();
     if let Some(item) = doc.remove("sweep") {
         let Item::Table(table) = item else {
             return Err(err(
@@ -294,6 +301,32 @@ pub fn sweep_from_str(
             }
             let values = array.iter().map(override_text).collect();
             axes.push(Axis { key, values });
+            axis_lines.push(path);
+        }
+    }
+    // An override of a swept key (or of a key inside a swept table) would
+    // be overwritten by every point: refuse it rather than ignore it.
+    for ov in overrides {
+        let Ok(target) = ov.path() else { continue };
+        let swept = axes.iter().zip(&axis_lines).find(|(a, _)| {
+            Override::new(a.key.clone(), "")
+                .path()
+                .is_ok_and(|p| target.0.starts_with(&p.0))
+        });
+        if let Some((axis, path)) = swept {
+            let seed_note = if axis.key == "seed" {
+                " (`--seed N` is `--set seed=N`)"
+            } else {
+                ""
+            };
+            return Err(err(
+                path.clone(),
+                format!(
+                    "--set {ov}{seed_note} names an axis of the [sweep] (values {}); \
+                     --set cannot fix a swept value: edit the axis or drop it from [sweep]",
+                    axis.values.join(", ")
+                ),
+            ));
         }
     }
     let sweep = Sweep {
@@ -409,6 +442,47 @@ cc = "bbr"
         assert_eq!(
             all[4].1.config.link.buffer,
             sim::link::BufferLimit::Bytes(cc::Bytes(50_000))
+        );
+    }
+
+    #[test]
+    fn an_override_of_a_swept_key_is_an_error_naming_the_axis() {
+        let text = format!(
+            "{BASE}\n[sweep]\n\"flow.0.cc\" = [\"bbr\", \"cubic\"]\nseeds = [1, 2]\nlink = [{{ rate = \"10Mbit\", rtt = \"20ms\", buffer = \"1bdp\" }}]\n"
+        );
+        let origin = Path::new("s.toml");
+        let refused = |key: &str, value: &str| {
+            sweep_from_str(&text, origin, &[Override::new(key, value)]).unwrap_err()
+        };
+        // The same key, also written with brackets.
+        for key in ["flow.0.cc", "flow[0].cc"] {
+            let e = refused(key, "reno");
+            assert_eq!(e.key.as_deref(), Some("sweep.\"flow.0.cc\""), "{e}");
+            assert_eq!(e.line, Some(12), "{e}");
+            assert!(
+                e.to_string().contains(&format!(
+                    "--set {key}=reno names an axis of the [sweep] (values bbr, cubic); --set cannot fix a swept value: edit the axis or drop it from [sweep]"
+                )),
+                "{e}"
+            );
+        }
+        // `--seed` is `--set seed=N`; the axis is written `seeds`.
+        let e = refused("seed", "7");
+        assert_eq!(e.key.as_deref(), Some("sweep.\"seeds\""), "{e}");
+        assert_eq!(e.line, Some(13), "{e}");
+        assert!(e.message.contains("`--seed N` is `--set seed=N`"), "{e}");
+        // A key inside a swept table.
+        let e = refused("link.buffer", "2bdp");
+        assert_eq!(e.key.as_deref(), Some("sweep.\"link\""), "{e}");
+        // Keys no axis covers still apply, siblings of a swept key too.
+        let ok = [
+            Override::new("duration", "1s"),
+            Override::new("flow.0.start", "100ms"),
+        ];
+        let sweep = sweep_from_str(&text, origin, &ok).unwrap();
+        assert_eq!(
+            sweep.scenarios().unwrap()[0].1.config.duration,
+            std::time::Duration::from_secs(1)
         );
     }
 

@@ -81,6 +81,12 @@ pub struct Quantity {
     /// 1500-byte packets; `1e6`: bit/s as Mbit/s); default 1.
     #[serde(default)]
     pub per: Option<f64>,
+    /// Another quantity of the same run that divides this one, run by run
+    /// (`startup_peak_pacing_bps` over `link_capacity_peak_bps`: how far
+    /// above the path's highest capacity a run paced); no number where
+    /// either has none or the divisor is 0.
+    #[serde(default)]
+    pub over: Option<Box<Quantity>>,
 }
 
 /// Which flow of a run a [`Quantity`] reads.
@@ -144,8 +150,24 @@ pub enum Metric {
     BaseRttMs,
     CompletionTimeS,
     StartupExitS,
+    /// 1 if the flow's controller left Startup within the run (it has a
+    /// `startup_exit_s`), 0 if it had a Startup (a Startup pacing rate)
+    /// and stayed in it; no number for a controller without Startup. Its
+    /// mean over streams is the share of streams that left Startup.
+    LeftStartup,
     StartupPeakPacingBps,
     PaddingRatio,
+    /// Of `bytes_lost`: Copilot's padding (no number where the stack does
+    /// not split its losses).
+    LostPaddingBytes,
+    /// Of `bytes_lost`: stream data sent in Startup.
+    LostInStartupBytes,
+    /// Of `bytes_lost`: stream data sent in ProbeBW's probing phase (a
+    /// pacing gain above 1 outside Startup).
+    LostProbingBytes,
+    /// Of `bytes_lost`: the rest, stream data sent at a pacing gain of 1
+    /// or less.
+    LostAtUnitGainBytes,
     BwEstimateRmseBps,
     BwSampleRmseBps,
     /// The RMSE of the non-app-limited delivery-rate samples against the
@@ -166,6 +188,9 @@ pub enum Metric {
     JainIndex,
     /// Run-wide: the bottleneck's utilization.
     LinkUtilization,
+    /// Run-wide: the bottleneck's highest capacity (its 100 ms average)
+    /// at any sampling instant of the run, bit/s.
+    LinkCapacityPeakBps,
     /// Run-wide: queueing delay percentiles, ms.
     QueueDelayP50Ms,
     QueueDelayP95Ms,
@@ -201,8 +226,23 @@ impl Metric {
             BaseRttMs => f.base_rtt_ms,
             CompletionTimeS => f.completion_time_s?,
             StartupExitS => f.startup_exit_s?,
+            LeftStartup => match (f.startup_exit_s, f.startup_peak_pacing_bps) {
+                (Some(_), _) => 1.0,
+                (None, Some(_)) => 0.0,
+                (None, None) => return None,
+            },
             StartupPeakPacingBps => f.startup_peak_pacing_bps?,
             PaddingRatio => f.padding_ratio,
+            LostPaddingBytes => f.lost_split?.padding_bytes as f64,
+            LostInStartupBytes => f.lost_split?.sent_in_startup_bytes as f64,
+            LostProbingBytes => f.lost_split?.sent_probing_bytes as f64,
+            LostAtUnitGainBytes => {
+                let split = f.lost_split?;
+                f.bytes_lost
+                    .saturating_sub(split.padding_bytes)
+                    .saturating_sub(split.sent_in_startup_bytes)
+                    .saturating_sub(split.sent_probing_bytes) as f64
+            }
             BwEstimateRmseBps => f.bw_estimate_rmse_bps?,
             BwSampleRmseBps => f.bw_sample_rmse_bps?,
             BwSampleUnlimitedRmseBps => f.bw_sample_unlimited_rmse_bps?,
@@ -216,9 +256,8 @@ impl Metric {
             DashComplete => f64::from(u8::from(f.dash.as_ref()?.complete)),
             LiveLateFrameRatio => f.live.as_ref()?.late_frame_ratio,
             LiveFrameDelayP95Ms => f.live.as_ref()?.frame_delay_ms.p95,
-            JainIndex | LinkUtilization | QueueDelayP50Ms | QueueDelayP95Ms | QueueDelayMeanMs => {
-                return None
-            }
+            JainIndex | LinkUtilization | LinkCapacityPeakBps | QueueDelayP50Ms
+            | QueueDelayP95Ms | QueueDelayMeanMs => return None,
         })
     }
 
@@ -226,6 +265,7 @@ impl Metric {
         Some(match self {
             Metric::JainIndex => r.jain_index,
             Metric::LinkUtilization => r.link.utilization,
+            Metric::LinkCapacityPeakBps => r.link.capacity_peak_bps,
             Metric::QueueDelayP50Ms => r.link.queue_delay_ms.p50,
             Metric::QueueDelayP95Ms => r.link.queue_delay_ms.p95,
             Metric::QueueDelayMeanMs => r.link.queue_delay_ms.mean,
@@ -237,7 +277,10 @@ impl Metric {
 impl Quantity {
     /// The quantity of one run (`None`: the run has no such number).
     pub fn of(&self, record: &RunRecord) -> Option<f64> {
-        let value = self.raw(record)?;
+        let mut value = self.raw(record)?;
+        if let Some(over) = &self.over {
+            value /= over.of(record).filter(|d| *d != 0.0)?;
+        }
         Some(match self.per {
             Some(per) => value / per,
             None => value,
@@ -1613,16 +1656,21 @@ impl ExperimentFile {
                     ));
                 }
             }
-            if let Some(per) = m.quantity().and_then(|q| q.per) {
-                if !(per.is_finite() && per > 0.0) {
+            // `per` of the quantity and of every quantity it is `over`.
+            let mut quantity = m.quantity();
+            let mut key = "measure.of".to_string();
+            while let Some(q) = quantity {
+                if let Some(per) = q.per.filter(|p| !(p.is_finite() && *p > 0.0)) {
                     return Err(key_error(
                         name,
                         text,
-                        "measure.of.per",
+                        &format!("{key}.per"),
                         &needle,
                         format!("expected a positive number to divide by, got {per}"),
                     ));
                 }
+                quantity = q.over.as_deref();
+                key.push_str(".over");
             }
             if m.series().iter().any(|s| s.is_link_controller()) {
                 return Err(key_error(
@@ -2928,6 +2976,107 @@ sweep = "none.toml"
             Value::Conditions(c) => c,
             v => panic!("{id}: {v:?}"),
         }
+    }
+
+    #[test]
+    fn left_startup_and_the_split_of_lost_bytes() {
+        let mut summary = template();
+        let flows = summary["flows"].as_array_mut().unwrap();
+        // Flow 0 left Startup, flow 1 stayed in it, flow 2 has no Startup.
+        flows[0]["startup_exit_s"] = serde_json::json!(1.5);
+        flows[0]["startup_peak_pacing_bps"] = serde_json::json!(2e7);
+        flows[1].as_object_mut().unwrap().remove("startup_exit_s");
+        flows[1]["startup_peak_pacing_bps"] = serde_json::json!(2e7);
+        for key in ["startup_exit_s", "startup_peak_pacing_bps", "lost_split"] {
+            flows[2].as_object_mut().unwrap().remove(key);
+        }
+        flows[0]["bytes_lost"] = serde_json::json!(10_000);
+        flows[0]["lost_split"] = serde_json::json!({
+            "padding_bytes": 4_000, "sent_in_startup_bytes": 3_000, "sent_probing_bytes": 2_000,
+        });
+        let record = RunRecord::new("r".into(), Vec::new(), String::new(), summary);
+        let of = |metric: Metric, flow: usize| {
+            Quantity {
+                metric,
+                flow: FlowSel::Index(flow),
+                per: None,
+                over: None,
+            }
+            .of(&record)
+        };
+        assert_eq!(of(Metric::LeftStartup, 0), Some(1.0));
+        assert_eq!(of(Metric::LeftStartup, 1), Some(0.0));
+        assert_eq!(of(Metric::LeftStartup, 2), None, "no Startup, no number");
+        assert_eq!(of(Metric::LostPaddingBytes, 0), Some(4_000.0));
+        assert_eq!(of(Metric::LostInStartupBytes, 0), Some(3_000.0));
+        assert_eq!(of(Metric::LostProbingBytes, 0), Some(2_000.0));
+        assert_eq!(of(Metric::LostAtUnitGainBytes, 0), Some(1_000.0));
+        for m in [
+            Metric::LostPaddingBytes,
+            Metric::LostInStartupBytes,
+            Metric::LostProbingBytes,
+            Metric::LostAtUnitGainBytes,
+        ] {
+            assert_eq!(of(m, 2), None, "{m:?}: no split, no number");
+        }
+        // The share of flows that left Startup, of those with a Startup.
+        let share = Quantity {
+            metric: Metric::LeftStartup,
+            flow: FlowSel::Over(Aggregate::Mean),
+            per: None,
+            over: None,
+        };
+        assert_eq!(share.of(&record), Some(0.5), "flow 2 is left out");
+        // A misspelt metric is refused naming the file, line and key.
+        let e = error(
+            "[[measure]]\nid = \"m\"\nkind = \"mean\"\nof = { metric = \"lost_in_probing_bytes\" }\n",
+        );
+        assert!(e.starts_with("t.toml: metric (line 8)"), "{e}");
+        assert!(e.contains("unknown variant `lost_in_probing_bytes`"), "{e}");
+        assert!(e.contains("lost_probing_bytes"), "{e}");
+    }
+
+    #[test]
+    fn a_quantity_over_another_of_the_same_run() {
+        let mut summary = template();
+        summary["link"]["capacity_peak_bps"] = serde_json::json!(1e7);
+        summary["flows"][0]["startup_peak_pacing_bps"] = serde_json::json!(2.5e7);
+        summary["flows"][1]["startup_peak_pacing_bps"] = serde_json::json!(2e7);
+        summary["flows"][1]["goodput_bps"] = serde_json::json!(0.0);
+        summary["flows"][2]
+            .as_object_mut()
+            .unwrap()
+            .remove("startup_peak_pacing_bps");
+        let record = RunRecord::new("r".into(), Vec::new(), String::new(), summary);
+        let quantity = |text: &str| -> Quantity { toml::from_str(text).unwrap() };
+        let overshoot = |flow: usize| {
+            quantity(&format!(
+                "metric = \"startup_peak_pacing_bps\"\nflow = {flow}\nover = {{ metric = \"link_capacity_peak_bps\" }}"
+            ))
+            .of(&record)
+        };
+        assert_eq!(overshoot(0), Some(2.5));
+        assert_eq!(overshoot(2), None, "no dividend, no number");
+        // A divisor of 0 gives no number; `per` applies after `over`.
+        let q = quantity(
+            "metric = \"startup_peak_pacing_bps\"\nflow = 0\nover = { metric = \"goodput_bps\", flow = 1 }",
+        );
+        assert_eq!(q.of(&record), None);
+        let q = quantity(
+            "metric = \"startup_peak_pacing_bps\"\nper = 0.01\nover = { metric = \"link_capacity_peak_bps\" }",
+        );
+        assert_eq!(q.of(&record), Some(250.0));
+        // A bad `over` is refused naming the file, line and key.
+        let e = error(
+            "[[measure]]\nid = \"m\"\nkind = \"mean\"\nof = { metric = \"goodput_bps\", over = { metric = \"capacity\" } }\n",
+        );
+        assert!(e.starts_with("t.toml: metric (line 8)"), "{e}");
+        assert!(e.contains("unknown variant `capacity`"), "{e}");
+        let e = error(
+            "[[measure]]\nid = \"m\"\nkind = \"mean\"\nof = { metric = \"goodput_bps\", over = { metric = \"goodput_bps\", per = 0 } }\n",
+        );
+        assert!(e.starts_with("t.toml: measure.of.over.per (line 6)"), "{e}");
+        assert!(e.contains("expected a positive number"), "{e}");
     }
 
     #[test]
