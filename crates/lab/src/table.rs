@@ -8,6 +8,20 @@
 //! spreadsheet or `bbrlab report` reads, `results.parquet` what pandas,
 //! polars and DuckDB load with typed columns. Readers here accept either
 //! format, so stores written by older versions (CSV only) still read.
+//!
+//! Parquet goes through the `parquet` crate's own column API, without
+//! Arrow: the `cells` submodule turns the serde rows into named columns of scalar
+//! cells, each column gets one Parquet type from its values, and
+//! `SerializedFileWriter` writes them as one row group. The files have
+//! the shape the Arrow writer (serde_arrow tracing the rows) gave them
+//! before: the same column order, physical and logical types and
+//! nullability, zstd level 3, so files written before and after read
+//! alike (tests/data holds two of the old files). They lack only the
+//! `ARROW:schema` metadata, so pyarrow reads text columns as `string`
+//! where it read `large_string`. Reading goes row by row through the
+//! crate's record API, each value printed as the CSV writer prints it.
+//! Dropping Arrow (arrow-array, arrow-cast, arrow-select, arrow-ipc, ...,
+//! serde_arrow) cut the first build's CPU time by a third (docs/BENCHMARKS.md).
 
 use std::fmt;
 use std::fs::File;
@@ -16,19 +30,19 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use anyhow::Context;
-use arrow_array::cast::AsArray;
-use arrow_array::types::{
-    Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type,
-    UInt64Type, UInt8Type,
-};
-use arrow_array::{Array, RecordBatch};
-use arrow_schema::{DataType, FieldRef, Schema};
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use parquet::arrow::ArrowWriter;
-use parquet::basic::{Compression, ZstdLevel};
+use parquet::basic::{Compression, LogicalType, Repetition, Type as PhysicalType, ZstdLevel};
+use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DoubleType, Int32Type, Int64Type};
 use parquet::file::properties::WriterProperties;
+use parquet::file::reader::FileReader;
+use parquet::file::serialized_reader::SerializedFileReader;
+use parquet::file::writer::{SerializedColumnWriter, SerializedFileWriter};
+use parquet::record::Field;
+use parquet::schema::types::Type;
 use serde::Serialize;
-use serde_arrow::schema::{SchemaLike, TracingOptions};
+
+use cells::{Cell, Column};
+
+mod cells;
 
 /// The format of a table file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -122,32 +136,194 @@ pub fn write_parquet_in_order<T: Serialize>(
     rows: &[T],
     order: &[&str],
 ) -> anyhow::Result<()> {
-    let batch = if rows.is_empty() {
-        // No rows, no types to learn: an empty table.
-        RecordBatch::new_empty(Arc::new(Schema::empty()))
-    } else {
-        let options = TracingOptions::default()
-            .allow_null_fields(true)
-            .coerce_numbers(true)
-            .map_as_struct(true);
-        let mut fields = Vec::<FieldRef>::from_samples(rows, options)?;
-        let rank = |f: &FieldRef| {
-            order
-                .iter()
-                .position(|n| n == f.name())
-                .unwrap_or(order.len())
-        };
-        fields.sort_by_key(rank);
-        serde_arrow::to_record_batch(&fields, &rows)?
+    let mut columns = cells::columns(rows)?;
+    let rank = |c: &Column| {
+        order
+            .iter()
+            .position(|n| *n == c.name)
+            .unwrap_or(order.len())
     };
+    columns.sort_by_key(rank);
+    let kinds = columns
+        .iter()
+        .map(|c| Kind::of(c).with_context(|| format!("column {}", c.name)))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let fields = columns
+        .iter()
+        .zip(&kinds)
+        .map(|(c, kind)| kind.field(c).map(Arc::new))
+        .collect::<Result<Vec<_>, _>>()?;
+    // The root's name is the one the Arrow writer gave it, so files
+    // written before and after read with the same schema.
+    let schema = Type::group_type_builder("arrow_schema")
+        .with_fields(fields)
+        .build()?;
     let properties = WriterProperties::builder()
         .set_compression(Compression::ZSTD(ZstdLevel::try_new(3)?))
         .build();
     let file = File::create(path)?;
-    let mut writer = ArrowWriter::try_new(file, batch.schema(), Some(properties))?;
-    writer.write(&batch)?;
+    let mut writer = SerializedFileWriter::new(file, Arc::new(schema), Arc::new(properties))?;
+    if !rows.is_empty() {
+        let mut group = writer.next_row_group()?;
+        for (column, kind) in columns.iter().zip(&kinds) {
+            let mut out = group
+                .next_column()?
+                .context("the schema has fewer columns than the rows")?;
+            kind.write(column, &mut out)
+                .with_context(|| format!("column {}", column.name))?;
+            out.close()?;
+        }
+        group.close()?;
+    }
     writer.close()?;
     Ok(())
+}
+
+/// A column's Parquet type, chosen from its cells as the Arrow writer
+/// (through serde_arrow's tracing) chose it before: each value type
+/// alone keeps its type; integers and floats together are floats;
+/// signed and unsigned integers together are signed; a column with no
+/// values at all is of the Null type.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kind {
+    /// No values: INT32 with the Null (unknown) logical type.
+    Null,
+    /// BOOLEAN.
+    Bool,
+    /// INT64, unsigned logical type.
+    U64,
+    /// INT64, signed.
+    I64,
+    /// DOUBLE.
+    F64,
+    /// BYTE_ARRAY, string logical type.
+    Str,
+}
+
+impl Kind {
+    /// The kind that holds every value of `column`.
+    fn of(column: &Column) -> anyhow::Result<Kind> {
+        let mut kind = Kind::Null;
+        for cell in &column.cells {
+            let this = match cell {
+                Cell::Null => continue,
+                Cell::Bool(_) => Kind::Bool,
+                Cell::U64(_) => Kind::U64,
+                Cell::I64(_) => Kind::I64,
+                Cell::F64(_) => Kind::F64,
+                Cell::Str(_) => Kind::Str,
+            };
+            kind = match (kind, this) {
+                (a, b) if a == b => a,
+                (Kind::Null, b) => b,
+                (Kind::U64, Kind::I64) | (Kind::I64, Kind::U64) => Kind::I64,
+                (Kind::U64 | Kind::I64 | Kind::F64, Kind::U64 | Kind::I64 | Kind::F64) => Kind::F64,
+                (a, b) => anyhow::bail!(
+                    "mixes {} and {} values (expected one type, or integers and floats)",
+                    a.name(),
+                    b.name()
+                ),
+            };
+        }
+        Ok(kind)
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Null => "null",
+            Kind::Bool => "boolean",
+            Kind::U64 | Kind::I64 => "integer",
+            Kind::F64 => "float",
+            Kind::Str => "text",
+        }
+    }
+
+    /// The schema field of `column`: optional if any cell is null.
+    fn field(self, column: &Column) -> parquet::errors::Result<Type> {
+        let (physical, logical) = match self {
+            Kind::Null => (PhysicalType::INT32, Some(LogicalType::Unknown)),
+            Kind::Bool => (PhysicalType::BOOLEAN, None),
+            Kind::U64 => (
+                PhysicalType::INT64,
+                Some(LogicalType::Integer {
+                    bit_width: 64,
+                    is_signed: false,
+                }),
+            ),
+            Kind::I64 => (PhysicalType::INT64, None),
+            Kind::F64 => (PhysicalType::DOUBLE, None),
+            Kind::Str => (PhysicalType::BYTE_ARRAY, Some(LogicalType::String)),
+        };
+        let nullable = column.cells.iter().any(|c| *c == Cell::Null);
+        Type::primitive_type_builder(&column.name, physical)
+            .with_repetition(if nullable {
+                Repetition::OPTIONAL
+            } else {
+                Repetition::REQUIRED
+            })
+            .with_logical_type(logical)
+            .build()
+    }
+
+    /// Writes `column`'s cells: the values that are not null, and a
+    /// definition level per row (1 present, 0 null) if it is optional.
+    fn write(self, column: &Column, out: &mut SerializedColumnWriter<'_>) -> anyhow::Result<()> {
+        let nullable = column.cells.iter().any(|c| *c == Cell::Null);
+        let levels: Vec<i16> = column
+            .cells
+            .iter()
+            .map(|c| i16::from(*c != Cell::Null))
+            .collect();
+        let levels = nullable.then_some(levels.as_slice());
+        let present = column.cells.iter().filter(|c| **c != Cell::Null);
+        match self {
+            Kind::Null => {
+                out.typed::<Int32Type>().write_batch(&[], levels, None)?;
+            }
+            Kind::Bool => {
+                let values: Vec<bool> = present.map(|c| matches!(c, Cell::Bool(true))).collect();
+                out.typed::<BoolType>().write_batch(&values, levels, None)?;
+            }
+            Kind::U64 | Kind::I64 => {
+                let values = present
+                    .map(|c| match *c {
+                        // Unsigned columns store the bits of the u64.
+                        Cell::U64(v) if self == Kind::U64 => Ok(v as i64),
+                        Cell::U64(v) => i64::try_from(v).map_err(|_| {
+                            anyhow::anyhow!("{v} does not fit a signed 64-bit integer")
+                        }),
+                        Cell::I64(v) => Ok(v),
+                        _ => unreachable!("an integer column holds integers"),
+                    })
+                    .collect::<anyhow::Result<Vec<i64>>>()?;
+                out.typed::<Int64Type>()
+                    .write_batch(&values, levels, None)?;
+            }
+            Kind::F64 => {
+                let values: Vec<f64> = present
+                    .map(|c| match *c {
+                        Cell::U64(v) => v as f64,
+                        Cell::I64(v) => v as f64,
+                        Cell::F64(v) => v,
+                        _ => unreachable!("a float column holds numbers"),
+                    })
+                    .collect();
+                out.typed::<DoubleType>()
+                    .write_batch(&values, levels, None)?;
+            }
+            Kind::Str => {
+                let values: Vec<ByteArray> = present
+                    .map(|c| match c {
+                        Cell::Str(s) => ByteArray::from(s.as_str()),
+                        _ => unreachable!("a text column holds text"),
+                    })
+                    .collect();
+                out.typed::<ByteArrayType>()
+                    .write_batch(&values, levels, None)?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The file `dir`/`stem` is stored in, Parquet or CSV, if either exists.
@@ -181,62 +357,45 @@ fn read_csv(path: &Path) -> anyhow::Result<Vec<csv::StringRecord>> {
 
 fn read_parquet(path: &Path) -> anyhow::Result<Vec<csv::StringRecord>> {
     let file = File::open(path)?;
-    let builder = ParquetRecordBatchReaderBuilder::try_new(file).context("not a Parquet file")?;
-    let header: csv::StringRecord = builder
-        .schema()
-        .fields()
-        .iter()
-        .map(|f| f.name().as_str())
-        .collect();
+    let reader = SerializedFileReader::new(file).context("not a Parquet file")?;
+    let schema = reader.metadata().file_metadata().schema();
+    if let Some(nested) = schema.get_fields().iter().find(|f| f.is_group()) {
+        anyhow::bail!(
+            "column {}: unsupported nested column (expected numbers, text or booleans)",
+            nested.name()
+        );
+    }
+    let header: csv::StringRecord = schema.get_fields().iter().map(|f| f.name()).collect();
     let mut rows = vec![header];
-    for batch in builder.build()? {
-        let batch = batch?;
-        let columns = batch
-            .columns()
-            .iter()
-            .zip(batch.schema().fields())
-            .map(|(column, field)| {
-                column_text(column.as_ref()).with_context(|| format!("column {}", field.name()))
-            })
-            .collect::<anyhow::Result<Vec<_>>>()?;
-        for row in 0..batch.num_rows() {
-            rows.push(columns.iter().map(|c| c[row].as_str()).collect());
-        }
+    for (n, row) in reader.get_row_iter(None)?.enumerate() {
+        let row = row.with_context(|| format!("row {}", n + 1))?;
+        let record = row
+            .get_column_iter()
+            .map(|(name, value)| field_text(value).with_context(|| format!("column {name}")))
+            .collect::<anyhow::Result<csv::StringRecord>>()?;
+        rows.push(record);
     }
     Ok(rows)
 }
 
-/// A column's values as text, as the CSV writer would have printed them.
-fn column_text(column: &dyn Array) -> anyhow::Result<Vec<String>> {
-    fn each<T: ToString>(column: &dyn Array, value: impl Fn(usize) -> T) -> Vec<String> {
-        (0..column.len())
-            .map(|i| {
-                if column.is_null(i) {
-                    String::new()
-                } else {
-                    value(i).to_string()
-                }
-            })
-            .collect()
-    }
-    Ok(match column.data_type() {
-        DataType::Null => vec![String::new(); column.len()],
-        DataType::Boolean => each(column, |i| column.as_boolean().value(i)),
-        DataType::Float64 => each(column, |i| column.as_primitive::<Float64Type>().value(i)),
-        DataType::Float32 => each(column, |i| column.as_primitive::<Float32Type>().value(i)),
-        DataType::Int64 => each(column, |i| column.as_primitive::<Int64Type>().value(i)),
-        DataType::Int32 => each(column, |i| column.as_primitive::<Int32Type>().value(i)),
-        DataType::Int16 => each(column, |i| column.as_primitive::<Int16Type>().value(i)),
-        DataType::Int8 => each(column, |i| column.as_primitive::<Int8Type>().value(i)),
-        DataType::UInt64 => each(column, |i| column.as_primitive::<UInt64Type>().value(i)),
-        DataType::UInt32 => each(column, |i| column.as_primitive::<UInt32Type>().value(i)),
-        DataType::UInt16 => each(column, |i| column.as_primitive::<UInt16Type>().value(i)),
-        DataType::UInt8 => each(column, |i| column.as_primitive::<UInt8Type>().value(i)),
-        DataType::Utf8 => each(column, |i| column.as_string::<i32>().value(i).to_string()),
-        DataType::LargeUtf8 => each(column, |i| column.as_string::<i64>().value(i).to_string()),
-        other => {
-            anyhow::bail!("unsupported column type {other} (expected numbers, text or booleans)")
-        }
+/// A value as text, as the CSV writer would have printed it; null is
+/// empty.
+fn field_text(value: &Field) -> anyhow::Result<String> {
+    Ok(match value {
+        Field::Null => String::new(),
+        Field::Bool(v) => v.to_string(),
+        Field::Double(v) => v.to_string(),
+        Field::Float(v) => v.to_string(),
+        Field::Long(v) => v.to_string(),
+        Field::Int(v) => v.to_string(),
+        Field::Short(v) => v.to_string(),
+        Field::Byte(v) => v.to_string(),
+        Field::ULong(v) => v.to_string(),
+        Field::UInt(v) => v.to_string(),
+        Field::UShort(v) => v.to_string(),
+        Field::UByte(v) => v.to_string(),
+        Field::Str(v) => v.clone(),
+        other => anyhow::bail!("unsupported value {other} (expected numbers, text or booleans)"),
     })
 }
 
@@ -326,6 +485,133 @@ mod tests {
         assert_eq!(
             "xlsx".parse::<Format>().unwrap_err(),
             "unknown table format \"xlsx\" (expected parquet or csv)"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The rows of the fixtures in tests/data, which the Arrow writer
+    /// (parquet 57 with serde_arrow 0.15, before this writer replaced it)
+    /// wrote: struct rows, and map rows with `name` and `zeta` ordered
+    /// first; the `.csv` next to each is what the Arrow reader read.
+    #[derive(Serialize)]
+    struct Fixture {
+        t_s: f64,
+        flow: usize,
+        mode: &'static str,
+        delta: i64,
+        ok: bool,
+        maybe: Option<f64>,
+        never: Option<u64>,
+    }
+
+    fn fixture_structs() -> Vec<Fixture> {
+        (0..12)
+            .map(|i| Fixture {
+                t_s: i as f64 * 0.25,
+                flow: i % 3,
+                mode: ["startup", "drain", "probe_bw"][i % 3],
+                delta: i as i64 - 5,
+                ok: i % 2 == 0,
+                maybe: match i {
+                    _ if i % 4 == 1 => None,
+                    6 => Some(f64::NAN),
+                    _ => Some(1e7 / (i as f64 + 1.0)),
+                },
+                never: None,
+            })
+            .collect()
+    }
+
+    fn fixture_maps() -> Vec<serde_json::Map<String, serde_json::Value>> {
+        use serde_json::{json, Value};
+        (0..6)
+            .map(|i| {
+                let mut m = serde_json::Map::new();
+                m.insert("zeta".into(), json!(i * 1000));
+                m.insert("name".into(), json!(format!("run-{i}")));
+                let alpha = if i % 2 == 0 {
+                    json!(i)
+                } else {
+                    json!(i as f64 + 0.5)
+                };
+                m.insert("alpha".into(), alpha);
+                m.insert("neg".into(), json!(i as i64 - 3));
+                if i % 3 != 0 {
+                    m.insert("sometimes".into(), json!(i as f64 / 3.0));
+                }
+                m.insert("nothing".into(), Value::Null);
+                m.insert("flag".into(), json!(i > 2));
+                let label = if i == 2 { Value::Null } else { json!("x") };
+                m.insert("label".into(), label);
+                m
+            })
+            .collect()
+    }
+
+    fn schema_text(path: &Path) -> String {
+        let reader = SerializedFileReader::new(File::open(path).unwrap()).unwrap();
+        let mut out = Vec::new();
+        parquet::schema::printer::print_schema(
+            &mut out,
+            reader.metadata().file_metadata().schema(),
+        );
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn files_of_the_arrow_writer_read_and_are_written_alike() {
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+        let dir = temp("fixtures");
+        let new_structs = dir.join("structs.parquet");
+        write_parquet(&new_structs, &fixture_structs()).unwrap();
+        let new_maps = dir.join("maps.parquet");
+        write_parquet_in_order(&new_maps, &fixture_maps(), &["name", "zeta"]).unwrap();
+        for (stem, new) in [
+            ("arrow-struct-rows", new_structs),
+            ("arrow-map-rows", new_maps),
+        ] {
+            let old = data.join(format!("{stem}.parquet"));
+            let expected = read_csv(&data.join(format!("{stem}.csv"))).unwrap();
+            assert_eq!(read_records(&old).unwrap(), expected, "{stem}: old file");
+            assert_eq!(read_records(&new).unwrap(), expected, "{stem}: new file");
+            assert_eq!(schema_text(&new), schema_text(&old), "{stem}: schema");
+        }
+        // The same rows make the same bytes.
+        let again = dir.join("again.parquet");
+        write_parquet_in_order(&again, &fixture_maps(), &["name", "zeta"]).unwrap();
+        assert_eq!(
+            std::fs::read(&again).unwrap(),
+            std::fs::read(dir.join("maps.parquet")).unwrap()
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn columns_that_cannot_be_typed_are_named_errors() {
+        let dir = temp("mixed");
+        let rows = [
+            serde_json::json!({"a": 1, "b": "x"}),
+            serde_json::json!({"a": 2, "b": 3}),
+        ];
+        let err = format!(
+            "{:#}",
+            write(&dir, "m", Format::Parquet, rows.iter()).unwrap_err()
+        );
+        assert!(
+            err.contains("m.parquet") && err.contains("column b: mixes text and integer values"),
+            "{err}"
+        );
+        let rows = [
+            serde_json::json!({"a": -1}),
+            serde_json::json!({"a": u64::MAX}),
+        ];
+        let err = format!(
+            "{:#}",
+            write_parquet(&dir.join("w.parquet"), &rows).unwrap_err()
+        );
+        assert!(
+            err.contains("column a: 18446744073709551615 does not fit a signed 64-bit integer"),
+            "{err}"
         );
         std::fs::remove_dir_all(&dir).unwrap();
     }
