@@ -19,44 +19,29 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use sim::app::dash::DashConfig;
 
-const CHROMIUM: &str = "/usr/bin/chromium";
 /// A cold Chromium start on a loaded machine takes seconds; a player
 /// test plays ~30 s of video on top.
 const CHILD_TIMEOUT: Duration = Duration::from_secs(240);
 
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .expect("repository root")
-}
-
-/// tests/browser, or `None` when BBRLAB_SKIP_BROWSER=1.
+/// tests/browser, or `None` when BBRLAB_SKIP_BROWSER=1. Chromium, node
+/// and the page's packages are checked as `run --emulate` checks them
+/// ([`quic::browser::Browser::locate`]); the pin needs the openssl CLI.
 fn browser_ready() -> Option<PathBuf> {
     if std::env::var("BBRLAB_SKIP_BROWSER").as_deref() == Ok("1") {
         eprintln!("Chromium HTTP/3 test skipped: BBRLAB_SKIP_BROWSER=1");
         return None;
     }
-    let browser_dir = repo_root().join("tests/browser");
     let mut missing = Vec::new();
-    if !Path::new(CHROMIUM).exists() {
-        missing.push(CHROMIUM.to_string());
-    }
-    if !browser_dir.join("node_modules/playwright-core").exists() {
-        missing.push(browser_dir.join("node_modules").display().to_string());
-    }
-    for tool in ["node", "openssl"] {
-        if Command::new(tool).arg("--version").output().is_err() {
-            missing.push(tool.to_string());
-        }
+    let browser = quic::browser::Browser::locate().map_err(|e| missing.push(e));
+    if Command::new("openssl").arg("version").output().is_err() {
+        missing.push("openssl".to_string());
     }
     assert!(
         missing.is_empty(),
-        "the Chromium HTTP/3 test cannot run, missing: {}.\nRun scripts/setup-browser.sh (as root), \
-         or set BBRLAB_SKIP_BROWSER=1 to skip this test.",
-        missing.join(", ")
+        "the Chromium HTTP/3 test cannot run: {}.\nOr set BBRLAB_SKIP_BROWSER=1 to skip this test.",
+        missing.join("; ")
     );
-    Some(browser_dir)
+    Some(browser.expect("checked above").dir)
 }
 
 /// Runs a command to its end within [`CHILD_TIMEOUT`], `stdin` written to
