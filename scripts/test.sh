@@ -25,11 +25,19 @@ trap report EXIT
 # The report's browser check needs Debian's Chromium and playwright-core.
 phase "browser setup" ./scripts/setup-browser.sh
 phase "rustfmt check" cargo fmt --all -- --check
-phase "Rust tests (build included)" cargo test --workspace --locked --release "$@"
+# Every test binary is built first, then run in lanes (scripts/test-lanes.py):
+# the real-time ones (emulated links, QUIC, kernel TCP, Chromium) in a lane
+# of their own beside the CPU-bound ones, which run at the lowest priority so a
+# real-time test still gets the CPU the moment it needs it. The CPU lane ends
+# with the doctests and the Python package (built from this clone into a
+# virtualenv with maturin in the release profile, reusing the build above,
+# then its tests). Arguments are libtest filters given to every binary
+# (the Python package's tests are then skipped).
+ARTIFACTS=target/test-artifacts.json
+phase "Rust test build" sh -c "cargo test --workspace --locked --release --no-run \
+    --message-format=json-render-diagnostics > $ARTIFACTS"
+phase "tests in lanes (Rust, doctests, Python)" ./scripts/test-lanes.py "$ARTIFACTS" "$@"
 # The simulator's speed against the stored baseline (crates/sim/tests/speed_check.rs:
 # a ratio to a calibration loop timed in the same thread, which a loaded machine
 # moves by a few percent at most); run alone, after the other tests.
 phase "speed check" cargo test --release --locked -p bbrlab-sim --test speed_check -- --ignored
-# The Python package: built from this clone into a virtualenv (maturin,
-# release profile, so it reuses the build above), then its tests.
-phase "Python package and tests" ./scripts/test-python.sh
