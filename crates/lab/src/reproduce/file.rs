@@ -1194,6 +1194,10 @@ enum CellFormat {
     /// "k of n": of a quantity that is 1 or 0 per run (`dash_complete`),
     /// how many of the runs have 1.
     CountOf,
+    /// How many runs have a number: of a quantity every run has
+    /// (`goodput_bps`), the number of runs at the row (copilot's streams
+    /// per point).
+    Runs,
 }
 
 impl CellFormat {
@@ -1213,6 +1217,7 @@ impl CellFormat {
                 let held = if s.n == 0 { 0.0 } else { s.mean * s.n as f64 };
                 Cell::text(format!("{} of {}", held.round(), s.n))
             }
+            CellFormat::Runs => Cell::fixed(s.n as f64, 0),
         }
     }
 }
@@ -4072,5 +4077,44 @@ params = { from_s = 20.0 }
             format!("{e:#}").contains("`to_s` (a number) is required"),
             "{e:#}"
         );
+    }
+
+    #[test]
+    fn a_runs_cell_counts_the_runs_with_a_number() {
+        let runs = grid(Path::new("."));
+        let body = r#"
+[[measure]]
+id = "goodput"
+kind = "mean"
+of = { metric = "goodput_bps" }
+
+[[measure]]
+id = "retransmitted"
+kind = "mean"
+of = { metric = "bytes_retransmitted", flow = 2 }
+
+[[table]]
+title = "T"
+by = ["cc", "buffer"]
+first = ["cc", "buffer"]
+columns = [
+    { header = "runs", measure = "goodput", format = "runs" },
+    { header = "retransmitted", measure = "retransmitted", format = "runs" },
+]
+"#;
+        let analysis = file(body).analyze(&runs);
+        let rows = &analysis.section.tables[0].rows;
+        assert_eq!(rows.len(), 4);
+        // Two seeds per (cc, buffer); flow 2's bytes_retransmitted is a
+        // number in every run (0 or 2), so both columns count 2.
+        for row in rows {
+            assert_eq!(row[2], Cell::fixed(2.0, 0), "{row:?}");
+            assert_eq!(row[3], Cell::fixed(2.0, 0), "{row:?}");
+        }
+        // A misspelt format is refused naming the file, line and key.
+        let e = error(&body.replace("format = \"runs\" },\n    { header = \"retransmitted\"", "format = \"run\" },\n    { header = \"retransmitted\""));
+        assert!(e.starts_with("t.toml (line 21, column 54)"), "{e}");
+        assert!(e.contains("unknown variant `run`"), "{e}");
+        assert!(e.contains("`runs`"), "{e}");
     }
 }
