@@ -1,4 +1,5 @@
-//! cws: Fig. 13: Jain's index against CUBIC over buffer size, at 10 and 40 ms.
+//! cws: Fig. 13: Jain's index against CUBIC over buffer size, at 10 and 40 ms
+//! (its claim at 20 Mbit/s is experiments/cws/fig13-fairness-20mbit.toml).
 //!
 //! The Jain-vs-buffer curves, their figure, table and the BBR-CWS checks
 //! are shared with the quick suite's shortened version (`quick.rs`,
@@ -18,15 +19,6 @@ pub const FAIRNESS: Experiment = Experiment {
     scenario: "cws/fig13-fairness.toml",
     series: false,
     analyze: fig13_fairness,
-};
-
-/// Fig. 13's fairness claim over the paper's 20 Mbit/s scenarios (Table 2,
-/// 3 and 4), whose results the paper states but does not plot.
-pub const FAIRNESS_20MBIT: Experiment = Experiment {
-    id: "fig13-fairness-20mbit",
-    scenario: "cws/fig13-fairness-20mbit.toml",
-    series: false,
-    analyze: fig13_fairness_20mbit,
 };
 
 const FIG13: &str = "§5.4, Fig. 13";
@@ -197,20 +189,6 @@ claim!(
     "up to 73%",
     Test::gain(0.73),
     "the paper's 'up to' gain: judged as the factor 1.73, the largest over buffers and RTTs",
-    Origin::Paper
-);
-claim!(
-    CWS_FAIR_20MBIT,
-    Paper::Cws,
-    "§5.4, Table 2 scenarios 3 and 4",
-    "cws.fig13.cws-fair-20mbit",
-    "at 20 Mbit/s (10 and 40 ms) BBR-CWS keeps Jain's index with CUBIC at 0.9 or higher at every buffer",
-    "BBR-CWS",
-    "BBR-CWS's lowest index over the buffers and both RTTs, 20 Mbit/s",
-    "",
-    ">= 0.9 'in all latency environments' (not plotted)",
-    Test::at_least(0.9),
-    "the paper's own fairness bar",
     Origin::Paper
 );
 
@@ -648,46 +626,6 @@ fn fig13_fairness(runs: &Runs) -> Analysis {
         fig13_claims(&per_rtt),
         "BBR starves CUBIC below 1 BDP, Modest BBR only partly helps and degrades in deep buffers, and BBR-CWS stays \
          >= 0.9 at every buffer and RTT.",
-    )
-}
-
-fn fig13_fairness_20mbit(runs: &Runs) -> Analysis {
-    let per_rtt = curves_per_rtt(runs);
-    let groups = rtt_groups(&per_rtt);
-    let mut section = Section::new(
-        "fig13-fairness-20mbit",
-        "Fig. 13's claim at 20 Mbit/s (Table 2, scenarios 3 and 4)",
-    )
-    .description(format!(
-        "The paper's Table 2 lists four scenarios, 50 and 20 Mbit/s at 10 and 40 ms, and states that BBR-CWS keeps \
-         Jain's index with CUBIC at 0.9 or higher \"in all latency environments\"; it plots only the 50 Mbit/s ones \
-         (Fig. 13). The same sweep at 20 Mbit/s, {}, BBR beside BBR-CWS. At 10 ms (BDP 17 packets) CUBIC takes \
-         most of a shallow buffer from BBR-CWS: the factor's step, a fixed fraction of the BDP, is too small a \
-         number of packets against CUBIC's growth (docs/ALGORITHMS.md, BBR-CWS).",
-        seeds_note(runs)
-    ));
-    for (rtt, curves) in &per_rtt {
-        section = section.figure(jain_figure(
-            &format!("Jain's index vs buffer, 20 Mbit/s, {rtt}"),
-            curves,
-        ));
-    }
-    let section = section.table(jain_table(
-        &format!(
-            "Jain's index against one CUBIC flow (20 Mbit/s), {}",
-            seeds_note(runs)
-        ),
-        &groups,
-    ));
-    let lowest = per_rtt
-        .iter()
-        .filter_map(|(_, curves)| curve(curves, "bbr-cws"))
-        .map(|c| c.min_where(|_| true))
-        .fold(f64::NAN, f64::min);
-    Analysis::judged(
-        section,
-        vec![CWS_FAIR_20MBIT.judge(Measured::Value(lowest))],
-        "BBR-CWS stays >= 0.9 at every buffer at 20 Mbit/s too.",
     )
 }
 

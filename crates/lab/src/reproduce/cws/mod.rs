@@ -18,7 +18,7 @@ pub static EXPERIMENTS: &[Entry] = &[
     super::experiment_file!("experiments/cws/fig8-single-flow.toml"),
     super::experiment_file!("experiments/cws/figs9-12-vs-cubic.toml"),
     Entry::Rust(fig13::FAIRNESS),
-    Entry::Rust(fig13::FAIRNESS_20MBIT),
+    super::experiment_file!("experiments/cws/fig13-fairness-20mbit.toml"),
     super::experiment_file!("experiments/cws/figs14-15-three-vs-three.toml"),
 ];
 
