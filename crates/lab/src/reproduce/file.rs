@@ -57,6 +57,9 @@ struct Spec {
     /// in the claims' measures), value by value.
     #[serde(default)]
     judge_at: Option<JudgeAt>,
+    /// Line figures of a measure over a numeric axis (`[[curve]]`).
+    #[serde(default, rename = "curve")]
+    curves: Vec<CurveSpec>,
 }
 
 /// The values of an axis every claim is judged at.
@@ -788,6 +791,36 @@ pub enum Measure {
         #[serde(default)]
         params: toml::Table,
     },
+    /// A condition measure taken at each value of an axis (the value
+    /// filling in its conditions), every condition kept and named by the
+    /// value's label and its own ("10ms 2 BDP"): conditions over two axes.
+    EachCondition {
+        /// The measure's id.
+        id: String,
+        /// The axis.
+        axis: String,
+        /// A condition measure.
+        of: String,
+        /// The axis values taken (default: all).
+        #[serde(default)]
+        values: Option<Vec<String>>,
+    },
+    /// One number from a one-number measure taken at each value of an
+    /// axis (the value filling in its conditions): the largest, the least
+    /// or the mean of those with a number.
+    AcrossAxis {
+        /// The measure's id.
+        id: String,
+        /// The axis.
+        axis: String,
+        /// A one-number measure.
+        of: String,
+        /// The axis values taken (default: all).
+        #[serde(default)]
+        values: Option<Vec<String>>,
+        /// Which number.
+        take: Take,
+    },
 }
 
 impl Measure {
@@ -813,7 +846,9 @@ impl Measure {
             | Measure::Each { id, .. }
             | Measure::Held { id, .. }
             | Measure::Arithmetic { id, .. }
-            | Measure::Named { id, .. } => id,
+            | Measure::Named { id, .. }
+            | Measure::EachCondition { id, .. }
+            | Measure::AcrossAxis { id, .. } => id,
         }
     }
 
@@ -853,6 +888,7 @@ impl Measure {
                 | Measure::Condition { .. }
                 | Measure::All { .. }
                 | Measure::Each { .. }
+                | Measure::EachCondition { .. }
         )
     }
 
@@ -948,6 +984,27 @@ pub fn named(name: &str) -> Option<NamedMeasure> {
 
 /// The names of [`named`]'s measures.
 pub const NAMED: &[&str] = &["fluctuation", "share_fluctuation", "held_sample_rmse"];
+
+impl Take {
+    /// The largest, the least or the mean of `xs` (NaN if empty).
+    fn of(self, xs: &[f64]) -> f64 {
+        match (self, xs.is_empty()) {
+            (_, true) => f64::NAN,
+            (Take::Max, false) => xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            (Take::Min, false) => xs.iter().copied().fold(f64::INFINITY, f64::min),
+            (Take::Mean, false) => stats::mean_sd(xs).0,
+        }
+    }
+}
+
+/// The axis values `values` picks, in its order (those the sweep has), or
+/// every value of the axis.
+fn chosen_values(values: &Option<Vec<String>>, axis: Vec<String>) -> Vec<String> {
+    match values {
+        Some(v) => v.iter().filter(|v| axis.contains(v)).cloned().collect(),
+        None => axis,
+    }
+}
 
 /// A number parameter of a named measure (`default` when absent).
 fn number_param(params: &toml::Table, key: &str, default: Option<f64>) -> anyhow::Result<f64> {
@@ -1194,6 +1251,10 @@ enum CellFormat {
     /// "k of n": of a quantity that is 1 or 0 per run (`dash_complete`),
     /// how many of the runs have 1.
     CountOf,
+    /// How many runs have a number: of a quantity every run has
+    /// (`goodput_bps`), the number of runs at the row (copilot's streams
+    /// per point).
+    Runs,
 }
 
 impl CellFormat {
@@ -1213,6 +1274,7 @@ impl CellFormat {
                 let held = if s.n == 0 { 0.0 } else { s.mean * s.n as f64 };
                 Cell::text(format!("{} of {}", held.round(), s.n))
             }
+            CellFormat::Runs => Cell::fixed(s.n as f64, 0),
         }
     }
 }
@@ -1328,6 +1390,51 @@ fn time_label() -> String {
 struct ValueLine {
     y: f64,
     label: String,
+}
+
+/// A line figure of a `mean` measure over a numeric axis (`[[curve]]`):
+/// one line per value of the `lines` axis, one point per value of the
+/// measure's `by` axis, placed at the number the value starts with
+/// (`"0.2bdp"`: 0.2, `"40ms"`: 40), with ± sd whiskers.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CurveSpec {
+    title: String,
+    /// A `mean` measure taken `by` the horizontal axis.
+    measure: String,
+    /// The axis whose values are the lines.
+    lines: String,
+    /// Each line's legend, `{}` standing for the value's label (default:
+    /// the label).
+    #[serde(default)]
+    line_label: Option<String>,
+    /// Parameters every point fixes (`{ "link.rtt" = "10ms" }`).
+    #[serde(default)]
+    at: BTreeMap<String, String>,
+    x_label: String,
+    y_label: String,
+    #[serde(default = "one")]
+    scale: f64,
+    /// Whiskers of ± one sd at each point (drawn when a point has two
+    /// runs or more), each line's a little to the right of the previous.
+    #[serde(default)]
+    errors: bool,
+    /// The vertical axis' range, `[min, max]`; the top is raised to the
+    /// highest whisker.
+    #[serde(default)]
+    y_range: Option<[f64; 2]>,
+    /// Horizontal lines.
+    #[serde(default)]
+    reference: Vec<ValueLine>,
+}
+
+/// The number an axis value starts with (`"0.2bdp"`: 0.2, `"40ms"`: 40).
+fn leading_number(value: &str) -> Option<f64> {
+    let end = value
+        .char_indices()
+        .find(|(_, c)| !(c.is_ascii_digit() || *c == '.' || *c == '-'))
+        .map_or(value.len(), |(i, _)| i);
+    value[..end].parse().ok()
 }
 
 /// One line of a [`TimelineSpec`].
@@ -1592,6 +1699,7 @@ impl ExperimentFile {
             let one_numbers: Vec<&String> = match m {
                 Measure::Least { of, .. } => of.iter().collect(),
                 Measure::Condition { a, b, .. } => vec![a, b],
+                Measure::AcrossAxis { of, .. } => vec![of],
                 _ => Vec::new(),
             };
             {
@@ -1614,6 +1722,7 @@ impl ExperimentFile {
             let of_conditions: Vec<&String> = match m {
                 Measure::All { of, .. } => of.iter().collect(),
                 Measure::Each { of, .. } | Measure::Held { of, .. } => vec![of],
+                Measure::EachCondition { of, .. } => vec![of],
                 _ => Vec::new(),
             };
             {
@@ -1627,7 +1736,7 @@ impl ExperimentFile {
                             &needle,
                             format!(
                                 "`{o}` must be a condition measure (compare, direction, count, \
-                                 condition, all, each) declared before `{}`",
+                                 condition, all, each, each_condition) declared before `{}`",
                                 m.id()
                             ),
                         ));
@@ -1880,6 +1989,15 @@ impl ExperimentFile {
                     format!("`{}` must be a measure taken `by` an axis", f.measure),
                 ));
             }
+        }
+        for c in spec.curves.iter().filter(|c| !is_mean(&c.measure)) {
+            return Err(key_error(
+                name,
+                text,
+                "curve.measure",
+                &format!("\"{}\"", c.measure),
+                format!("`{}` must be a `mean` measure taken `by` an axis", c.measure),
+            ));
         }
         let mut claims = Vec::new();
         for c in &spec.claims {
@@ -2268,12 +2386,7 @@ impl ExperimentFile {
                     .filter(|(_, _, s)| s.mean.is_finite())
                     .map(|(_, _, s)| s.mean)
                     .collect();
-                Value::Number(match (take, xs.is_empty()) {
-                    (_, true) => f64::NAN,
-                    (Take::Max, false) => xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-                    (Take::Min, false) => xs.iter().copied().fold(f64::INFINITY, f64::min),
-                    (Take::Mean, false) => stats::mean_sd(&xs).0,
-                })
+                Value::Number(take.of(&xs))
             }
             Measure::All { of, .. } => {
                 let mut all: Vec<(String, bool)> = Vec::new();
@@ -2304,6 +2417,43 @@ impl ExperimentFile {
                     }
                 }
                 Value::Conditions(each)
+            }
+            Measure::EachCondition {
+                axis, of, values, ..
+            } => {
+                let mut each = Vec::new();
+                for v in chosen_values(values, runs.axis(axis)) {
+                    let mut within: Vec<(String, String)> =
+                        context.iter().filter(|(k, _)| k != axis).cloned().collect();
+                    within.push((axis.clone(), v.clone()));
+                    let Value::Conditions(c) = self.evaluate_in(runs, of, margin, &within)? else {
+                        anyhow::bail!("`{of}` is not a condition measure");
+                    };
+                    let label = self.label(axis, &v);
+                    each.extend(c.into_iter().map(|(l, ok)| (format!("{label} {l}"), ok)));
+                }
+                Value::Conditions(each)
+            }
+            Measure::AcrossAxis {
+                axis,
+                of,
+                values,
+                take,
+                ..
+            } => {
+                let mut xs = Vec::new();
+                for v in chosen_values(values, runs.axis(axis)) {
+                    let mut within: Vec<(String, String)> =
+                        context.iter().filter(|(k, _)| k != axis).cloned().collect();
+                    within.push((axis.clone(), v));
+                    match self.evaluate_in(runs, of, margin, &within)? {
+                        Value::Number(x) if x.is_finite() => xs.push(x),
+                        Value::Stat(s) if s.mean.is_finite() => xs.push(s.mean),
+                        Value::Number(_) | Value::Stat(_) => {}
+                        _ => anyhow::bail!("`{of}` is not a one-number measure"),
+                    }
+                }
+                Value::Number(take.of(&xs))
             }
             Measure::Held { of, .. } => match self.evaluate_in(runs, of, margin, context)? {
                 Value::Conditions(c) => {
@@ -2474,6 +2624,101 @@ impl ExperimentFile {
         figure
     }
 
+    /// The file judged on another sweep, under another id, title and
+    /// description ([`super::Retargeted`]: the quick tour's shortened
+    /// version of a suite's experiment).
+    pub fn retarget(mut self, to: &super::Retargeted) -> ExperimentFile {
+        self.spec.id = to.id.to_string();
+        self.spec.title = to.title.to_string();
+        self.spec.description = to.description.to_string();
+        self.spec.all_reproduced = to.all_reproduced.to_string();
+        self.spec.scenario = Some(to.scenario.to_string());
+        self.source = SweepSource::Scenarios(to.scenario.to_string());
+        self
+    }
+
+    /// A `[[curve]]` figure (none if no line has a point); an axis value
+    /// without a leading number is left out and named in `problems`.
+    fn curve(&self, runs: &Runs, c: &CurveSpec, problems: &mut Vec<String>) -> Option<Figure> {
+        let by = self.measure(&c.measure).and_then(Measure::by).unwrap_or("");
+        let mut xs = Vec::new();
+        for v in runs.axis(by) {
+            match leading_number(&v) {
+                Some(x) => xs.push((v, x)),
+                None => problems.push(format!(
+                    "curve \"{}\": the {by} value `{v}` does not start with a number",
+                    c.title
+                )),
+            }
+        }
+        let lines: Vec<(String, Vec<(f64, Stat)>)> = runs
+            .axis(&c.lines)
+            .into_iter()
+            .map(|l| {
+                let label = self.label(&c.lines, &l);
+                let label = match &c.line_label {
+                    Some(f) => f.replace("{}", &label),
+                    None => label,
+                };
+                let mut fixed: Vec<(&str, &str)> =
+                    c.at.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+                fixed.push((&c.lines, &l));
+                let points = xs
+                    .iter()
+                    .filter_map(|(v, x)| {
+                        let mut at = fixed.clone();
+                        at.push((by, v));
+                        let s = self.mean_at(runs, &c.measure, &at);
+                        (s.n > 0).then_some((*x, s))
+                    })
+                    .collect();
+                (label, points)
+            })
+            .collect();
+        let mut figure_lines: Vec<Line> = lines
+            .iter()
+            .map(|(label, points)| {
+                Line::new(
+                    label.clone(),
+                    points.iter().map(|(x, s)| (*x, s.mean * c.scale)).collect(),
+                )
+            })
+            .collect();
+        if lines.iter().all(|(_, p)| p.is_empty()) {
+            return None;
+        }
+        let spread = lines.iter().any(|(_, p)| p.iter().any(|(_, s)| s.n > 1));
+        let mut top = f64::NEG_INFINITY;
+        for (i, (label, points)) in lines.iter().enumerate() {
+            let mut whiskers = Vec::new();
+            for (x, s) in points {
+                let sd = if s.sd.is_finite() { s.sd } else { 0.0 };
+                top = top.max((s.mean + sd) * c.scale);
+                // A small offset per line keeps the whiskers apart.
+                let x = x + 0.04 * i as f64;
+                whiskers.push((x, (s.mean - sd) * c.scale));
+                whiskers.push((x, (s.mean + sd) * c.scale));
+                whiskers.push((f64::NAN, f64::NAN));
+            }
+            if c.errors && spread {
+                figure_lines.push(Line::new("", whiskers).colour_of(label.clone()));
+            }
+        }
+        let mut figure = Figure::lines(
+            c.title.clone(),
+            c.x_label.clone(),
+            c.y_label.clone(),
+            figure_lines,
+        );
+        if let Some([lo, hi]) = c.y_range {
+            figure = figure.y_range(lo, if c.errors { hi.max(top) } else { hi });
+        }
+        for r in &c.reference {
+            figure = figure.reference(ReferenceLine::horizontal(r.y, r.label.clone()));
+        }
+        Some(figure)
+    }
+
     /// The report section and the judged claims of the experiment on `runs`.
     pub fn analyze(&self, runs: &Runs) -> Analysis {
         let note = seeds_note(runs);
@@ -2586,6 +2831,11 @@ impl ExperimentFile {
                 figure = figure.reference(ReferenceLine::horizontal(y, r.label.clone()));
             }
             section = section.figure(figure);
+        }
+        for c in &self.spec.curves {
+            if let Some(figure) = self.curve(runs, c, &mut problems) {
+                section = section.figure(figure);
+            }
         }
         for t in &self.spec.tables {
             let mut headers = t.first.list();
@@ -4072,5 +4322,164 @@ params = { from_s = 20.0 }
             format!("{e:#}").contains("`to_s` (a number) is required"),
             "{e:#}"
         );
+    }
+
+    #[test]
+    fn a_runs_cell_counts_the_runs_with_a_number() {
+        let runs = grid(Path::new("."));
+        let body = r#"
+measure = [
+    { id = "goodput", kind = "mean", of = { metric = "goodput_bps" } },
+    { id = "retransmitted", kind = "mean", of = { metric = "bytes_retransmitted", flow = 2 } },
+]
+
+[[table]]
+title = "T"
+by = ["cc", "buffer"]
+first = ["cc", "buffer"]
+columns = [
+    { header = "runs", measure = "goodput", format = "runs" },
+    { header = "retransmitted", measure = "retransmitted", format = "runs" },
+]
+"#;
+        let analysis = file(body).analyze(&runs);
+        let rows = &analysis.section.tables[0].rows;
+        assert_eq!(rows.len(), 4);
+        // Two seeds per (cc, buffer); flow 2's bytes_retransmitted is a
+        // number in every run (0 or 2), so both columns count 2.
+        for row in rows {
+            assert_eq!(row[2], Cell::fixed(2.0, 0), "{row:?}");
+            assert_eq!(row[3], Cell::fixed(2.0, 0), "{row:?}");
+        }
+        // A misspelt format is refused naming the file and the line.
+        refused(
+            &body.replace("format = \"runs\" },\n    { header = \"retransmitted\"", "format = \"run\" },\n    { header = \"retransmitted\""),
+            "t.toml (line ",
+            &["unknown variant `run`", "`runs`"],
+        );
+    }
+
+    #[test]
+    fn a_curve_draws_a_mean_over_a_numeric_axis_one_line_per_value() {
+        let runs = grid(Path::new("."));
+        let body = r#"
+measure = [{ id = "goodput", kind = "mean", of = { metric = "goodput_bps", flow = 0 }, by = "buffer" }]
+
+[[curve]]
+title = "C"
+measure = "goodput"
+lines = "cc"
+line_label = "{} line"
+x_label = "buffer"
+y_label = "goodput"
+errors = true
+y_range = [0.0, 5.0]
+reference = [{ y = 3.0, label = "bar" }]
+"#;
+        let analysis = file(body).analyze(&runs);
+        let figure = &analysis.section.figures[0];
+        let report::FigureKind::Lines(lines) = &figure.kind else {
+            panic!("{:?}", figure.kind);
+        };
+        // Two lines, then their whiskers in their colours (two seeds a point).
+        assert_eq!(lines.len(), 4);
+        assert_eq!(lines[0].label, "a line");
+        assert_eq!(lines[0].points, vec![(1.0, 6.0), (2.0, 4.0)]);
+        assert_eq!(lines[1].label, "b line");
+        assert_eq!(lines[1].points, vec![(1.0, 2.0), (2.0, 1.0)]);
+        assert_eq!(lines[3].colour_key.as_deref(), Some("b line"));
+        assert_eq!(lines[3].points[0], (1.04, 2.0));
+        // The top is raised to the highest whisker.
+        assert_eq!(figure.y_range, Some((0.0, 6.0)));
+        assert_eq!(leading_number("0.2bdp"), Some(0.2));
+        assert_eq!(leading_number("40ms"), Some(40.0));
+        assert_eq!(leading_number("bbr"), None);
+        // A horizontal axis whose values are not numbers: left out, and said.
+        let f = file(&body.replace("by = \"buffer\"", "by = \"cc\"").replace("lines = \"cc\"", "lines = \"buffer\""));
+        let analysis = f.analyze(&runs);
+        // No line has a point: no figure.
+        assert!(analysis.section.figures.is_empty());
+        assert!(
+            analysis.section.description.contains("curve \"C\": the cc value `a` does not start with a number"),
+            "{}",
+            analysis.section.description
+        );
+        // A measure that is not a mean taken by an axis is refused naming
+        // the file, line and key.
+        refused(
+            &body.replace(", by = \"buffer\"", ""),
+            "t.toml: curve.measure (line ",
+            &["`goodput` must be a `mean` measure taken `by` an axis"],
+        );
+        refused(
+            &body.replace("errors = true", "whiskers = true"),
+            "t.toml (line ",
+            &["whiskers"],
+        );
+    }
+
+    #[test]
+    fn each_condition_names_conditions_by_two_axes_and_across_axis_pools_one_number_measures() {
+        let runs = grid(Path::new("."));
+        let body = r#"
+measure = [
+    { id = "goodput", kind = "mean", of = { metric = "goodput_bps", flow = 0 }, by = "buffer" },
+    { id = "above-3", kind = "count", of = "goodput", holds = "above", bound = 3.0 },
+    { id = "above-3-per-cc", kind = "each_condition", axis = "cc", of = "above-3" },
+    { id = "above-3-b", kind = "each_condition", axis = "cc", of = "above-3", values = ["b", "z"] },
+    { id = "most", kind = "across", of = "goodput", take = "max" },
+    { id = "least-most", kind = "across_axis", axis = "cc", of = "most", take = "min" },
+    { id = "mean-most-of-a", kind = "across_axis", axis = "cc", of = "most", values = ["a", "z"], take = "mean" },
+    { id = "nothing", kind = "mean", of = { metric = "goodput_bps" }, at = { buffer = "9" } },
+    { id = "most-of-nothing", kind = "across_axis", axis = "cc", of = "nothing", take = "max" },
+]
+
+[labels]
+"1" = "shallow"
+"2" = "deep"
+"#;
+        let f = file(body);
+        let named = |v: &[(&str, bool)]| -> Vec<(String, bool)> {
+            v.iter().map(|(l, ok)| (l.to_string(), *ok)).collect()
+        };
+        // Flow 0's goodput: a 6 and 4, b 2 and 1 at buffers 1 and 2.
+        assert_eq!(
+            conditions(&f, &runs, "above-3-per-cc", 0.0),
+            named(&[("a shallow", true), ("a deep", true), ("b shallow", false), ("b deep", false)])
+        );
+        assert_eq!(
+            conditions(&f, &runs, "above-3-b", 0.0),
+            named(&[("b shallow", false), ("b deep", false)])
+        );
+        assert_eq!(number(&f, &runs, "least-most"), 2.0);
+        assert_eq!(number(&f, &runs, "mean-most-of-a"), 6.0);
+        assert!(number(&f, &runs, "most-of-nothing").is_nan());
+        // What they take must be a condition measure and a one-number
+        // measure, declared before them.
+        refused(
+            &body.replace("axis = \"cc\", of = \"above-3\" }", "axis = \"cc\", of = \"goodput\" }"),
+            "t.toml: measure.of (line ",
+            &["`goodput` must be a condition measure"],
+        );
+        refused(
+            &body.replace("of = \"most\", take = \"min\"", "of = \"goodput\", take = \"min\""),
+            "t.toml: measure.of (line ",
+            &["`goodput` must be a one-number measure"],
+        );
+        refused(
+            &body.replace("take = \"mean\"", "take = \"median\""),
+            "t.toml",
+            &["unknown variant `median`"],
+        );
+    }
+
+    /// `body` must not parse; its error starts with `starts` and says each
+    /// of `says`.
+    fn refused(body: &str, starts: &str, says: &[&str]) {
+        let e = error(body);
+        assert!(e.starts_with(starts), "{e}");
+        for s in says {
+            assert!(e.contains(s), "{e}");
+        }
     }
 }

@@ -62,6 +62,29 @@ pub enum Entry {
     Rust(Experiment),
     /// An experiment file, judged by its declared measures and claims.
     File(EmbeddedFile),
+    /// An experiment file judged on another sweep, under another id,
+    /// title and description.
+    FileOn(Retargeted),
+}
+
+/// An experiment file judged on another sweep, under another id, title
+/// and description: the quick tour's shortened version of a suite's
+/// experiment, with the file's measures, figures, tables and claims (a
+/// value the sweep lacks leaves out what needs it; a claim without a
+/// number is "not run").
+pub struct Retargeted {
+    /// The file.
+    pub file: EmbeddedFile,
+    /// Its id here.
+    pub id: &'static str,
+    /// Its title here.
+    pub title: &'static str,
+    /// Its sweep file here, relative to the scenarios directory.
+    pub scenario: &'static str,
+    /// Its description here.
+    pub description: &'static str,
+    /// The verdict's text here when every claim holds.
+    pub all_reproduced: &'static str,
 }
 
 /// An [`Entry::File`] of the file at `$path` (from the repository root),
@@ -100,6 +123,7 @@ impl Entry {
         match self {
             Entry::Rust(e) => e.id,
             Entry::File(f) => f.path,
+            Entry::FileOn(r) => r.id,
         }
     }
 
@@ -127,21 +151,26 @@ impl Entry {
                 analyzer: Analyzer::Rust(e.analyze),
                 rust_scenario: Some(e.scenario),
             },
-            Entry::File(f) => {
-                let parsed = file::ExperimentFile::parse(f.path, f.text, f.dir)?;
-                Resolved {
-                    id: parsed.id().to_string(),
-                    scenario_label: parsed.scenario_label(),
-                    series: parsed.series(),
-                    analyzer: Analyzer::File(Box::new(parsed)),
-                    rust_scenario: None,
-                }
-            }
+            Entry::File(f) => Resolved::of_file(file::ExperimentFile::parse(f.path, f.text, f.dir)?),
+            Entry::FileOn(r) => Resolved::of_file(
+                file::ExperimentFile::parse(r.file.path, r.file.text, r.file.dir)?.retarget(r),
+            ),
         })
     }
 }
 
 impl Resolved {
+    /// An experiment file made ready to run.
+    fn of_file(parsed: file::ExperimentFile) -> Resolved {
+        Resolved {
+            id: parsed.id().to_string(),
+            scenario_label: parsed.scenario_label(),
+            series: parsed.series(),
+            analyzer: Analyzer::File(Box::new(parsed)),
+            rust_scenario: None,
+        }
+    }
+
     /// Its sweep, in full or shortened.
     fn sweep(&self, scenarios: &Path, fast: bool) -> anyhow::Result<scenario::Sweep> {
         match (&self.analyzer, self.rust_scenario) {

@@ -2,10 +2,9 @@
 
 use report::{Cell, Line, Section, Table};
 
-use super::cws::fig13;
 use super::data::{metric, Runs};
 use super::obbr::fig3;
-use super::{Analysis, Entry, Experiment};
+use super::{Analysis, EmbeddedFile, Entry, Experiment, Retargeted};
 use crate::model;
 
 /// The experiments, in report order.
@@ -28,11 +27,22 @@ pub static EXPERIMENTS: &[Entry] = &[
         series: true,
         analyze: bandwidth_drop,
     }),
-    Entry::Rust(Experiment {
+    Entry::FileOn(Retargeted {
+        file: EmbeddedFile {
+            path: "experiments/cws/fig13-fairness.toml",
+            text: include_str!(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../experiments/cws/fig13-fairness.toml"
+            )),
+            dir: None,
+        },
         id: "cws-fairness",
+        title: "BBR-CWS Fig. 13: fairness with CUBIC over buffer size (10 ms)",
         scenario: "quick/cws-fairness.toml",
-        series: false,
-        analyze: cws_fairness,
+        description: "One BBR-family flow against one CUBIC flow. The paper: BBR-CWS keeps Jain's index \
+            high from 0.2 to 6 BDP, where BBR starves CUBIC in shallow buffers; Modest BBR sits between \
+            them (claims). The quick tour runs 10 ms only, so the 40 ms claims are not run here.",
+        all_reproduced: "BBR-CWS stays fair to CUBIC at every buffer size, unlike BBR.",
     }),
     Entry::Rust(Experiment {
         id: "bbr2-loss",
@@ -124,28 +134,6 @@ fn bandwidth_drop(runs: &Runs) -> Analysis {
         runs,
         "bandwidth-drop",
         "oBBR Fig. 4: a bandwidth drop (20 to 5 Mbit/s at 10 s, 100 ms, 200 KB)",
-    )
-}
-
-/// BBR-CWS Fig. 13 (10 ms): Jain's index against CUBIC over buffer size;
-/// the `cws` suite's Fig. 13 curves, figure, table and claims, shortened.
-fn cws_fairness(runs: &Runs) -> Analysis {
-    let curves = fig13::jain_curves(runs, &[]);
-    let section = Section::new("cws-fairness", "BBR-CWS Fig. 13: fairness with CUBIC over buffer size (10 ms)")
-        .description(
-            "One BBR-family flow against one CUBIC flow. The paper: BBR-CWS keeps Jain's index >= 0.9 from 0.2 to 6 BDP, \
-             where BBR starves CUBIC in shallow buffers; Modest BBR sits between them. The quick tour runs 10 ms \
-             only, so the 40 ms claims are not run here.",
-        )
-        .figure(fig13::jain_figure("Jain's index vs buffer", &curves))
-        .table(fig13::jain_table(
-            "Jain's index against one CUBIC flow (50 Mbit/s, 10 ms)",
-            &[("", &curves)],
-        ));
-    Analysis::judged(
-        section,
-        fig13::fig13_claims(&[("10ms".to_string(), curves)]),
-        "BBR-CWS stays fair to CUBIC at every buffer size, unlike BBR.",
     )
 }
 

@@ -1,15 +1,11 @@
 //! The `cws` suite: the BBR-CWS paper (Kim et al.) evaluation, one experiment per figure or table.
 //!
 //! Every experiment runs on the paper's Table 2 scenario 1 link (50 Mbit/s,
-//! 10 ms), Fig. 13 also at 40 ms. Figs. 8-12 and 14-15 are experiment
-//! files; this module holds Fig. 13's analysis and the fluctuation of
-//! flows' shares over time that the files' `share_fluctuation` measure
-//! takes.
+//! 10 ms), Fig. 13 also at 40 ms. Every experiment is a file; this module
+//! holds the fluctuation of flows' shares over time that the files'
+//! `share_fluctuation` measure takes.
 
-pub(super) mod fig13;
-
-pub(crate) use super::data::{buffer_bdp, seeds_note, Stat};
-use super::data::{mean_sd, series_column, Runs};
+use super::data::{mean_sd, series_column, Runs, Stat};
 use super::Entry;
 use crate::store::RunRecord;
 
@@ -17,8 +13,8 @@ use crate::store::RunRecord;
 pub static EXPERIMENTS: &[Entry] = &[
     super::experiment_file!("experiments/cws/fig8-single-flow.toml"),
     super::experiment_file!("experiments/cws/figs9-12-vs-cubic.toml"),
-    Entry::Rust(fig13::FAIRNESS),
-    Entry::Rust(fig13::FAIRNESS_20MBIT),
+    super::experiment_file!("experiments/cws/fig13-fairness.toml"),
+    super::experiment_file!("experiments/cws/fig13-fairness-20mbit.toml"),
     super::experiment_file!("experiments/cws/figs14-15-three-vs-three.toml"),
 ];
 
