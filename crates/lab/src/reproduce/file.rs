@@ -788,6 +788,25 @@ pub enum Measure {
         #[serde(default)]
         params: toml::Table,
     },
+    /// The largest of several one-number measures (those with a number;
+    /// NaN if none has one).
+    Most {
+        /// The measure's id.
+        id: String,
+        /// The measures, by id.
+        of: Vec<String>,
+    },
+    /// A condition measure whose conditions' labels start with `text`
+    /// ("obbr:mu=0.5 no loss"), so that `all` keeps the conditions of
+    /// several such measures apart instead of joining them by label.
+    Prefix {
+        /// The measure's id.
+        id: String,
+        /// A condition measure.
+        of: String,
+        /// The text put before each label (a space between).
+        text: String,
+    },
 }
 
 impl Measure {
@@ -813,7 +832,9 @@ impl Measure {
             | Measure::Each { id, .. }
             | Measure::Held { id, .. }
             | Measure::Arithmetic { id, .. }
-            | Measure::Named { id, .. } => id,
+            | Measure::Named { id, .. }
+            | Measure::Most { id, .. }
+            | Measure::Prefix { id, .. } => id,
         }
     }
 
@@ -853,6 +874,7 @@ impl Measure {
                 | Measure::Condition { .. }
                 | Measure::All { .. }
                 | Measure::Each { .. }
+                | Measure::Prefix { .. }
         )
     }
 
@@ -1590,7 +1612,7 @@ impl ExperimentFile {
                 }
             }
             let one_numbers: Vec<&String> = match m {
-                Measure::Least { of, .. } => of.iter().collect(),
+                Measure::Least { of, .. } | Measure::Most { of, .. } => of.iter().collect(),
                 Measure::Condition { a, b, .. } => vec![a, b],
                 _ => Vec::new(),
             };
@@ -1613,7 +1635,9 @@ impl ExperimentFile {
             }
             let of_conditions: Vec<&String> = match m {
                 Measure::All { of, .. } => of.iter().collect(),
-                Measure::Each { of, .. } | Measure::Held { of, .. } => vec![of],
+                Measure::Each { of, .. } | Measure::Held { of, .. } | Measure::Prefix { of, .. } => {
+                    vec![of]
+                }
                 _ => Vec::new(),
             };
             {
@@ -2346,6 +2370,27 @@ impl ExperimentFile {
             Measure::Named { name, params, .. } => {
                 let f = named(name).with_context(|| format!("no named measure `{name}`"))?;
                 f(runs, params, margin, context)?
+            }
+            Measure::Most { of, .. } => {
+                let mut most = f64::NAN;
+                for id in of {
+                    match self.evaluate_in(runs, id, margin, context)? {
+                        Value::Number(v) => most = most.max(v),
+                        Value::Stat(s) => most = most.max(s.mean),
+                        _ => anyhow::bail!("`{id}` is not a one-number measure"),
+                    }
+                }
+                Value::Number(most)
+            }
+            Measure::Prefix { of, text, .. } => {
+                match self.evaluate_in(runs, of, margin, context)? {
+                    Value::Conditions(c) => Value::Conditions(
+                        c.into_iter()
+                            .map(|(label, ok)| (format!("{text} {label}"), ok))
+                            .collect(),
+                    ),
+                    _ => anyhow::bail!("`{of}` is not a condition measure"),
+                }
             }
         })
     }
@@ -4072,5 +4117,145 @@ params = { from_s = 20.0 }
             format!("{e:#}").contains("`to_s` (a number) is required"),
             "{e:#}"
         );
+    }
+
+    #[test]
+    fn most_takes_the_largest_number_and_prefix_keeps_conditions_apart() {
+        let runs = grid(Path::new("."));
+        let f = file(
+            r#"
+[[measure]]
+id = "a-goodput"
+kind = "mean"
+of = { metric = "goodput_bps" }
+at = { cc = "a" }
+by = "buffer"
+
+[[measure]]
+id = "b-goodput"
+kind = "mean"
+of = { metric = "goodput_bps" }
+at = { cc = "b" }
+by = "buffer"
+
+[[measure]]
+id = "a-most"
+kind = "across"
+of = "a-goodput"
+take = "max"
+
+[[measure]]
+id = "b-most"
+kind = "across"
+of = "b-goodput"
+take = "max"
+
+[[measure]]
+id = "none"
+kind = "mean"
+of = { metric = "goodput_bps" }
+at = { cc = "c" }
+
+[[measure]]
+id = "largest"
+kind = "most"
+of = ["b-most", "none", "a-most"]
+
+[[measure]]
+id = "no-number"
+kind = "most"
+of = ["none"]
+
+[[measure]]
+id = "a-high"
+kind = "count"
+of = "a-goodput"
+holds = "above"
+bound = 5.0
+
+[[measure]]
+id = "b-high"
+kind = "count"
+of = "b-goodput"
+holds = "above"
+bound = 1.5
+
+[[measure]]
+id = "a-high-named"
+kind = "prefix"
+of = "a-high"
+text = "a at"
+
+[[measure]]
+id = "b-high-named"
+kind = "prefix"
+of = "b-high"
+text = "b at"
+
+[[measure]]
+id = "apart"
+kind = "all"
+of = ["a-high-named", "b-high-named"]
+
+[[measure]]
+id = "joined"
+kind = "all"
+of = ["a-high", "b-high"]
+"#,
+        );
+        assert_eq!(number(&f, &runs, "largest"), 6.0);
+        assert!(number(&f, &runs, "no-number").is_nan());
+        let held = |labels: &[(&str, bool)]| -> Vec<(String, bool)> {
+            labels.iter().map(|(l, ok)| (l.to_string(), *ok)).collect()
+        };
+        assert_eq!(
+            conditions(&f, &runs, "apart", 0.0),
+            held(&[("a at 1", true), ("a at 2", false), ("b at 1", true), ("b at 2", false)])
+        );
+        assert_eq!(
+            conditions(&f, &runs, "joined", 0.0),
+            held(&[("1", true), ("2", false)])
+        );
+        let e = error(
+            r#"
+[[measure]]
+id = "goodput"
+kind = "mean"
+of = { metric = "goodput_bps" }
+by = "cc"
+
+[[measure]]
+id = "largest"
+kind = "most"
+of = ["goodput"]
+"#,
+        );
+        assert!(e.starts_with("t.toml: measure.of (line 13)"), "{e}");
+        assert!(e.contains("`goodput` must be a one-number measure"), "{e}");
+        let e = error(
+            r#"
+[[measure]]
+id = "goodput"
+kind = "mean"
+of = { metric = "goodput_bps" }
+
+[[measure]]
+id = "named"
+kind = "prefix"
+of = "goodput"
+text = "x"
+"#,
+        );
+        assert!(e.starts_with("t.toml: measure.of (line 12)"), "{e}");
+        assert!(e.contains("`goodput` must be a condition measure"), "{e}");
+        let e = error(
+            r#"
+[[measure]]
+id = "named"
+kind = "prefix"
+of = "nothing"
+"#,
+        );
+        assert!(e.contains("missing field `text`"), "{e}");
     }
 }
