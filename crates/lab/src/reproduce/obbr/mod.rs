@@ -30,7 +30,7 @@ pub static EXPERIMENTS: &[Entry] = &[
     Entry::Rust(nginx_stack::FIG7),
     Entry::Rust(nginx_stack::FIG7_PACER),
     Entry::Rust(fig8::MULTI_FLOW),
-    Entry::Rust(nginx_stack::FIG8),
+    super::experiment_file!("experiments/obbr/fig8-nginx-stack.toml"),
     Entry::Rust(fig9::ALTERNATING),
     super::experiment_file!("experiments/obbr/fig11-traces.toml"),
     super::experiment_file!("experiments/obbr/cellular-estimates.toml"),

@@ -1,7 +1,7 @@
-//! obbr: Figs. 7 and 8 on a model of the authors' nginx-quic stack, to ask
+//! obbr: Fig. 7 on a model of the authors' nginx-quic stack, to ask
 //! whether its BBR's 17.42% retransmissions in Fig. 7 (against a few
-//! percent for a Linux-like BBR), and its 8.41% to 15.25% in Fig. 8, come
-//! from the stack.
+//! percent for a Linux-like BBR) come from the stack (Fig. 8 on the same
+//! model is experiments/obbr/fig8-nginx-stack.toml).
 //!
 //! The model takes from the authors' code what the simulator can express:
 //! the timer-driven pacer (3 ms, bursts of up to two periods), the initial
@@ -11,7 +11,7 @@
 
 use report::{BarGroup, Cell, Figure, ReferenceLine, Section, Table};
 
-use super::fig8::{mean, per_flow};
+use super::fig8::mean;
 use crate::reproduce::claims::{claim, Measured, Origin, Paper, Test};
 use crate::reproduce::data::{metric, seeds_note};
 use crate::reproduce::verdict::mean_sd_cell;
@@ -239,59 +239,6 @@ fn fig7_nginx_pacer(runs: &Runs) -> Analysis {
     )
 }
 
-/// Fig. 8's flow counts with the stack model.
-pub const FIG8: Experiment = Experiment {
-    id: "fig8-nginx-stack",
-    scenario: "obbr/fig8-nginx-stack.toml",
-    series: false,
-    analyze: fig8_nginx_stack,
-};
-
-const FIG8_PLACE: &str = "§5.2.1, Fig. 8 (on our model of the authors' nginx-quic stack)";
-
-claim!(
-    FIG8_BBR_ALONE,
-    Paper::Obbr,
-    FIG8_PLACE,
-    "obbr.fig8-nginx.bbr-alone",
-    "one BBR flow retransmits 8.41%, on the paper's nginx-quic stack",
-    "BBR as in ngx_bbr.c, on the stack model",
-    "BBR's retransmission ratio, 1 flow",
-    "%",
-    "8.41%",
-    Test::point(0.0841),
-    "the paper's ratio of one flow, on the project's model of the authors' stack",
-    Origin::Analysis
-);
-claim!(
-    FIG8_BBR_WORST,
-    Paper::Obbr,
-    FIG8_PLACE,
-    "obbr.fig8-nginx.bbr-worst",
-    "BBR's per-flow retransmission ratio reaches 15.25% (3 flows), on the paper's nginx-quic stack",
-    "BBR as in ngx_bbr.c, on the stack model",
-    "BBR's highest per-flow ratio over 2-5 flows",
-    "%",
-    "15.25%",
-    Test::point(0.1525),
-    "the paper's highest per-flow ratio, on the project's model of the authors' stack",
-    Origin::Analysis
-);
-claim!(
-    FIG8_UP_TO_30X,
-    Paper::Obbr,
-    "§1, §5.2.1 (judged on Fig. 8, not where the paper makes it; on our model of the authors' nginx-quic stack)",
-    "obbr.fig8-nginx.up-to-30x",
-    "in a stable network oBBR reduces BBR's loss ratio by up to 30x, on the paper's nginx-quic stack",
-    "oBBR as tested (any mu), on the stack model",
-    "largest BBR / oBBR per-flow retransmission ratio at the same flow count, over mu and counts",
-    "x",
-    "up to 30x (15.25% / 0.52% = 29x)",
-    Test::factor(30.0),
-    "the paper's headline factor on Fig. 8's flow counts and the project's model of the stack; the analysis hands the largest BBR / oBBR ratio",
-    Origin::Analysis
-);
-
 const PLACE: &str = "§5.2.1, Fig. 7 (on our model of the authors' nginx-quic stack)";
 
 claim!(
@@ -457,90 +404,6 @@ fn fig7_nginx_stack(runs: &Runs) -> Analysis {
             OBBR_BELOW_BBR.judge(Measured::conditions(below)),
         ],
         "On a model of the paper's stack BBR retransmits as much as the paper's.",
-    )
-}
-
-fn fig8_nginx_stack(runs: &Runs) -> Analysis {
-    let counts = runs.axis("flow.0.count");
-    let ccs = runs.axis("flow.0.cc");
-    // Per-flow retransmission ratio: the mean over a run's flows, then over seeds.
-    let retx = |cc: &str, n: &str| {
-        runs.over_seeds(&[("flow.0.cc", cc), ("flow.0.count", n)], |r| {
-            mean(&per_flow(r, "retransmission_ratio"))
-        })
-        .pair()
-    };
-    let bbr = ccs.iter().find(|cc| cc.starts_with("bbr")).cloned();
-    let figure = Figure::bars(
-        format!(
-            "Retransmission ratio per flow on the stack model ({})",
-            seeds_note(runs)
-        ),
-        "flows of one controller",
-        "retransmitted / delivered (%)",
-        counts.iter().map(|n| format!("{n} flow(s)")),
-        ccs.iter()
-            .map(|cc| {
-                let s: Vec<(f64, f64)> = counts.iter().map(|n| retx(cc, n)).collect();
-                BarGroup::new(label(cc), s.iter().map(|v| v.0 * 100.0).collect())
-                    .errors(s.iter().map(|v| v.1 * 100.0).collect())
-            })
-            .collect(),
-    )
-    .reference(ReferenceLine::horizontal(15.25, "paper: BBR, 3 flows"));
-    let mut table = Table::new(
-        format!(
-            "Retransmission ratio per flow (%) on the stack model ({})",
-            seeds_note(runs)
-        ),
-        std::iter::once("controller".to_string())
-            .chain(counts.iter().map(|n| format!("{n} flow(s)"))),
-    );
-    for cc in &ccs {
-        table = table.row(
-            std::iter::once(Cell::text(label(cc))).chain(
-                counts
-                    .iter()
-                    .map(|n| mean_sd_cell(retx(cc, n), 100.0, 2, "")),
-            ),
-        );
-    }
-    let (alone, worst, cut) = match &bbr {
-        Some(bbr) => (
-            retx(bbr, "1").0,
-            counts
-                .iter()
-                .filter(|n| *n != "1")
-                .map(|n| retx(bbr, n).0)
-                .fold(f64::NAN, f64::max),
-            ccs.iter()
-                .filter(|cc| cc.starts_with("obbr"))
-                .flat_map(|cc| counts.iter().map(move |n| retx(bbr, n).0 / retx(cc, n).0))
-                .filter(|v| v.is_finite())
-                .fold(f64::NAN, f64::max),
-        ),
-        None => (f64::NAN, f64::NAN, f64::NAN),
-    };
-    let section = Section::new(
-        "fig8-nginx-stack",
-        "Fig. 8 on the model of the paper's nginx-quic stack: 1 to 5 flows of one controller",
-    )
-    .description(
-        "The same stack model as the Fig. 7 experiment above (pacer timer, initial window, BBR without \
-         the pacing margin, the aggregation allowance and the long-term mode), with Fig. 8's 1 to 5 \
-         flows of one controller at 100 Mbit/s, 40 ms, R = 0.5. The paper's \"up to 30x\" matches \
-         Fig. 8's numbers (BBR 15.25% at 3 flows, oBBR-0.5 at most 0.52%), so it is judged here too.",
-    )
-    .figure(figure)
-    .table(table);
-    Analysis::judged(
-        section,
-        vec![
-            FIG8_BBR_ALONE.judge(Measured::Value(alone)),
-            FIG8_BBR_WORST.judge(Measured::Value(worst)),
-            FIG8_UP_TO_30X.judge(Measured::Value(cut)),
-        ],
-        "On a model of the paper's stack, BBR's multi-flow retransmissions and the 30x cut come back.",
     )
 }
 
