@@ -27,7 +27,7 @@ pub static EXPERIMENTS: &[Entry] = &[
     Entry::Rust(fig7::FAST_LINK),
     Entry::Rust(fig7::LONG_LINK),
     Entry::Rust(fig7::BUFFERS),
-    Entry::Rust(nginx_stack::FIG7),
+    super::experiment_file!("experiments/obbr/fig7-nginx-stack.toml"),
     Entry::Rust(nginx_stack::FIG7_PACER),
     Entry::Rust(fig8::MULTI_FLOW),
     super::experiment_file!("experiments/obbr/fig8-nginx-stack.toml"),
