@@ -7,7 +7,6 @@ pub(crate) mod fig7;
 mod fig7_claims;
 mod fig8;
 mod fig9;
-mod nginx_stack;
 
 use super::Entry;
 
@@ -28,7 +27,7 @@ pub static EXPERIMENTS: &[Entry] = &[
     Entry::Rust(fig7::LONG_LINK),
     Entry::Rust(fig7::BUFFERS),
     super::experiment_file!("experiments/obbr/fig7-nginx-stack.toml"),
-    Entry::Rust(nginx_stack::FIG7_PACER),
+    super::experiment_file!("experiments/obbr/fig7-nginx-pacer.toml"),
     Entry::Rust(fig8::MULTI_FLOW),
     super::experiment_file!("experiments/obbr/fig8-nginx-stack.toml"),
     Entry::Rust(fig9::ALTERNATING),
