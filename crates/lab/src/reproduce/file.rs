@@ -4122,34 +4122,44 @@ params = { from_s = 20.0 }
     #[test]
     fn most_takes_the_largest_number_and_prefix_keeps_conditions_apart() {
         let runs = grid(Path::new("."));
-        let f = file(
+        // Per controller: its goodput by buffer, the largest, whether it is
+        // above a bound per buffer, and those conditions named after it.
+        let per_cc = |cc: &str, bound: f64| {
+            format!(
+                r#"
+[[measure]]
+id = "{cc}-goodput"
+kind = "mean"
+of = {{ metric = "goodput_bps" }}
+at = {{ cc = "{cc}" }}
+by = "buffer"
+
+[[measure]]
+id = "{cc}-most"
+kind = "across"
+of = "{cc}-goodput"
+take = "max"
+
+[[measure]]
+id = "{cc}-high"
+kind = "count"
+of = "{cc}-goodput"
+holds = "above"
+bound = {bound:?}
+
+[[measure]]
+id = "{cc}-high-named"
+kind = "prefix"
+of = "{cc}-high"
+text = "{cc} at"
+"#
+            )
+        };
+        let f = file(&format!(
+            "{}{}{}",
+            per_cc("a", 5.0),
+            per_cc("b", 1.5),
             r#"
-[[measure]]
-id = "a-goodput"
-kind = "mean"
-of = { metric = "goodput_bps" }
-at = { cc = "a" }
-by = "buffer"
-
-[[measure]]
-id = "b-goodput"
-kind = "mean"
-of = { metric = "goodput_bps" }
-at = { cc = "b" }
-by = "buffer"
-
-[[measure]]
-id = "a-most"
-kind = "across"
-of = "a-goodput"
-take = "max"
-
-[[measure]]
-id = "b-most"
-kind = "across"
-of = "b-goodput"
-take = "max"
-
 [[measure]]
 id = "none"
 kind = "mean"
@@ -4167,32 +4177,6 @@ kind = "most"
 of = ["none"]
 
 [[measure]]
-id = "a-high"
-kind = "count"
-of = "a-goodput"
-holds = "above"
-bound = 5.0
-
-[[measure]]
-id = "b-high"
-kind = "count"
-of = "b-goodput"
-holds = "above"
-bound = 1.5
-
-[[measure]]
-id = "a-high-named"
-kind = "prefix"
-of = "a-high"
-text = "a at"
-
-[[measure]]
-id = "b-high-named"
-kind = "prefix"
-of = "b-high"
-text = "b at"
-
-[[measure]]
 id = "apart"
 kind = "all"
 of = ["a-high-named", "b-high-named"]
@@ -4201,8 +4185,8 @@ of = ["a-high-named", "b-high-named"]
 id = "joined"
 kind = "all"
 of = ["a-high", "b-high"]
-"#,
-        );
+"#
+        ));
         assert_eq!(number(&f, &runs, "largest"), 6.0);
         assert!(number(&f, &runs, "no-number").is_nan());
         let held = |labels: &[(&str, bool)]| -> Vec<(String, bool)> {
@@ -4216,46 +4200,20 @@ of = ["a-high", "b-high"]
             conditions(&f, &runs, "joined", 0.0),
             held(&[("1", true), ("2", false)])
         );
-        let e = error(
-            r#"
-[[measure]]
-id = "goodput"
-kind = "mean"
-of = { metric = "goodput_bps" }
-by = "cc"
-
-[[measure]]
-id = "largest"
-kind = "most"
-of = ["goodput"]
-"#,
-        );
+        // Bad input: a `most` of a measure along an axis, a `prefix` of
+        // a number, a `prefix` without its text.
+        let goodput = "\n[[measure]]\nid = \"goodput\"\nkind = \"mean\"\nof = { metric = \"goodput_bps\" }\n";
+        let e = error(&format!(
+            "{goodput}by = \"cc\"\n\n[[measure]]\nid = \"largest\"\nkind = \"most\"\nof = [\"goodput\"]\n"
+        ));
         assert!(e.starts_with("t.toml: measure.of (line 13)"), "{e}");
         assert!(e.contains("`goodput` must be a one-number measure"), "{e}");
-        let e = error(
-            r#"
-[[measure]]
-id = "goodput"
-kind = "mean"
-of = { metric = "goodput_bps" }
-
-[[measure]]
-id = "named"
-kind = "prefix"
-of = "goodput"
-text = "x"
-"#,
-        );
+        let e = error(&format!(
+            "{goodput}\n[[measure]]\nid = \"named\"\nkind = \"prefix\"\nof = \"goodput\"\ntext = \"x\"\n"
+        ));
         assert!(e.starts_with("t.toml: measure.of (line 12)"), "{e}");
         assert!(e.contains("`goodput` must be a condition measure"), "{e}");
-        let e = error(
-            r#"
-[[measure]]
-id = "named"
-kind = "prefix"
-of = "nothing"
-"#,
-        );
+        let e = error("\n[[measure]]\nid = \"named\"\nkind = \"prefix\"\nof = \"nothing\"\n");
         assert!(e.contains("missing field `text`"), "{e}");
     }
 }
