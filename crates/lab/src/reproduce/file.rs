@@ -821,6 +821,25 @@ pub enum Measure {
         /// Which number.
         take: Take,
     },
+    /// The largest of several one-number measures (those with a number;
+    /// NaN if none has one).
+    Most {
+        /// The measure's id.
+        id: String,
+        /// The measures, by id.
+        of: Vec<String>,
+    },
+    /// A condition measure whose conditions' labels start with `text`
+    /// ("obbr:mu=0.5 no loss"), so that `all` keeps the conditions of
+    /// several such measures apart instead of joining them by label.
+    Prefix {
+        /// The measure's id.
+        id: String,
+        /// A condition measure.
+        of: String,
+        /// The text put before each label (a space between).
+        text: String,
+    },
 }
 
 impl Measure {
@@ -848,7 +867,9 @@ impl Measure {
             | Measure::Arithmetic { id, .. }
             | Measure::Named { id, .. }
             | Measure::EachCondition { id, .. }
-            | Measure::AcrossAxis { id, .. } => id,
+            | Measure::AcrossAxis { id, .. }
+            | Measure::Most { id, .. }
+            | Measure::Prefix { id, .. } => id,
         }
     }
 
@@ -889,6 +910,7 @@ impl Measure {
                 | Measure::All { .. }
                 | Measure::Each { .. }
                 | Measure::EachCondition { .. }
+                | Measure::Prefix { .. }
         )
     }
 
@@ -1697,7 +1719,7 @@ impl ExperimentFile {
                 }
             }
             let one_numbers: Vec<&String> = match m {
-                Measure::Least { of, .. } => of.iter().collect(),
+                Measure::Least { of, .. } | Measure::Most { of, .. } => of.iter().collect(),
                 Measure::Condition { a, b, .. } => vec![a, b],
                 Measure::AcrossAxis { of, .. } => vec![of],
                 _ => Vec::new(),
@@ -1723,6 +1745,9 @@ impl ExperimentFile {
                 Measure::All { of, .. } => of.iter().collect(),
                 Measure::Each { of, .. } | Measure::Held { of, .. } => vec![of],
                 Measure::EachCondition { of, .. } => vec![of],
+                Measure::Prefix { of, .. } => {
+                    vec![of]
+                }
                 _ => Vec::new(),
             };
             {
@@ -1996,7 +2021,10 @@ impl ExperimentFile {
                 text,
                 "curve.measure",
                 &format!("\"{}\"", c.measure),
-                format!("`{}` must be a `mean` measure taken `by` an axis", c.measure),
+                format!(
+                    "`{}` must be a `mean` measure taken `by` an axis",
+                    c.measure
+                ),
             ));
         }
         let mut claims = Vec::new();
@@ -2496,6 +2524,27 @@ impl ExperimentFile {
             Measure::Named { name, params, .. } => {
                 let f = named(name).with_context(|| format!("no named measure `{name}`"))?;
                 f(runs, params, margin, context)?
+            }
+            Measure::Most { of, .. } => {
+                let mut most = f64::NAN;
+                for id in of {
+                    match self.evaluate_in(runs, id, margin, context)? {
+                        Value::Number(v) => most = most.max(v),
+                        Value::Stat(s) => most = most.max(s.mean),
+                        _ => anyhow::bail!("`{id}` is not a one-number measure"),
+                    }
+                }
+                Value::Number(most)
+            }
+            Measure::Prefix { of, text, .. } => {
+                match self.evaluate_in(runs, of, margin, context)? {
+                    Value::Conditions(c) => Value::Conditions(
+                        c.into_iter()
+                            .map(|(label, ok)| (format!("{text} {label}"), ok))
+                            .collect(),
+                    ),
+                    _ => anyhow::bail!("`{of}` is not a condition measure"),
+                }
             }
         })
     }
@@ -4353,7 +4402,10 @@ columns = [
         }
         // A misspelt format is refused naming the file and the line.
         refused(
-            &body.replace("format = \"runs\" },\n    { header = \"retransmitted\"", "format = \"run\" },\n    { header = \"retransmitted\""),
+            &body.replace(
+                "format = \"runs\" },\n    { header = \"retransmitted\"",
+                "format = \"run\" },\n    { header = \"retransmitted\"",
+            ),
             "t.toml (line ",
             &["unknown variant `run`", "`runs`"],
         );
@@ -4395,12 +4447,19 @@ reference = [{ y = 3.0, label = "bar" }]
         assert_eq!(leading_number("40ms"), Some(40.0));
         assert_eq!(leading_number("bbr"), None);
         // A horizontal axis whose values are not numbers: left out, and said.
-        let f = file(&body.replace("by = \"buffer\"", "by = \"cc\"").replace("lines = \"cc\"", "lines = \"buffer\""));
+        let f = file(
+            &body
+                .replace("by = \"buffer\"", "by = \"cc\"")
+                .replace("lines = \"cc\"", "lines = \"buffer\""),
+        );
         let analysis = f.analyze(&runs);
         // No line has a point: no figure.
         assert!(analysis.section.figures.is_empty());
         assert!(
-            analysis.section.description.contains("curve \"C\": the cc value `a` does not start with a number"),
+            analysis
+                .section
+                .description
+                .contains("curve \"C\": the cc value `a` does not start with a number"),
             "{}",
             analysis.section.description
         );
@@ -4445,7 +4504,12 @@ measure = [
         // Flow 0's goodput: a 6 and 4, b 2 and 1 at buffers 1 and 2.
         assert_eq!(
             conditions(&f, &runs, "above-3-per-cc", 0.0),
-            named(&[("a shallow", true), ("a deep", true), ("b shallow", false), ("b deep", false)])
+            named(&[
+                ("a shallow", true),
+                ("a deep", true),
+                ("b shallow", false),
+                ("b deep", false)
+            ])
         );
         assert_eq!(
             conditions(&f, &runs, "above-3-b", 0.0),
@@ -4457,12 +4521,18 @@ measure = [
         // What they take must be a condition measure and a one-number
         // measure, declared before them.
         refused(
-            &body.replace("axis = \"cc\", of = \"above-3\" }", "axis = \"cc\", of = \"goodput\" }"),
+            &body.replace(
+                "axis = \"cc\", of = \"above-3\" }",
+                "axis = \"cc\", of = \"goodput\" }",
+            ),
             "t.toml: measure.of (line ",
             &["`goodput` must be a condition measure"],
         );
         refused(
-            &body.replace("of = \"most\", take = \"min\"", "of = \"goodput\", take = \"min\""),
+            &body.replace(
+                "of = \"most\", take = \"min\"",
+                "of = \"goodput\", take = \"min\"",
+            ),
             "t.toml: measure.of (line ",
             &["`goodput` must be a one-number measure"],
         );
@@ -4481,5 +4551,109 @@ measure = [
         for s in says {
             assert!(e.contains(s), "{e}");
         }
+    }
+
+    #[test]
+    fn most_takes_the_largest_number_and_prefix_keeps_conditions_apart() {
+        let runs = grid(Path::new("."));
+        // Per controller: its goodput by buffer, the largest, whether it is
+        // above a bound per buffer, and those conditions named after it.
+        let per_cc = |cc: &str, bound: f64| {
+            format!(
+                r#"
+[[measure]]
+id = "{cc}-goodput"
+kind = "mean"
+of = {{ metric = "goodput_bps" }}
+at = {{ cc = "{cc}" }}
+by = "buffer"
+
+[[measure]]
+id = "{cc}-most"
+kind = "across"
+of = "{cc}-goodput"
+take = "max"
+
+[[measure]]
+id = "{cc}-high"
+kind = "count"
+of = "{cc}-goodput"
+holds = "above"
+bound = {bound:?}
+
+[[measure]]
+id = "{cc}-high-named"
+kind = "prefix"
+of = "{cc}-high"
+text = "{cc} at"
+"#
+            )
+        };
+        let f = file(&format!(
+            "{}{}{}",
+            per_cc("a", 5.0),
+            per_cc("b", 1.5),
+            r#"
+[[measure]]
+id = "none"
+kind = "mean"
+of = { metric = "goodput_bps" }
+at = { cc = "c" }
+
+[[measure]]
+id = "largest"
+kind = "most"
+of = ["b-most", "none", "a-most"]
+
+[[measure]]
+id = "no-number"
+kind = "most"
+of = ["none"]
+
+[[measure]]
+id = "apart"
+kind = "all"
+of = ["a-high-named", "b-high-named"]
+
+[[measure]]
+id = "joined"
+kind = "all"
+of = ["a-high", "b-high"]
+"#
+        ));
+        assert_eq!(number(&f, &runs, "largest"), 6.0);
+        assert!(number(&f, &runs, "no-number").is_nan());
+        let held = |labels: &[(&str, bool)]| -> Vec<(String, bool)> {
+            labels.iter().map(|(l, ok)| (l.to_string(), *ok)).collect()
+        };
+        assert_eq!(
+            conditions(&f, &runs, "apart", 0.0),
+            held(&[
+                ("a at 1", true),
+                ("a at 2", false),
+                ("b at 1", true),
+                ("b at 2", false)
+            ])
+        );
+        assert_eq!(
+            conditions(&f, &runs, "joined", 0.0),
+            held(&[("1", true), ("2", false)])
+        );
+        // Bad input: a `most` of a measure along an axis, a `prefix` of
+        // a number, a `prefix` without its text.
+        let goodput =
+            "\n[[measure]]\nid = \"goodput\"\nkind = \"mean\"\nof = { metric = \"goodput_bps\" }\n";
+        let e = error(&format!(
+            "{goodput}by = \"cc\"\n\n[[measure]]\nid = \"largest\"\nkind = \"most\"\nof = [\"goodput\"]\n"
+        ));
+        assert!(e.starts_with("t.toml: measure.of (line 13)"), "{e}");
+        assert!(e.contains("`goodput` must be a one-number measure"), "{e}");
+        let e = error(&format!(
+            "{goodput}\n[[measure]]\nid = \"named\"\nkind = \"prefix\"\nof = \"goodput\"\ntext = \"x\"\n"
+        ));
+        assert!(e.starts_with("t.toml: measure.of (line 12)"), "{e}");
+        assert!(e.contains("`goodput` must be a condition measure"), "{e}");
+        let e = error("\n[[measure]]\nid = \"named\"\nkind = \"prefix\"\nof = \"nothing\"\n");
+        assert!(e.contains("missing field `text`"), "{e}");
     }
 }

@@ -151,7 +151,9 @@ impl Entry {
                 analyzer: Analyzer::Rust(e.analyze),
                 rust_scenario: Some(e.scenario),
             },
-            Entry::File(f) => Resolved::of_file(file::ExperimentFile::parse(f.path, f.text, f.dir)?),
+            Entry::File(f) => {
+                Resolved::of_file(file::ExperimentFile::parse(f.path, f.text, f.dir)?)
+            }
             Entry::FileOn(r) => Resolved::of_file(
                 file::ExperimentFile::parse(r.file.path, r.file.text, r.file.dir)?.retarget(r),
             ),

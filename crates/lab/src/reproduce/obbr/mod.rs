@@ -7,7 +7,6 @@ pub(crate) mod fig7;
 mod fig7_claims;
 mod fig8;
 mod fig9;
-mod nginx_stack;
 
 use super::Entry;
 
@@ -27,10 +26,10 @@ pub static EXPERIMENTS: &[Entry] = &[
     Entry::Rust(fig7::FAST_LINK),
     Entry::Rust(fig7::LONG_LINK),
     Entry::Rust(fig7::BUFFERS),
-    Entry::Rust(nginx_stack::FIG7),
-    Entry::Rust(nginx_stack::FIG7_PACER),
+    super::experiment_file!("experiments/obbr/fig7-nginx-stack.toml"),
+    super::experiment_file!("experiments/obbr/fig7-nginx-pacer.toml"),
     Entry::Rust(fig8::MULTI_FLOW),
-    Entry::Rust(nginx_stack::FIG8),
+    super::experiment_file!("experiments/obbr/fig8-nginx-stack.toml"),
     Entry::Rust(fig9::ALTERNATING),
     super::experiment_file!("experiments/obbr/fig11-traces.toml"),
     super::experiment_file!("experiments/obbr/cellular-estimates.toml"),
