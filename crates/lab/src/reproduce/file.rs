@@ -732,6 +732,11 @@ pub enum Measure {
         values: Option<Vec<String>>,
         /// Which number.
         take: Take,
+        /// An axis along which it is taken: one number per value, the
+        /// value filling in the conditions of `of` (a controller's worst
+        /// flow count, per controller).
+        #[serde(default)]
+        by: Option<String>,
     },
     /// Conditions that must all hold: those of several condition measures,
     /// one per label (in the order they first appear), holding where it
@@ -788,6 +793,30 @@ pub enum Measure {
         #[serde(default)]
         params: toml::Table,
     },
+    /// A condition measure taken at each value of an axis (the value
+    /// filling in its conditions), every condition kept: one condition per
+    /// value and condition of the measure there, named by `label`.
+    PerValue {
+        /// The measure's id.
+        id: String,
+        /// The axis.
+        axis: String,
+        /// The axis values taken, in the order given (default: all; a
+        /// value the sweep lacks is left out).
+        #[serde(default)]
+        values: Option<Vec<String>>,
+        /// A condition measure.
+        of: String,
+        /// The conditions' names: `{value}` is the axis value's label,
+        /// `{condition}` the condition's name in the measure.
+        #[serde(default = "per_value_label")]
+        label: String,
+    },
+}
+
+/// The default name of a [`Measure::PerValue`] condition.
+fn per_value_label() -> String {
+    "{value}: {condition}".into()
 }
 
 impl Measure {
@@ -813,7 +842,8 @@ impl Measure {
             | Measure::Each { id, .. }
             | Measure::Held { id, .. }
             | Measure::Arithmetic { id, .. }
-            | Measure::Named { id, .. } => id,
+            | Measure::Named { id, .. }
+            | Measure::PerValue { id, .. } => id,
         }
     }
 
@@ -837,7 +867,8 @@ impl Measure {
             | Measure::Window { by, .. }
             | Measure::FirstCrossing { by, .. }
             | Measure::Arithmetic { by, .. }
-            | Measure::Jain { by, .. } => by.as_deref(),
+            | Measure::Jain { by, .. }
+            | Measure::Across { by, .. } => by.as_deref(),
             _ => None,
         }
     }
@@ -853,6 +884,7 @@ impl Measure {
                 | Measure::Condition { .. }
                 | Measure::All { .. }
                 | Measure::Each { .. }
+                | Measure::PerValue { .. }
         )
     }
 
@@ -928,6 +960,14 @@ fn within(context: &[(String, String)], at: &BTreeMap<String, String>) -> Vec<(S
     let mut fixed: Vec<(String, String)> = at.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     fixed.extend(context.iter().filter(|(k, _)| !at.contains_key(k)).cloned());
     fixed
+}
+
+/// `context` with `axis` set to `value`.
+fn at_value(context: &[(String, String)], axis: &str, value: &str) -> Vec<(String, String)> {
+    let mut within: Vec<(String, String)> =
+        context.iter().filter(|(k, _)| k != axis).cloned().collect();
+    within.push((axis.to_string(), value.to_string()));
+    within
 }
 
 /// A named Rust measure: the runs, the file's parameters for it, the
@@ -1589,6 +1629,23 @@ impl ExperimentFile {
                     ));
                 }
             }
+            if let Measure::Across {
+                of, by: Some(axis), ..
+            } = m
+            {
+                if ids.get(of.as_str()).and_then(|o| o.by()) == Some(axis.as_str()) {
+                    return Err(key_error(
+                        name,
+                        text,
+                        "measure.by",
+                        &needle,
+                        format!(
+                            "`{of}` is taken along `{axis}` already; an across taken `by` an \
+                             axis needs a measure along another one"
+                        ),
+                    ));
+                }
+            }
             let one_numbers: Vec<&String> = match m {
                 Measure::Least { of, .. } => of.iter().collect(),
                 Measure::Condition { a, b, .. } => vec![a, b],
@@ -1614,6 +1671,7 @@ impl ExperimentFile {
             let of_conditions: Vec<&String> = match m {
                 Measure::All { of, .. } => of.iter().collect(),
                 Measure::Each { of, .. } | Measure::Held { of, .. } => vec![of],
+                Measure::PerValue { of, .. } => vec![of],
                 _ => Vec::new(),
             };
             {
@@ -2022,6 +2080,18 @@ impl ExperimentFile {
         let m = self
             .measure(id)
             .with_context(|| format!("no measure `{id}`"))?;
+        self.evaluate_measure(runs, m, margin, context)
+    }
+
+    /// The value of measure `m` on `runs` in a context, as
+    /// [`ExperimentFile::evaluate_in`].
+    fn evaluate_measure(
+        &self,
+        runs: &Runs,
+        m: &Measure,
+        margin: f64,
+        context: &[(String, String)],
+    ) -> anyhow::Result<Value> {
         let fixed =
             |at: &BTreeMap<String, String>| -> Vec<(String, String)> { within(context, at) };
         let stat_at = |at: &[(String, String)], f: &dyn Fn(&RunRecord) -> Option<f64>| -> Stat {
@@ -2261,7 +2331,11 @@ impl ExperimentFile {
                 })
             }
             Measure::Across {
-                of, values, take, ..
+                of,
+                values,
+                take,
+                by: None,
+                ..
             } => {
                 let xs: Vec<f64> = chosen(values, by_axis(of)?)
                     .into_iter()
@@ -2274,6 +2348,37 @@ impl ExperimentFile {
                     (Take::Min, false) => xs.iter().copied().fold(f64::INFINITY, f64::min),
                     (Take::Mean, false) => stats::mean_sd(&xs).0,
                 })
+            }
+            Measure::Across {
+                of,
+                values,
+                take,
+                by: Some(axis),
+                id,
+            } => {
+                // The same across, one axis value at a time.
+                let one = Measure::Across {
+                    id: id.clone(),
+                    of: of.clone(),
+                    values: values.clone(),
+                    take: *take,
+                    by: None,
+                };
+                let mut along = Vec::new();
+                for v in runs.axis(axis) {
+                    let Value::Number(x) =
+                        self.evaluate_measure(runs, &one, margin, &at_value(context, axis, &v))?
+                    else {
+                        anyhow::bail!("`{id}` gives no number at {v}")
+                    };
+                    let stat = if x.is_finite() {
+                        Stat::of(&[x])
+                    } else {
+                        Stat::of(&[])
+                    };
+                    along.push((v.clone(), self.label(axis, &v), stat));
+                }
+                Value::ByAxis(along)
             }
             Measure::All { of, .. } => {
                 let mut all: Vec<(String, bool)> = Vec::new();
@@ -2346,6 +2451,38 @@ impl ExperimentFile {
             Measure::Named { name, params, .. } => {
                 let f = named(name).with_context(|| format!("no named measure `{name}`"))?;
                 f(runs, params, margin, context)?
+            }
+            Measure::PerValue {
+                axis,
+                values,
+                of,
+                label,
+                ..
+            } => {
+                let axis_values = runs.axis(axis);
+                let taken: Vec<String> = match values {
+                    None => axis_values,
+                    Some(values) => values
+                        .iter()
+                        .filter(|v| axis_values.contains(v))
+                        .cloned()
+                        .collect(),
+                };
+                let mut kept = Vec::new();
+                for v in taken {
+                    let within = at_value(context, axis, &v);
+                    let Value::Conditions(c) = self.evaluate_in(runs, of, margin, &within)? else {
+                        anyhow::bail!("`{of}` is not a condition measure");
+                    };
+                    let value = self.label(axis, &v);
+                    kept.extend(c.into_iter().map(|(condition, ok)| {
+                        let name = label
+                            .replace("{value}", &value)
+                            .replace("{condition}", &condition);
+                        (name, ok)
+                    }));
+                }
+                Value::Conditions(kept)
             }
         })
     }
@@ -3472,6 +3609,143 @@ of = ["goodput"]
         );
         assert!(e.starts_with("t.toml: measure.of (line 12)"), "{e}");
         assert!(e.contains("`goodput` must be a condition measure"), "{e}");
+    }
+
+    #[test]
+    fn across_by_an_axis_and_per_value_keep_a_value_per_axis_value() {
+        let runs = grid(Path::new("."));
+        let f = file(
+            r#"
+[[measure]]
+id = "goodput"
+kind = "mean"
+of = { metric = "goodput_bps", flow = 0 }
+by = "buffer"
+
+[[measure]]
+id = "best-buffer"
+kind = "across"
+of = "goodput"
+take = "max"
+by = "cc"
+
+[[measure]]
+id = "least-best"
+kind = "across"
+of = "best-buffer"
+take = "min"
+
+[[measure]]
+id = "a-ahead"
+kind = "compare"
+of = "best-buffer"
+reference = "b"
+holds = "above"
+
+[[measure]]
+id = "over-three"
+kind = "count"
+of = "goodput"
+holds = "above"
+bound = 3.0
+
+[[measure]]
+id = "kept"
+kind = "per_value"
+axis = "cc"
+of = "over-three"
+label = "{value} at {condition}"
+
+[[measure]]
+id = "kept-b"
+kind = "per_value"
+axis = "cc"
+values = ["b", "c"]
+of = "over-three"
+"#,
+        );
+        let Value::ByAxis(best) = f.evaluate(&runs, "best-buffer", 0.0).unwrap() else {
+            panic!("best-buffer is taken along cc");
+        };
+        let best: Vec<(String, f64)> = best.into_iter().map(|(v, _, s)| (v, s.mean)).collect();
+        assert_eq!(best, vec![("a".to_string(), 6.0), ("b".to_string(), 2.0)]);
+        assert_eq!(number(&f, &runs, "least-best"), 2.0);
+        assert_eq!(
+            conditions(&f, &runs, "a-ahead", 0.0),
+            vec![("a".to_string(), true)]
+        );
+        assert_eq!(
+            conditions(&f, &runs, "a-ahead", -4.5),
+            vec![("a".to_string(), false)]
+        );
+        let kept = |labels: &[&str], held: &[bool]| -> Vec<(String, bool)> {
+            labels
+                .iter()
+                .map(|l| l.to_string())
+                .zip(held.iter().copied())
+                .collect()
+        };
+        assert_eq!(
+            conditions(&f, &runs, "kept", 0.0),
+            kept(
+                &["a at 1", "a at 2", "b at 1", "b at 2"],
+                &[true, true, false, false]
+            )
+        );
+        assert_eq!(
+            conditions(&f, &runs, "kept-b", 1.5),
+            kept(&["b: 1", "b: 2"], &[true, false])
+        );
+    }
+
+    #[test]
+    fn bad_across_axes_and_per_values_are_named_by_file_line_and_key() {
+        let e = error(
+            r#"
+[[measure]]
+id = "g"
+kind = "mean"
+of = { metric = "goodput_bps" }
+by = "cc"
+
+[[measure]]
+id = "most"
+kind = "across"
+of = "g"
+take = "max"
+by = "cc"
+"#,
+        );
+        assert!(e.starts_with("t.toml: measure.by (line 13)"), "{e}");
+        assert!(e.contains("`g` is taken along `cc` already"), "{e}");
+        let e = error(
+            r#"
+[[measure]]
+id = "g"
+kind = "mean"
+of = { metric = "goodput_bps" }
+
+[[measure]]
+id = "kept"
+kind = "per_value"
+axis = "cc"
+of = "g"
+"#,
+        );
+        assert!(e.starts_with("t.toml: measure.of (line 12)"), "{e}");
+        assert!(e.contains("`g` must be a condition measure"), "{e}");
+        let e = error(
+            r#"
+[[measure]]
+id = "kept"
+kind = "per_value"
+axis = "cc"
+value = ["a"]
+of = "g"
+"#,
+        );
+        assert!(e.starts_with("t.toml (line "), "{e}");
+        assert!(e.contains("`value`"), "{e}");
     }
 
     #[test]

@@ -29,7 +29,7 @@ pub static EXPERIMENTS: &[Entry] = &[
     Entry::Rust(fig7::BUFFERS),
     Entry::Rust(nginx_stack::FIG7),
     Entry::Rust(nginx_stack::FIG7_PACER),
-    Entry::Rust(fig8::MULTI_FLOW),
+    super::experiment_file!("experiments/obbr/fig8-multi-flow.toml"),
     Entry::Rust(nginx_stack::FIG8),
     Entry::Rust(fig9::ALTERNATING),
     super::experiment_file!("experiments/obbr/fig11-traces.toml"),
