@@ -982,15 +982,25 @@ pub fn named(name: &str) -> Option<NamedMeasure> {
         "fluctuation" => Some(fluctuation),
         "share_fluctuation" => Some(share_fluctuation),
         "held_sample_rmse" => Some(held_sample_rmse_measure),
+        "drop_response" => Some(super::measures::drop_response::drop_response),
         _ => None,
     }
 }
 
 /// The names of [`named`]'s measures.
-pub const NAMED: &[&str] = &["fluctuation", "share_fluctuation", "held_sample_rmse"];
+pub const NAMED: &[&str] = &[
+    "fluctuation",
+    "share_fluctuation",
+    "held_sample_rmse",
+    "drop_response",
+];
 
 /// A number parameter of a named measure (`default` when absent).
-fn number_param(params: &toml::Table, key: &str, default: Option<f64>) -> anyhow::Result<f64> {
+pub(crate) fn number_param(
+    params: &toml::Table,
+    key: &str,
+    default: Option<f64>,
+) -> anyhow::Result<f64> {
     match params.get(key) {
         Some(v) => v
             .as_float()
@@ -1002,7 +1012,10 @@ fn number_param(params: &toml::Table, key: &str, default: Option<f64>) -> anyhow
 
 /// The fixed parameters of a named measure (its `at` table) within the
 /// evaluation's context.
-fn at_param(params: &toml::Table, context: &[(String, String)]) -> Vec<(String, String)> {
+pub(crate) fn at_param(
+    params: &toml::Table,
+    context: &[(String, String)],
+) -> Vec<(String, String)> {
     let at: BTreeMap<String, String> = params
         .get("at")
         .and_then(toml::Value::as_table)
@@ -3616,52 +3629,15 @@ of = ["goodput"]
         let runs = grid(Path::new("."));
         let f = file(
             r#"
-[[measure]]
-id = "goodput"
-kind = "mean"
-of = { metric = "goodput_bps", flow = 0 }
-by = "buffer"
-
-[[measure]]
-id = "best-buffer"
-kind = "across"
-of = "goodput"
-take = "max"
-by = "cc"
-
-[[measure]]
-id = "least-best"
-kind = "across"
-of = "best-buffer"
-take = "min"
-
-[[measure]]
-id = "a-ahead"
-kind = "compare"
-of = "best-buffer"
-reference = "b"
-holds = "above"
-
-[[measure]]
-id = "over-three"
-kind = "count"
-of = "goodput"
-holds = "above"
-bound = 3.0
-
-[[measure]]
-id = "kept"
-kind = "per_value"
-axis = "cc"
-of = "over-three"
-label = "{value} at {condition}"
-
-[[measure]]
-id = "kept-b"
-kind = "per_value"
-axis = "cc"
-values = ["b", "c"]
-of = "over-three"
+measure = [
+    { id = "goodput", kind = "mean", of = { metric = "goodput_bps", flow = 0 }, by = "buffer" },
+    { id = "best-buffer", kind = "across", of = "goodput", take = "max", by = "cc" },
+    { id = "least-best", kind = "across", of = "best-buffer", take = "min" },
+    { id = "a-ahead", kind = "compare", of = "best-buffer", reference = "b", holds = "above" },
+    { id = "over-three", kind = "count", of = "goodput", holds = "above", bound = 3.0 },
+    { id = "kept", kind = "per_value", axis = "cc", of = "over-three", label = "{value} at {condition}" },
+    { id = "kept-b", kind = "per_value", axis = "cc", values = ["b", "c"], of = "over-three" },
+]
 "#,
         );
         let Value::ByAxis(best) = f.evaluate(&runs, "best-buffer", 0.0).unwrap() else {
@@ -3700,52 +3676,28 @@ of = "over-three"
 
     #[test]
     fn bad_across_axes_and_per_values_are_named_by_file_line_and_key() {
-        let e = error(
-            r#"
-[[measure]]
-id = "g"
-kind = "mean"
-of = { metric = "goodput_bps" }
-by = "cc"
-
-[[measure]]
-id = "most"
-kind = "across"
-of = "g"
-take = "max"
-by = "cc"
-"#,
-        );
-        assert!(e.starts_with("t.toml: measure.by (line 13)"), "{e}");
-        assert!(e.contains("`g` is taken along `cc` already"), "{e}");
-        let e = error(
-            r#"
-[[measure]]
-id = "g"
-kind = "mean"
-of = { metric = "goodput_bps" }
-
-[[measure]]
-id = "kept"
-kind = "per_value"
-axis = "cc"
-of = "g"
-"#,
-        );
-        assert!(e.starts_with("t.toml: measure.of (line 12)"), "{e}");
-        assert!(e.contains("`g` must be a condition measure"), "{e}");
-        let e = error(
-            r#"
-[[measure]]
-id = "kept"
-kind = "per_value"
-axis = "cc"
-value = ["a"]
-of = "g"
-"#,
-        );
-        assert!(e.starts_with("t.toml (line "), "{e}");
-        assert!(e.contains("`value`"), "{e}");
+        let mean = "[[measure]]\nid = \"g\"\nkind = \"mean\"\nof = { metric = \"goodput_bps\" }\n";
+        for (body, starts, says) in [
+            (
+                format!("\n{mean}by = \"cc\"\n\n[[measure]]\nid = \"most\"\nkind = \"across\"\nof = \"g\"\ntake = \"max\"\nby = \"cc\"\n"),
+                "t.toml: measure.by (line 13)",
+                "`g` is taken along `cc` already",
+            ),
+            (
+                format!("\n{mean}\n[[measure]]\nid = \"kept\"\nkind = \"per_value\"\naxis = \"cc\"\nof = \"g\"\n"),
+                "t.toml: measure.of (line 12)",
+                "`g` must be a condition measure",
+            ),
+            (
+                "\n[[measure]]\nid = \"kept\"\nkind = \"per_value\"\naxis = \"cc\"\nvalue = [\"a\"]\nof = \"g\"\n".to_string(),
+                "t.toml (line ",
+                "`value`",
+            ),
+        ] {
+            let e = error(&body);
+            assert!(e.starts_with(starts), "{e}");
+            assert!(e.contains(says), "{e}");
+        }
     }
 
     #[test]
@@ -4277,6 +4229,63 @@ lines = [{ label = "a", series = { column = "min_rtt_ms" } }]
         let e = error(&body.replace("take = \"sd\"", "take = \"median\""));
         assert!(e.starts_with("t.toml: take (line 9): "), "{e}");
         assert!(e.contains("unknown variant `median`"), "{e}");
+    }
+
+    #[test]
+    fn drop_response_pools_every_drop_of_the_runs_taken() {
+        let (dir, mut runs) = grid_with_series("drops", |params, run| {
+            // Capacity 40, 10 (2-4 s), 40, 10 (5 s to the end), Mbit/s; cc
+            // a's estimate follows at once, b's never; RTT 100 ms from 2 to
+            // 4 s, 10 ms otherwise.
+            let b = params.iter().any(|(k, v)| k == "cc" && v == "b");
+            let mut link = String::from("t_s,queue_bytes,capacity_bps\n");
+            let mut flows = String::from("t_s,flow,bw_estimate_bps,latest_rtt_ms\n");
+            for (t, capacity) in [
+                (0.0, 40e6),
+                (1.0, 40e6),
+                (2.0, 10e6),
+                (3.0, 10e6),
+                (4.0, 40e6),
+                (5.0, 10e6),
+                (6.0, 10e6),
+            ] {
+                let estimate = if b { 40e6 } else { capacity };
+                let rtt = if (2.0..4.0).contains(&t) { 100.0 } else { 10.0 };
+                link.push_str(&format!("{t},0,{capacity}\n"));
+                flows.push_str(&format!("{t},0,{estimate},{rtt}\n"));
+            }
+            std::fs::write(run.join("series_link.csv"), link).unwrap();
+            std::fs::write(run.join("series_flows.csv"), flows).unwrap();
+        });
+        for (_, r) in &mut runs.points {
+            r.summary["flows"][0]["base_rtt_ms"] = serde_json::json!(20.0);
+        }
+        let f = file(
+            r#"
+measure = [
+    { id = "lag-b", kind = "named", name = "drop_response", params = { gives = "lag", at = { cc = "b" } } },
+    { id = "lag-pooled", kind = "named", name = "drop_response", params = { gives = "lag", among = { axis = "cc", values = ["a", "b"] } } },
+    { id = "inflated", kind = "named", name = "drop_response", params = { gives = "inflated", rtt_above = 2.5 } },
+    { id = "peak", kind = "named", name = "drop_response", params = { gives = "peak_rtt", at = { cc = "a" } } },
+    { id = "wrong", kind = "named", name = "drop_response", params = { gives = "nothing" } },
+    { id = "no-among-values", kind = "named", name = "drop_response", params = { gives = "lag", among = { axis = "cc" } } },
+]
+"#,
+        );
+        // b: the whole low periods, 2 s and 1 s; a: 0 s twice.
+        assert_eq!(number(&f, &runs, "lag-b"), 1.5);
+        assert_eq!(number(&f, &runs, "lag-pooled"), 0.75);
+        // Above 50 ms: 2 s in the first low period, none in the second.
+        assert_eq!(number(&f, &runs, "inflated"), 1.0);
+        assert_eq!(number(&f, &runs, "peak"), 55.0);
+        let e = f.evaluate(&runs, "wrong", 0.0).unwrap_err().to_string();
+        assert!(e.contains("drop_response: `gives` must be"), "{e}");
+        let e = f
+            .evaluate(&runs, "no-among-values", 0.0)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`among.values`"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

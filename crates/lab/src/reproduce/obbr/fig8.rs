@@ -1,15 +1,9 @@
-//! obbr: helpers that Fig. 9 and the nginx-stack experiments share: the
-//! oBBR variants among controller specs, per-flow summary values and their
-//! mean. Fig. 8 itself is the experiment file
+//! obbr: helpers of the nginx-stack experiments: per-flow summary values
+//! and their mean. Fig. 8 itself is the experiment file
 //! `experiments/obbr/fig8-multi-flow.toml`.
 
 use crate::reproduce::data::mean_sd;
 use crate::store::RunRecord;
-
-/// Whether a controller spec is one of the oBBR variants.
-pub(super) fn is_obbr(spec: &str) -> bool {
-    spec.starts_with("obbr")
-}
 
 /// A summary field of every flow of a run (`/flows/<i>/<field>`), in flow
 /// order; flows without the field are left out.
@@ -53,10 +47,5 @@ mod tests {
         assert_eq!(mean(&per_flow(&r, "goodput_bps")), Some(2.0));
         assert!(per_flow(&record(serde_json::json!({})), "goodput_bps").is_empty());
         assert_eq!(mean(&[]), None);
-    }
-
-    #[test]
-    fn obbr_specs() {
-        assert!(is_obbr("obbr:mu=1") && !is_obbr("bbr"));
     }
 }

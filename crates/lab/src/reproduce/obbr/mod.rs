@@ -6,7 +6,6 @@ mod fig5;
 pub(crate) mod fig7;
 mod fig7_claims;
 mod fig8;
-mod fig9;
 mod nginx_stack;
 
 use super::Entry;
@@ -31,7 +30,7 @@ pub static EXPERIMENTS: &[Entry] = &[
     Entry::Rust(nginx_stack::FIG7_PACER),
     super::experiment_file!("experiments/obbr/fig8-multi-flow.toml"),
     Entry::Rust(nginx_stack::FIG8),
-    Entry::Rust(fig9::ALTERNATING),
+    super::experiment_file!("experiments/obbr/fig9-alternating.toml"),
     super::experiment_file!("experiments/obbr/fig11-traces.toml"),
     super::experiment_file!("experiments/obbr/cellular-estimates.toml"),
     super::experiment_file!("experiments/obbr/fig12-competing.toml"),
