@@ -1,7 +1,7 @@
 //! obbr: Fig. 3 and the Eq. 1 model (§3.1): the goodput of a BBR flow and
 //! a CUBIC flow sharing 20 Mbit/s, 40 ms, over the buffer size R with
-//! g = 2 (left), with g = 1 (middle), and over the cwnd gain g at R = 16
-//! (rightmost).
+//! g = 2 (left) and over the cwnd gain g at R = 16 (rightmost). The middle
+//! panel (g = 1) is the experiment file `experiments/obbr/fig3-gain-one.toml`.
 //!
 //! The model's pieces used by other suites (the Q_r curves, the share
 //! figure against the converge point) live here as `pub(crate)` functions;
@@ -29,14 +29,6 @@ pub const GAIN: Experiment = Experiment {
     scenario: "obbr/fig3-gain.toml",
     series: false,
     analyze: fig3_gain,
-};
-
-/// Fig. 3 (middle): share over R with g = 1.
-pub const GAIN_ONE: Experiment = Experiment {
-    id: "fig3-gain-one",
-    scenario: "obbr/fig3-gain-one.toml",
-    series: false,
-    analyze: fig3_gain_one,
 };
 
 const FIG3: &str = "§3.1, Fig. 3";
@@ -131,36 +123,6 @@ pub static GAIN_SPREAD: Claim = Claim::new(Declaration {
     tolerance_reason:
         "the paper gives no number: 20 points between g = 1 and g = 3 read as a clear gain",
     origin: Origin::ProjectTarget,
-});
-
-/// With g = 1 BBR can hardly compete.
-pub static HARDLY_COMPETES: Claim = Claim::new(Declaration {
-    id: "obbr.fig3.g1-hardly-competes",
-    paper: Paper::Obbr,
-    place: FIG3,
-    statement: "with g = 1, no matter how large the buffer, BBR can hardly compete and CUBIC takes almost all the bandwidth",
-    about: "BBR with cwnd_gain 1",
-    metric: "BBR's largest share over the buffer sizes",
-    unit: "%",
-    paper_says: "almost all the bandwidth to CUBIC",
-    test: Test::at_most(0.25),
-    tolerance_reason: "the paper gives no number: 'hardly compete' read as at most a quarter of the bandwidth",
-    origin: Origin::ProjectTarget,
-});
-
-/// g = 1 below g = 2.
-pub static G1_BELOW_G2: Claim = Claim::new(Declaration {
-    id: "obbr.fig3.g1-below-g2",
-    paper: Paper::Obbr,
-    place: FIG3,
-    statement: "BBR with g = 1 gets less than with g = 2 at every buffer size",
-    about: "BBR with cwnd_gain 1",
-    metric: "BBR's share with g = 1 below g = 2's, per buffer size",
-    unit: "%",
-    paper_says: "Fig. 3 left vs middle",
-    test: Test::direction(),
-    tolerance_reason: "a direction per buffer size",
-    origin: Origin::Paper,
 });
 
 /// The claims of Fig. 3 (left), judged on `(R, BBR's share, BBR's loss
@@ -542,104 +504,6 @@ fn fig3_gain(runs: &Runs) -> Analysis {
             GAIN_SPREAD.judge(Measured::Value(spread)),
         ],
         "BBR's share grows with its cwnd gain.",
-    )
-}
-
-fn fig3_gain_one(runs: &Runs) -> Analysis {
-    let buffers = runs.axis("link.buffer");
-    let ccs = runs.axis("flow.0.cc");
-    let one = ccs
-        .iter()
-        .find(|cc| cwnd_gain(cc) == 1.0)
-        .cloned()
-        .unwrap_or_else(|| "bbr:cwnd_gain=1".into());
-    let two = ccs.iter().find(|cc| cwnd_gain(cc) == 2.0).cloned();
-    let series = |cc: &str| -> Vec<(f64, String, Share)> {
-        buffers
-            .iter()
-            .filter_map(|b| {
-                Some((
-                    buffer_bdp(b),
-                    b.clone(),
-                    share(runs, &[("flow.0.cc", cc), ("link.buffer", b)])?,
-                ))
-            })
-            .collect()
-    };
-    let g1 = series(&one);
-    let g2 = two.as_deref().map(series).unwrap_or_default();
-    let rs: Vec<f64> = g1.iter().map(|(r, _, _)| *r).collect();
-    let line = |label: &str, pts: &[(f64, String, Share)]| {
-        Line::new(label, pts.iter().map(|(r, _, s)| (*r, s.share.0)).collect())
-    };
-    let mut lines = vec![line("ours: BBR share, g = 1", &g1)];
-    if !g2.is_empty() {
-        lines.push(line("ours: BBR share, g = 2", &g2));
-    }
-    let mut table = Table::new(
-        "BBR with g = 1 against CUBIC, 20 Mbit/s, 40 ms",
-        [
-            "R (BDP)",
-            "ours: BBR share",
-            "sd over seeds",
-            "BBR loss ratio",
-            "CUBIC loss ratio",
-            "g = 2: BBR share",
-        ],
-    );
-    let share_g2 = |r: f64| {
-        g2.iter()
-            .find(|(x, _, _)| *x == r)
-            .map(|(_, _, s)| s.share.0)
-    };
-    for (r, _, s) in &g1 {
-        table = table.row(
-            std::iter::once(Cell::fixed(*r, 1))
-                .chain(share_cells(s))
-                .chain(std::iter::once(
-                    share_g2(*r).map_or(Cell::Empty, |v| Cell::percent(v, 1)),
-                )),
-        );
-    }
-    let labelled: Vec<(String, &Share)> =
-        g1.iter().map(|(r, _, s)| (format!("R = {r}"), s)).collect();
-    let largest_g1_share = g1
-        .iter()
-        .map(|(_, _, s)| s.share.0)
-        .fold(f64::NAN, f64::max);
-    let below_g2: Vec<(String, bool)> = g1
-        .iter()
-        .map(|(r, _, s)| {
-            (
-                format!("R = {r}"),
-                share_g2(*r).is_some_and(|v| s.share.0 < v),
-            )
-        })
-        .collect();
-    let section = Section::new("fig3-gain-one", "Fig. 3 (middle): BBR vs CUBIC over the buffer size, g = 1")
-        .description(format!(
-            "BBR with cwnd_gain 1 (and plain BBR, g = 2, for comparison) against one CUBIC flow, 20 Mbit/s, 40 ms, 100 KB tc \
-             burst. {}. With g = 1 the model's converge point is p* = 1 at every R: BBR queues nothing \
-             of its own and the loss-based flow takes the whole buffer. The paper: \"no matter how large the bottleneck buffer \
-             is, BBR can hardly compete with CUBIC and almost all the bandwidth is used by the CUBIC flow\".",
-            measured(runs)
-        ))
-        .figure(goodput_bars("Goodput of the two flows, g = 1", "buffer", &labelled))
-        .figure(share_figure(
-            "BBR's share with g = 1 and g = 2, and the model for g = 2",
-            "buffer R (BDP)",
-            lines,
-            &rs,
-            |r| model::converge_point(2.0, r),
-        ))
-        .table(table);
-    Analysis::judged(
-        section,
-        vec![
-            HARDLY_COMPETES.judge(Measured::Value(largest_g1_share)),
-            G1_BELOW_G2.judge(Measured::conditions(below_g2)),
-        ],
-        "With g = 1 BBR can hardly compete with CUBIC at any buffer size.",
     )
 }
 

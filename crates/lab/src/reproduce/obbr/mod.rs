@@ -18,7 +18,7 @@ pub(crate) const OBBR_AS_TESTED: &str = "obbr:mu=0.5,code=true,low_ratio=1.3333,
 /// The experiments, in report order.
 pub static EXPERIMENTS: &[Entry] = &[
     Entry::Rust(fig3::BUFFER),
-    Entry::Rust(fig3::GAIN_ONE),
+    super::experiment_file!("experiments/obbr/fig3-gain-one.toml"),
     Entry::Rust(fig3::GAIN),
     super::experiment_file!("experiments/obbr/competitiveness-deep.toml"),
     Entry::Rust(fig4::DROP),
