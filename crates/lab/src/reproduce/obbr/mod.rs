@@ -19,7 +19,7 @@ pub(crate) const OBBR_AS_TESTED: &str = "obbr:mu=0.5,code=true,low_ratio=1.3333,
 pub static EXPERIMENTS: &[Entry] = &[
     Entry::Rust(fig3::BUFFER),
     super::experiment_file!("experiments/obbr/fig3-gain-one.toml"),
-    Entry::Rust(fig3::GAIN),
+    super::experiment_file!("experiments/obbr/fig3-gain.toml"),
     super::experiment_file!("experiments/obbr/competitiveness-deep.toml"),
     Entry::Rust(fig4::DROP),
     Entry::Rust(fig5::SAMPLES),
