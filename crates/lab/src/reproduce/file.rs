@@ -735,6 +735,11 @@ pub enum Measure {
         values: Option<Vec<String>>,
         /// Which number.
         take: Take,
+        /// An axis along which it is taken: one number per value, the
+        /// value filling in the conditions of `of` (a controller's worst
+        /// flow count, per controller).
+        #[serde(default)]
+        by: Option<String>,
     },
     /// Conditions that must all hold: those of several condition measures,
     /// one per label (in the order they first appear), holding where it
@@ -840,6 +845,30 @@ pub enum Measure {
         /// The text put before each label (a space between).
         text: String,
     },
+    /// A condition measure taken at each value of an axis (the value
+    /// filling in its conditions), every condition kept: one condition per
+    /// value and condition of the measure there, named by `label`.
+    PerValue {
+        /// The measure's id.
+        id: String,
+        /// The axis.
+        axis: String,
+        /// The axis values taken, in the order given (default: all; a
+        /// value the sweep lacks is left out).
+        #[serde(default)]
+        values: Option<Vec<String>>,
+        /// A condition measure.
+        of: String,
+        /// The conditions' names: `{value}` is the axis value's label,
+        /// `{condition}` the condition's name in the measure.
+        #[serde(default = "per_value_label")]
+        label: String,
+    },
+}
+
+/// The default name of a [`Measure::PerValue`] condition.
+fn per_value_label() -> String {
+    "{value}: {condition}".into()
 }
 
 impl Measure {
@@ -869,7 +898,8 @@ impl Measure {
             | Measure::EachCondition { id, .. }
             | Measure::AcrossAxis { id, .. }
             | Measure::Most { id, .. }
-            | Measure::Prefix { id, .. } => id,
+            | Measure::Prefix { id, .. }
+            | Measure::PerValue { id, .. } => id,
         }
     }
 
@@ -893,7 +923,8 @@ impl Measure {
             | Measure::Window { by, .. }
             | Measure::FirstCrossing { by, .. }
             | Measure::Arithmetic { by, .. }
-            | Measure::Jain { by, .. } => by.as_deref(),
+            | Measure::Jain { by, .. }
+            | Measure::Across { by, .. } => by.as_deref(),
             _ => None,
         }
     }
@@ -911,6 +942,7 @@ impl Measure {
                 | Measure::Each { .. }
                 | Measure::EachCondition { .. }
                 | Measure::Prefix { .. }
+                | Measure::PerValue { .. }
         )
     }
 
@@ -988,6 +1020,14 @@ fn within(context: &[(String, String)], at: &BTreeMap<String, String>) -> Vec<(S
     fixed
 }
 
+/// `context` with `axis` set to `value`.
+fn at_value(context: &[(String, String)], axis: &str, value: &str) -> Vec<(String, String)> {
+    let mut within: Vec<(String, String)> =
+        context.iter().filter(|(k, _)| k != axis).cloned().collect();
+    within.push((axis.to_string(), value.to_string()));
+    within
+}
+
 /// A named Rust measure: the runs, the file's parameters for it, the
 /// margin of the claim judged on it (0 when none is) and the context of
 /// its evaluation (a table row's parameters, which fill in its `at`).
@@ -1000,12 +1040,18 @@ pub fn named(name: &str) -> Option<NamedMeasure> {
         "fluctuation" => Some(fluctuation),
         "share_fluctuation" => Some(share_fluctuation),
         "held_sample_rmse" => Some(held_sample_rmse_measure),
+        "drop_response" => Some(super::measures::drop_response::drop_response),
         _ => None,
     }
 }
 
 /// The names of [`named`]'s measures.
-pub const NAMED: &[&str] = &["fluctuation", "share_fluctuation", "held_sample_rmse"];
+pub const NAMED: &[&str] = &[
+    "fluctuation",
+    "share_fluctuation",
+    "held_sample_rmse",
+    "drop_response",
+];
 
 impl Take {
     /// The largest, the least or the mean of `xs` (NaN if empty).
@@ -1029,7 +1075,11 @@ fn chosen_values(values: &Option<Vec<String>>, axis: Vec<String>) -> Vec<String>
 }
 
 /// A number parameter of a named measure (`default` when absent).
-fn number_param(params: &toml::Table, key: &str, default: Option<f64>) -> anyhow::Result<f64> {
+pub(crate) fn number_param(
+    params: &toml::Table,
+    key: &str,
+    default: Option<f64>,
+) -> anyhow::Result<f64> {
     match params.get(key) {
         Some(v) => v
             .as_float()
@@ -1041,7 +1091,10 @@ fn number_param(params: &toml::Table, key: &str, default: Option<f64>) -> anyhow
 
 /// The fixed parameters of a named measure (its `at` table) within the
 /// evaluation's context.
-fn at_param(params: &toml::Table, context: &[(String, String)]) -> Vec<(String, String)> {
+pub(crate) fn at_param(
+    params: &toml::Table,
+    context: &[(String, String)],
+) -> Vec<(String, String)> {
     let at: BTreeMap<String, String> = params
         .get("at")
         .and_then(toml::Value::as_table)
@@ -1718,6 +1771,23 @@ impl ExperimentFile {
                     ));
                 }
             }
+            if let Measure::Across {
+                of, by: Some(axis), ..
+            } = m
+            {
+                if ids.get(of.as_str()).and_then(|o| o.by()) == Some(axis.as_str()) {
+                    return Err(key_error(
+                        name,
+                        text,
+                        "measure.by",
+                        &needle,
+                        format!(
+                            "`{of}` is taken along `{axis}` already; an across taken `by` an \
+                             axis needs a measure along another one"
+                        ),
+                    ));
+                }
+            }
             let one_numbers: Vec<&String> = match m {
                 Measure::Least { of, .. } | Measure::Most { of, .. } => of.iter().collect(),
                 Measure::Condition { a, b, .. } => vec![a, b],
@@ -1748,6 +1818,7 @@ impl ExperimentFile {
                 Measure::Prefix { of, .. } => {
                     vec![of]
                 }
+                Measure::PerValue { of, .. } => vec![of],
                 _ => Vec::new(),
             };
             {
@@ -2168,6 +2239,18 @@ impl ExperimentFile {
         let m = self
             .measure(id)
             .with_context(|| format!("no measure `{id}`"))?;
+        self.evaluate_measure(runs, m, margin, context)
+    }
+
+    /// The value of measure `m` on `runs` in a context, as
+    /// [`ExperimentFile::evaluate_in`].
+    fn evaluate_measure(
+        &self,
+        runs: &Runs,
+        m: &Measure,
+        margin: f64,
+        context: &[(String, String)],
+    ) -> anyhow::Result<Value> {
         let fixed =
             |at: &BTreeMap<String, String>| -> Vec<(String, String)> { within(context, at) };
         let stat_at = |at: &[(String, String)], f: &dyn Fn(&RunRecord) -> Option<f64>| -> Stat {
@@ -2407,7 +2490,11 @@ impl ExperimentFile {
                 })
             }
             Measure::Across {
-                of, values, take, ..
+                of,
+                values,
+                take,
+                by: None,
+                ..
             } => {
                 let xs: Vec<f64> = chosen(values, by_axis(of)?)
                     .into_iter()
@@ -2415,6 +2502,37 @@ impl ExperimentFile {
                     .map(|(_, _, s)| s.mean)
                     .collect();
                 Value::Number(take.of(&xs))
+            }
+            Measure::Across {
+                of,
+                values,
+                take,
+                by: Some(axis),
+                id,
+            } => {
+                // The same across, one axis value at a time.
+                let one = Measure::Across {
+                    id: id.clone(),
+                    of: of.clone(),
+                    values: values.clone(),
+                    take: *take,
+                    by: None,
+                };
+                let mut along = Vec::new();
+                for v in runs.axis(axis) {
+                    let Value::Number(x) =
+                        self.evaluate_measure(runs, &one, margin, &at_value(context, axis, &v))?
+                    else {
+                        anyhow::bail!("`{id}` gives no number at {v}")
+                    };
+                    let stat = if x.is_finite() {
+                        Stat::of(&[x])
+                    } else {
+                        Stat::of(&[])
+                    };
+                    along.push((v.clone(), self.label(axis, &v), stat));
+                }
+                Value::ByAxis(along)
             }
             Measure::All { of, .. } => {
                 let mut all: Vec<(String, bool)> = Vec::new();
@@ -2545,6 +2663,38 @@ impl ExperimentFile {
                     ),
                     _ => anyhow::bail!("`{of}` is not a condition measure"),
                 }
+            }
+            Measure::PerValue {
+                axis,
+                values,
+                of,
+                label,
+                ..
+            } => {
+                let axis_values = runs.axis(axis);
+                let taken: Vec<String> = match values {
+                    None => axis_values,
+                    Some(values) => values
+                        .iter()
+                        .filter(|v| axis_values.contains(v))
+                        .cloned()
+                        .collect(),
+                };
+                let mut kept = Vec::new();
+                for v in taken {
+                    let within = at_value(context, axis, &v);
+                    let Value::Conditions(c) = self.evaluate_in(runs, of, margin, &within)? else {
+                        anyhow::bail!("`{of}` is not a condition measure");
+                    };
+                    let value = self.label(axis, &v);
+                    kept.extend(c.into_iter().map(|(condition, ok)| {
+                        let name = label
+                            .replace("{value}", &value)
+                            .replace("{condition}", &condition);
+                        (name, ok)
+                    }));
+                }
+                Value::Conditions(kept)
             }
         })
     }
@@ -3774,6 +3924,82 @@ of = ["goodput"]
     }
 
     #[test]
+    fn across_by_an_axis_and_per_value_keep_a_value_per_axis_value() {
+        let runs = grid(Path::new("."));
+        let f = file(
+            r#"
+measure = [
+    { id = "goodput", kind = "mean", of = { metric = "goodput_bps", flow = 0 }, by = "buffer" },
+    { id = "best-buffer", kind = "across", of = "goodput", take = "max", by = "cc" },
+    { id = "least-best", kind = "across", of = "best-buffer", take = "min" },
+    { id = "a-ahead", kind = "compare", of = "best-buffer", reference = "b", holds = "above" },
+    { id = "over-three", kind = "count", of = "goodput", holds = "above", bound = 3.0 },
+    { id = "kept", kind = "per_value", axis = "cc", of = "over-three", label = "{value} at {condition}" },
+    { id = "kept-b", kind = "per_value", axis = "cc", values = ["b", "c"], of = "over-three" },
+]
+"#,
+        );
+        let Value::ByAxis(best) = f.evaluate(&runs, "best-buffer", 0.0).unwrap() else {
+            panic!("best-buffer is taken along cc");
+        };
+        let best: Vec<(String, f64)> = best.into_iter().map(|(v, _, s)| (v, s.mean)).collect();
+        assert_eq!(best, vec![("a".to_string(), 6.0), ("b".to_string(), 2.0)]);
+        assert_eq!(number(&f, &runs, "least-best"), 2.0);
+        assert_eq!(
+            conditions(&f, &runs, "a-ahead", 0.0),
+            vec![("a".to_string(), true)]
+        );
+        assert_eq!(
+            conditions(&f, &runs, "a-ahead", -4.5),
+            vec![("a".to_string(), false)]
+        );
+        let kept = |labels: &[&str], held: &[bool]| -> Vec<(String, bool)> {
+            labels
+                .iter()
+                .map(|l| l.to_string())
+                .zip(held.iter().copied())
+                .collect()
+        };
+        assert_eq!(
+            conditions(&f, &runs, "kept", 0.0),
+            kept(
+                &["a at 1", "a at 2", "b at 1", "b at 2"],
+                &[true, true, false, false]
+            )
+        );
+        assert_eq!(
+            conditions(&f, &runs, "kept-b", 1.5),
+            kept(&["b: 1", "b: 2"], &[true, false])
+        );
+    }
+
+    #[test]
+    fn bad_across_axes_and_per_values_are_named_by_file_line_and_key() {
+        let mean = "[[measure]]\nid = \"g\"\nkind = \"mean\"\nof = { metric = \"goodput_bps\" }\n";
+        for (body, starts, says) in [
+            (
+                format!("\n{mean}by = \"cc\"\n\n[[measure]]\nid = \"most\"\nkind = \"across\"\nof = \"g\"\ntake = \"max\"\nby = \"cc\"\n"),
+                "t.toml: measure.by (line 13)",
+                "`g` is taken along `cc` already",
+            ),
+            (
+                format!("\n{mean}\n[[measure]]\nid = \"kept\"\nkind = \"per_value\"\naxis = \"cc\"\nof = \"g\"\n"),
+                "t.toml: measure.of (line 12)",
+                "`g` must be a condition measure",
+            ),
+            (
+                "\n[[measure]]\nid = \"kept\"\nkind = \"per_value\"\naxis = \"cc\"\nvalue = [\"a\"]\nof = \"g\"\n".to_string(),
+                "t.toml (line ",
+                "`value`",
+            ),
+        ] {
+            let e = error(&body);
+            assert!(e.starts_with(starts), "{e}");
+            assert!(e.contains(says), "{e}");
+        }
+    }
+
+    #[test]
     fn a_table_by_several_axes_has_a_row_per_combination() {
         let runs = grid(Path::new("."));
         let f = file(
@@ -4302,6 +4528,63 @@ lines = [{ label = "a", series = { column = "min_rtt_ms" } }]
         let e = error(&body.replace("take = \"sd\"", "take = \"median\""));
         assert!(e.starts_with("t.toml: take (line 9): "), "{e}");
         assert!(e.contains("unknown variant `median`"), "{e}");
+    }
+
+    #[test]
+    fn drop_response_pools_every_drop_of_the_runs_taken() {
+        let (dir, mut runs) = grid_with_series("drops", |params, run| {
+            // Capacity 40, 10 (2-4 s), 40, 10 (5 s to the end), Mbit/s; cc
+            // a's estimate follows at once, b's never; RTT 100 ms from 2 to
+            // 4 s, 10 ms otherwise.
+            let b = params.iter().any(|(k, v)| k == "cc" && v == "b");
+            let mut link = String::from("t_s,queue_bytes,capacity_bps\n");
+            let mut flows = String::from("t_s,flow,bw_estimate_bps,latest_rtt_ms\n");
+            for (t, capacity) in [
+                (0.0, 40e6),
+                (1.0, 40e6),
+                (2.0, 10e6),
+                (3.0, 10e6),
+                (4.0, 40e6),
+                (5.0, 10e6),
+                (6.0, 10e6),
+            ] {
+                let estimate = if b { 40e6 } else { capacity };
+                let rtt = if (2.0..4.0).contains(&t) { 100.0 } else { 10.0 };
+                link.push_str(&format!("{t},0,{capacity}\n"));
+                flows.push_str(&format!("{t},0,{estimate},{rtt}\n"));
+            }
+            std::fs::write(run.join("series_link.csv"), link).unwrap();
+            std::fs::write(run.join("series_flows.csv"), flows).unwrap();
+        });
+        for (_, r) in &mut runs.points {
+            r.summary["flows"][0]["base_rtt_ms"] = serde_json::json!(20.0);
+        }
+        let f = file(
+            r#"
+measure = [
+    { id = "lag-b", kind = "named", name = "drop_response", params = { gives = "lag", at = { cc = "b" } } },
+    { id = "lag-pooled", kind = "named", name = "drop_response", params = { gives = "lag", among = { axis = "cc", values = ["a", "b"] } } },
+    { id = "inflated", kind = "named", name = "drop_response", params = { gives = "inflated", rtt_above = 2.5 } },
+    { id = "peak", kind = "named", name = "drop_response", params = { gives = "peak_rtt", at = { cc = "a" } } },
+    { id = "wrong", kind = "named", name = "drop_response", params = { gives = "nothing" } },
+    { id = "no-among-values", kind = "named", name = "drop_response", params = { gives = "lag", among = { axis = "cc" } } },
+]
+"#,
+        );
+        // b: the whole low periods, 2 s and 1 s; a: 0 s twice.
+        assert_eq!(number(&f, &runs, "lag-b"), 1.5);
+        assert_eq!(number(&f, &runs, "lag-pooled"), 0.75);
+        // Above 50 ms: 2 s in the first low period, none in the second.
+        assert_eq!(number(&f, &runs, "inflated"), 1.0);
+        assert_eq!(number(&f, &runs, "peak"), 55.0);
+        let e = f.evaluate(&runs, "wrong", 0.0).unwrap_err().to_string();
+        assert!(e.contains("drop_response: `gives` must be"), "{e}");
+        let e = f
+            .evaluate(&runs, "no-among-values", 0.0)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`among.values`"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

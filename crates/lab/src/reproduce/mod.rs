@@ -14,6 +14,7 @@ mod cws;
 pub(crate) mod data;
 pub mod doc;
 pub mod file;
+mod measures;
 mod obbr;
 pub mod outside;
 mod quick;

@@ -1,7 +1,8 @@
-//! obbr: Fig. 3 and the Eq. 1 model (§3.1): the goodput of a BBR flow and
-//! a CUBIC flow sharing 20 Mbit/s, 40 ms, over the buffer size R with
-//! g = 2 (left), with g = 1 (middle), and over the cwnd gain g at R = 16
-//! (rightmost).
+//! obbr: Fig. 3 (left) and the Eq. 1 model (§3.1): the goodput of a BBR
+//! flow and a CUBIC flow sharing 20 Mbit/s, 40 ms, over the buffer size R
+//! with g = 2. The middle (g = 1) and rightmost (over g at R = 16) panels
+//! are the experiment files `experiments/obbr/fig3-gain-one.toml` and
+//! `experiments/obbr/fig3-gain.toml`.
 //!
 //! The model's pieces used by other suites (the Q_r curves, the share
 //! figure against the converge point) live here as `pub(crate)` functions;
@@ -21,22 +22,6 @@ pub const BUFFER: Experiment = Experiment {
     scenario: "obbr/fig3-buffer.toml",
     series: false,
     analyze: fig3_buffer,
-};
-
-/// Fig. 3 (rightmost): share over g at R = 16.
-pub const GAIN: Experiment = Experiment {
-    id: "fig3-gain",
-    scenario: "obbr/fig3-gain.toml",
-    series: false,
-    analyze: fig3_gain,
-};
-
-/// Fig. 3 (middle): share over R with g = 1.
-pub const GAIN_ONE: Experiment = Experiment {
-    id: "fig3-gain-one",
-    scenario: "obbr/fig3-gain-one.toml",
-    series: false,
-    analyze: fig3_gain_one,
 };
 
 const FIG3: &str = "§3.1, Fig. 3";
@@ -102,67 +87,6 @@ pub static LOSS_AT_HALF_BDP: Claim = Claim::new(Declaration {
     origin: Origin::Paper,
 });
 
-/// BBR's share grows with its cwnd gain (R = 16).
-pub static SHARE_GROWS_WITH_GAIN: Claim = Claim::new(Declaration {
-    id: "obbr.fig3.share-grows-with-gain",
-    paper: Paper::Obbr,
-    place: FIG3,
-    statement: "in a 16 BDP buffer BBR gains more goodput as its cwnd gain g grows",
-    about: "BBR with cwnd_gain g",
-    metric: "BBR's share, from each g to the next larger one",
-    unit: "%",
-    paper_says: "grows with g",
-    test: Test::direction_within(0.03),
-    tolerance_reason: "a direction between neighbouring gains; 3 points is the seed spread of the share in a 16 BDP buffer",
-    origin: Origin::Paper,
-});
-
-/// How much the gain matters.
-pub static GAIN_SPREAD: Claim = Claim::new(Declaration {
-    id: "obbr.fig3.gain-spread",
-    paper: Paper::Obbr,
-    place: FIG3,
-    statement: "the largest g gains BBR a clear share over g = 1 in a 16 BDP buffer",
-    about: "BBR with cwnd_gain g",
-    metric: "BBR's share at the largest g minus at the smallest",
-    unit: "%",
-    paper_says: "BBR gains more goodput with increasing g (bars)",
-    test: Test::at_least(0.2),
-    tolerance_reason:
-        "the paper gives no number: 20 points between g = 1 and g = 3 read as a clear gain",
-    origin: Origin::ProjectTarget,
-});
-
-/// With g = 1 BBR can hardly compete.
-pub static HARDLY_COMPETES: Claim = Claim::new(Declaration {
-    id: "obbr.fig3.g1-hardly-competes",
-    paper: Paper::Obbr,
-    place: FIG3,
-    statement: "with g = 1, no matter how large the buffer, BBR can hardly compete and CUBIC takes almost all the bandwidth",
-    about: "BBR with cwnd_gain 1",
-    metric: "BBR's largest share over the buffer sizes",
-    unit: "%",
-    paper_says: "almost all the bandwidth to CUBIC",
-    test: Test::at_most(0.25),
-    tolerance_reason: "the paper gives no number: 'hardly compete' read as at most a quarter of the bandwidth",
-    origin: Origin::ProjectTarget,
-});
-
-/// g = 1 below g = 2.
-pub static G1_BELOW_G2: Claim = Claim::new(Declaration {
-    id: "obbr.fig3.g1-below-g2",
-    paper: Paper::Obbr,
-    place: FIG3,
-    statement: "BBR with g = 1 gets less than with g = 2 at every buffer size",
-    about: "BBR with cwnd_gain 1",
-    metric: "BBR's share with g = 1 below g = 2's, per buffer size",
-    unit: "%",
-    paper_says: "Fig. 3 left vs middle",
-    test: Test::direction(),
-    tolerance_reason: "a direction per buffer size",
-    origin: Origin::Paper,
-});
-
 /// The claims of Fig. 3 (left), judged on `(R, BBR's share, BBR's loss
 /// ratio)` points of a g = 2 sweep over the buffer; the quick tour's
 /// buffer-share experiment judges the same claims.
@@ -207,16 +131,6 @@ pub(crate) fn buffer_claims(points: &[(f64, f64, f64)]) -> Vec<Judged> {
         BELOW_CONVERGE_POINT.judge(Measured::conditions(below)),
         LOSS_AT_HALF_BDP.judge(value(half.map(|p| p.2))),
     ]
-}
-
-/// The cwnd gain g of a BBR spec string: `bbr:cwnd_gain=1.5` is 1.5,
-/// plain `bbr` is BBR's default 2.
-fn cwnd_gain(spec: &str) -> f64 {
-    spec.split_once(':')
-        .into_iter()
-        .flat_map(|(_, params)| params.split(','))
-        .find_map(|p| p.strip_prefix("cwnd_gain="))
-        .map_or(2.0, |g| g.parse().unwrap_or(f64::NAN))
 }
 
 /// The paper's Fig. 2: Q_r(p; g, R) for a few (g, R), and 1 - p, the space
@@ -463,194 +377,4 @@ fn fig3_buffer(runs: &Runs) -> Analysis {
         buffer_claims(&claim_points),
         "BBR's share falls with R, dominates at 0.5 BDP, and stays below the model's converge point.",
     )
-}
-
-fn fig3_gain(runs: &Runs) -> Analysis {
-    let r = runs
-        .axis("link.buffer")
-        .first()
-        .map_or(f64::NAN, |b| buffer_bdp(b));
-    let ccs = runs.axis("flow.0.cc");
-    let points: Vec<(f64, Share)> = ccs
-        .iter()
-        .filter_map(|cc| Some((cwnd_gain(cc), share(runs, &[("flow.0.cc", cc)])?)))
-        .collect();
-    let gs: Vec<f64> = points.iter().map(|(g, _)| *g).collect();
-    let ours: Vec<(f64, f64)> = points.iter().map(|(g, s)| (*g, s.share.0)).collect();
-    let mut table = Table::new(
-        format!("BBR against CUBIC at R = {r}, 20 Mbit/s, 40 ms"),
-        [
-            "g",
-            "model p*",
-            "model 1 - p*",
-            "ours: BBR share",
-            "sd over seeds",
-            "BBR loss ratio",
-            "CUBIC loss ratio",
-        ],
-    );
-    for (g, s) in &points {
-        let p = model::converge_point(*g, r);
-        table = table.row(
-            [
-                Cell::fixed(*g, 2),
-                Cell::fixed(p, 3),
-                Cell::fixed(1.0 - p, 3),
-            ]
-            .into_iter()
-            .chain(share_cells(s)),
-        );
-    }
-    let labelled: Vec<(String, &Share)> = points
-        .iter()
-        .map(|(g, s)| (format!("g = {g}"), s))
-        .collect();
-    let steps: Vec<(String, bool)> = ours
-        .windows(2)
-        .map(|w| {
-            (
-                format!("g = {} to {}", w[0].0, w[1].0),
-                w[1].1 >= w[0].1 - SHARE_GROWS_WITH_GAIN.margin(),
-            )
-        })
-        .collect();
-    let spread = match (ours.first(), ours.last()) {
-        (Some(a), Some(b)) => b.1 - a.1,
-        _ => f64::NAN,
-    };
-    let section = Section::new("fig3-gain", "Fig. 3 (rightmost): BBR vs CUBIC over the cwnd gain g, R = 16")
-        .description(format!(
-            "BBR with cwnd_gain g against one CUBIC flow in a {r} BDP buffer, 20 Mbit/s, 40 ms, 100 KB tc burst. \
-             {}. The paper's text does not list its g values; we run g from 1 to 3. The paper: BBR gains more \
-             goodput with increasing g. The model's BBR share at the converge point, 1 - p* = 1 - (R-g+1)/(gR), grows \
-             with g too (drawn for comparison; the paper states no number here).",
-            measured(runs)
-        ))
-        .figure(goodput_bars("Goodput of the two flows", "BBR's cwnd gain", &labelled))
-        .figure(share_figure(
-            "BBR's share vs the model's converge point",
-            "cwnd gain g",
-            vec![Line::new("ours: BBR share", ours.clone())],
-            &gs,
-            |g| model::converge_point(g, r),
-        ))
-        .table(table);
-    Analysis::judged(
-        section,
-        vec![
-            SHARE_GROWS_WITH_GAIN.judge(Measured::conditions(steps)),
-            GAIN_SPREAD.judge(Measured::Value(spread)),
-        ],
-        "BBR's share grows with its cwnd gain.",
-    )
-}
-
-fn fig3_gain_one(runs: &Runs) -> Analysis {
-    let buffers = runs.axis("link.buffer");
-    let ccs = runs.axis("flow.0.cc");
-    let one = ccs
-        .iter()
-        .find(|cc| cwnd_gain(cc) == 1.0)
-        .cloned()
-        .unwrap_or_else(|| "bbr:cwnd_gain=1".into());
-    let two = ccs.iter().find(|cc| cwnd_gain(cc) == 2.0).cloned();
-    let series = |cc: &str| -> Vec<(f64, String, Share)> {
-        buffers
-            .iter()
-            .filter_map(|b| {
-                Some((
-                    buffer_bdp(b),
-                    b.clone(),
-                    share(runs, &[("flow.0.cc", cc), ("link.buffer", b)])?,
-                ))
-            })
-            .collect()
-    };
-    let g1 = series(&one);
-    let g2 = two.as_deref().map(series).unwrap_or_default();
-    let rs: Vec<f64> = g1.iter().map(|(r, _, _)| *r).collect();
-    let line = |label: &str, pts: &[(f64, String, Share)]| {
-        Line::new(label, pts.iter().map(|(r, _, s)| (*r, s.share.0)).collect())
-    };
-    let mut lines = vec![line("ours: BBR share, g = 1", &g1)];
-    if !g2.is_empty() {
-        lines.push(line("ours: BBR share, g = 2", &g2));
-    }
-    let mut table = Table::new(
-        "BBR with g = 1 against CUBIC, 20 Mbit/s, 40 ms",
-        [
-            "R (BDP)",
-            "ours: BBR share",
-            "sd over seeds",
-            "BBR loss ratio",
-            "CUBIC loss ratio",
-            "g = 2: BBR share",
-        ],
-    );
-    let share_g2 = |r: f64| {
-        g2.iter()
-            .find(|(x, _, _)| *x == r)
-            .map(|(_, _, s)| s.share.0)
-    };
-    for (r, _, s) in &g1 {
-        table = table.row(
-            std::iter::once(Cell::fixed(*r, 1))
-                .chain(share_cells(s))
-                .chain(std::iter::once(
-                    share_g2(*r).map_or(Cell::Empty, |v| Cell::percent(v, 1)),
-                )),
-        );
-    }
-    let labelled: Vec<(String, &Share)> =
-        g1.iter().map(|(r, _, s)| (format!("R = {r}"), s)).collect();
-    let largest_g1_share = g1
-        .iter()
-        .map(|(_, _, s)| s.share.0)
-        .fold(f64::NAN, f64::max);
-    let below_g2: Vec<(String, bool)> = g1
-        .iter()
-        .map(|(r, _, s)| {
-            (
-                format!("R = {r}"),
-                share_g2(*r).is_some_and(|v| s.share.0 < v),
-            )
-        })
-        .collect();
-    let section = Section::new("fig3-gain-one", "Fig. 3 (middle): BBR vs CUBIC over the buffer size, g = 1")
-        .description(format!(
-            "BBR with cwnd_gain 1 (and plain BBR, g = 2, for comparison) against one CUBIC flow, 20 Mbit/s, 40 ms, 100 KB tc \
-             burst. {}. With g = 1 the model's converge point is p* = 1 at every R: BBR queues nothing \
-             of its own and the loss-based flow takes the whole buffer. The paper: \"no matter how large the bottleneck buffer \
-             is, BBR can hardly compete with CUBIC and almost all the bandwidth is used by the CUBIC flow\".",
-            measured(runs)
-        ))
-        .figure(goodput_bars("Goodput of the two flows, g = 1", "buffer", &labelled))
-        .figure(share_figure(
-            "BBR's share with g = 1 and g = 2, and the model for g = 2",
-            "buffer R (BDP)",
-            lines,
-            &rs,
-            |r| model::converge_point(2.0, r),
-        ))
-        .table(table);
-    Analysis::judged(
-        section,
-        vec![
-            HARDLY_COMPETES.judge(Measured::Value(largest_g1_share)),
-            G1_BELOW_G2.judge(Measured::conditions(below_g2)),
-        ],
-        "With g = 1 BBR can hardly compete with CUBIC at any buffer size.",
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_gains() {
-        assert_eq!(cwnd_gain("bbr"), 2.0);
-        assert_eq!(cwnd_gain("bbr:cwnd_gain=1.25"), 1.25);
-        assert_eq!(cwnd_gain("bbr:lt_bw=false,cwnd_gain=3"), 3.0);
-    }
 }

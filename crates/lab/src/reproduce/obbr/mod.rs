@@ -5,8 +5,6 @@ pub(crate) mod fig4;
 mod fig5;
 pub(crate) mod fig7;
 mod fig7_claims;
-mod fig8;
-mod fig9;
 
 use super::Entry;
 
@@ -18,8 +16,8 @@ pub(crate) const OBBR_AS_TESTED: &str = "obbr:mu=0.5,code=true,low_ratio=1.3333,
 /// The experiments, in report order.
 pub static EXPERIMENTS: &[Entry] = &[
     Entry::Rust(fig3::BUFFER),
-    Entry::Rust(fig3::GAIN_ONE),
-    Entry::Rust(fig3::GAIN),
+    super::experiment_file!("experiments/obbr/fig3-gain-one.toml"),
+    super::experiment_file!("experiments/obbr/fig3-gain.toml"),
     super::experiment_file!("experiments/obbr/competitiveness-deep.toml"),
     Entry::Rust(fig4::DROP),
     Entry::Rust(fig5::SAMPLES),
@@ -28,9 +26,9 @@ pub static EXPERIMENTS: &[Entry] = &[
     Entry::Rust(fig7::BUFFERS),
     super::experiment_file!("experiments/obbr/fig7-nginx-stack.toml"),
     super::experiment_file!("experiments/obbr/fig7-nginx-pacer.toml"),
-    Entry::Rust(fig8::MULTI_FLOW),
+    super::experiment_file!("experiments/obbr/fig8-multi-flow.toml"),
     super::experiment_file!("experiments/obbr/fig8-nginx-stack.toml"),
-    Entry::Rust(fig9::ALTERNATING),
+    super::experiment_file!("experiments/obbr/fig9-alternating.toml"),
     super::experiment_file!("experiments/obbr/fig11-traces.toml"),
     super::experiment_file!("experiments/obbr/cellular-estimates.toml"),
     super::experiment_file!("experiments/obbr/fig12-competing.toml"),

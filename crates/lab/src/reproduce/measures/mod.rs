@@ -1,0 +1,4 @@
+//! Named measures of experiment files ([`super::file::named`]) that live in
+//! modules of their own: analyses the primitives cannot express.
+
+pub(crate) mod drop_response;
