@@ -796,20 +796,6 @@ pub enum Measure {
         #[serde(default)]
         params: toml::Table,
     },
-    /// A condition measure taken at each value of an axis (the value
-    /// filling in its conditions), every condition kept and named by the
-    /// value's label and its own ("10ms 2 BDP"): conditions over two axes.
-    EachCondition {
-        /// The measure's id.
-        id: String,
-        /// The axis.
-        axis: String,
-        /// A condition measure.
-        of: String,
-        /// The axis values taken (default: all).
-        #[serde(default)]
-        values: Option<Vec<String>>,
-    },
     /// One number from a one-number measure taken at each value of an
     /// axis (the value filling in its conditions): the largest, the least
     /// or the mean of those with a number.
@@ -895,7 +881,6 @@ impl Measure {
             | Measure::Held { id, .. }
             | Measure::Arithmetic { id, .. }
             | Measure::Named { id, .. }
-            | Measure::EachCondition { id, .. }
             | Measure::AcrossAxis { id, .. }
             | Measure::Most { id, .. }
             | Measure::Prefix { id, .. }
@@ -940,7 +925,6 @@ impl Measure {
                 | Measure::Condition { .. }
                 | Measure::All { .. }
                 | Measure::Each { .. }
-                | Measure::EachCondition { .. }
                 | Measure::Prefix { .. }
                 | Measure::PerValue { .. }
         )
@@ -1814,7 +1798,6 @@ impl ExperimentFile {
             let of_conditions: Vec<&String> = match m {
                 Measure::All { of, .. } => of.iter().collect(),
                 Measure::Each { of, .. } | Measure::Held { of, .. } => vec![of],
-                Measure::EachCondition { of, .. } => vec![of],
                 Measure::Prefix { of, .. } => {
                     vec![of]
                 }
@@ -1832,7 +1815,7 @@ impl ExperimentFile {
                             &needle,
                             format!(
                                 "`{o}` must be a condition measure (compare, direction, count, \
-                                 condition, all, each, each_condition) declared before `{}`",
+                                 condition, all, each, per_value, prefix) declared before `{}`",
                                 m.id()
                             ),
                         ));
@@ -2564,22 +2547,6 @@ impl ExperimentFile {
                 }
                 Value::Conditions(each)
             }
-            Measure::EachCondition {
-                axis, of, values, ..
-            } => {
-                let mut each = Vec::new();
-                for v in chosen_values(values, runs.axis(axis)) {
-                    let mut within: Vec<(String, String)> =
-                        context.iter().filter(|(k, _)| k != axis).cloned().collect();
-                    within.push((axis.clone(), v.clone()));
-                    let Value::Conditions(c) = self.evaluate_in(runs, of, margin, &within)? else {
-                        anyhow::bail!("`{of}` is not a condition measure");
-                    };
-                    let label = self.label(axis, &v);
-                    each.extend(c.into_iter().map(|(l, ok)| (format!("{label} {l}"), ok)));
-                }
-                Value::Conditions(each)
-            }
             Measure::AcrossAxis {
                 axis,
                 of,
@@ -2671,17 +2638,8 @@ impl ExperimentFile {
                 label,
                 ..
             } => {
-                let axis_values = runs.axis(axis);
-                let taken: Vec<String> = match values {
-                    None => axis_values,
-                    Some(values) => values
-                        .iter()
-                        .filter(|v| axis_values.contains(v))
-                        .cloned()
-                        .collect(),
-                };
                 let mut kept = Vec::new();
-                for v in taken {
+                for v in chosen_values(values, runs.axis(axis)) {
                     let within = at_value(context, axis, &v);
                     let Value::Conditions(c) = self.evaluate_in(runs, of, margin, &within)? else {
                         anyhow::bail!("`{of}` is not a condition measure");
@@ -4761,14 +4719,14 @@ reference = [{ y = 3.0, label = "bar" }]
     }
 
     #[test]
-    fn each_condition_names_conditions_by_two_axes_and_across_axis_pools_one_number_measures() {
+    fn per_value_names_conditions_by_two_axes_and_across_axis_pools_one_number_measures() {
         let runs = grid(Path::new("."));
         let body = r#"
 measure = [
     { id = "goodput", kind = "mean", of = { metric = "goodput_bps", flow = 0 }, by = "buffer" },
     { id = "above-3", kind = "count", of = "goodput", holds = "above", bound = 3.0 },
-    { id = "above-3-per-cc", kind = "each_condition", axis = "cc", of = "above-3" },
-    { id = "above-3-b", kind = "each_condition", axis = "cc", of = "above-3", values = ["b", "z"] },
+    { id = "above-3-per-cc", kind = "per_value", axis = "cc", of = "above-3", label = "{value} {condition}" },
+    { id = "above-3-b", kind = "per_value", axis = "cc", of = "above-3", values = ["b", "z"], label = "{value} {condition}" },
     { id = "most", kind = "across", of = "goodput", take = "max" },
     { id = "least-most", kind = "across_axis", axis = "cc", of = "most", take = "min" },
     { id = "mean-most-of-a", kind = "across_axis", axis = "cc", of = "most", values = ["a", "z"], take = "mean" },
@@ -4805,8 +4763,8 @@ measure = [
         // measure, declared before them.
         refused(
             &body.replace(
-                "axis = \"cc\", of = \"above-3\" }",
-                "axis = \"cc\", of = \"goodput\" }",
+                "axis = \"cc\", of = \"above-3\", label",
+                "axis = \"cc\", of = \"goodput\", label",
             ),
             "t.toml: measure.of (line ",
             &["`goodput` must be a condition measure"],
