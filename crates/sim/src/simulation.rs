@@ -1017,3 +1017,16 @@ fn ratio(num: u64, den: u64) -> f64 {
         num as f64 / den as f64
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The queue moves every event a few times (into its slot, out, into
+    /// the handler): payloads live in the flows' FIFOs, not in events.
+    #[test]
+    fn events_stay_small() {
+        assert!(std::mem::size_of::<Event>() <= 24);
+        assert!(std::mem::size_of::<Option<Event>>() <= 24);
+    }
+}
