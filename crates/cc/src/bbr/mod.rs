@@ -797,8 +797,14 @@ impl CongestionControl for Bbr {
             self.pacing_gain,
             event.rtt.smoothed,
         );
-        let ctx = self.context(event, round_start, recovery_entered);
-        self.set_cwnd(&ctx, self.bandwidth(), self.cwnd_gain);
+        // Of the context, only the pacing gain can have moved since it was
+        // taken (the policies' callbacks change their own state alone):
+        // the rest, the bandwidth and the BDP, is not computed again.
+        let ctx = AckContext {
+            pacing_gain: self.pacing_gain,
+            ..ctx
+        };
+        self.set_cwnd(&ctx, ctx.bandwidth, self.cwnd_gain);
     }
 
     fn on_packet_lost(&mut self, event: &LossEvent) {
