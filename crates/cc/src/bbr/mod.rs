@@ -785,7 +785,7 @@ impl CongestionControl for Bbr {
             self.ext.drop_detector = Some(detector);
         }
         self.update_gains();
-        let ctx = self.context(event, round_start, recovery_entered);
+        let mut ctx = self.context(event, round_start, recovery_entered);
         self.ext.cwnd_gain.on_ack(&ctx);
         self.ext.probe_gain.on_ack(&ctx);
         self.ext.loss_reaction.on_ack(&ctx);
@@ -800,10 +800,7 @@ impl CongestionControl for Bbr {
         // Of the context, only the pacing gain can have moved since it was
         // taken (the policies' callbacks change their own state alone):
         // the rest, the bandwidth and the BDP, is not computed again.
-        let ctx = AckContext {
-            pacing_gain: self.pacing_gain,
-            ..ctx
-        };
+        ctx.pacing_gain = self.pacing_gain;
         self.set_cwnd(&ctx, ctx.bandwidth, self.cwnd_gain);
     }
 
