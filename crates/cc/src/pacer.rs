@@ -107,8 +107,15 @@ impl Pacer {
 /// the truncation lost a fraction gives the same value for every input:
 /// non-integers below 2^53 round up, larger floats are integers already,
 /// and anything at or above 2^64 stays at `u64::MAX`.
+/// Between 0 and 2^63 (every wait a run meets) the conversions go through
+/// `i64`, one instruction each way, where `as u64` and back are sequences
+/// that handle the upper half of the range.
 #[inline]
 fn ceil_u64(x: f64) -> u64 {
+    if x > 0.0 && x < 9_223_372_036_854_775_808.0 {
+        let t = x as i64;
+        return if (t as f64) < x { t as u64 + 1 } else { t as u64 };
+    }
     let t = x as u64;
     if (t as f64) < x {
         t.saturating_add(1)
