@@ -114,7 +114,11 @@ impl Pacer {
 fn ceil_u64(x: f64) -> u64 {
     if x > 0.0 && x < 9_223_372_036_854_775_808.0 {
         let t = x as i64;
-        return if (t as f64) < x { t as u64 + 1 } else { t as u64 };
+        return if (t as f64) < x {
+            t as u64 + 1
+        } else {
+            t as u64
+        };
     }
     let t = x as u64;
     if (t as f64) < x {

@@ -585,7 +585,10 @@ impl Simulation {
     fn on_deliver(&mut self, id: usize) {
         let now = self.now;
         let flow = &mut self.flows[id];
-        let (at, packet) = flow.arriving.pop_front().expect("a Deliver event per packet");
+        let (at, packet) = flow
+            .arriving
+            .pop_front()
+            .expect("a Deliver event per packet");
         debug_assert_eq!(at, now, "a flow's packets arrive in order");
         flow.propagating -= packet.chunk.len as u64;
         let decision = flow.receiver.on_packet(now, packet.pn, packet.chunk);
