@@ -256,7 +256,7 @@ mod tests {
             let mut now = t0;
             for (kind, ns, packets, bps, send) in steps {
                 if kind == 0 {
-                    now = now + Duration::from_nanos(ns);
+                    now += Duration::from_nanos(ns);
                 }
                 let (rate, depth, size) = (Bandwidth::from_bits_per_sec(bps), Bytes(packets * 1500), Bytes(1500));
                 let at = p.earliest_send(now, size, rate, depth, Duration::ZERO);
