@@ -172,6 +172,7 @@ impl DeliveryRateEstimator {
 
     /// Closes the current ACK and returns its rate sample. Call once per ACK,
     /// after every acknowledged and lost packet of it has been reported.
+    #[inline]
     pub fn generate_sample(&mut self, now: Instant, min_rtt: Option<Duration>) -> RateSample {
         if let Some(mark) = self.app_limited_until {
             if self.delivered > mark {

@@ -44,6 +44,9 @@ struct Queued<P> {
     packet: P,
     arrival: Instant,
     size: u64,
+    /// When it leaves the link, once it has reached the front and been
+    /// served (meaningless before).
+    departure: Instant,
 }
 
 /// The service state carried from one packet to the next.
@@ -83,14 +86,19 @@ pub struct Bottleneck<P: LinkPacket> {
     burst: u64,
     line_rate: Bandwidth,
     loss: LossProcess,
-    /// Packets still at the link; the front one is being served.
+    /// The first `departed` packets have left the link and wait for
+    /// `dequeue`; the next one is being served, the rest wait. Departed
+    /// packets stay where they are instead of moving to a queue of their
+    /// own: every packet passes through here, and the move was one more
+    /// copy of it.
     queue: VecDeque<Queued<P>>,
+    /// How many packets at the front of `queue` have left the link.
+    departed: usize,
     /// Sum of the queued sizes; u128 so absurd sizes cannot overflow it.
     queued_bytes: u128,
-    /// The front packet's departure, computed once when it reached the front.
+    /// The served packet's departure, computed once when it reached the
+    /// front.
     head_departure: Option<Instant>,
-    /// Packets that have left the link, with their departure, not yet dequeued.
-    departed: VecDeque<(Instant, P)>,
     clock: Instant,
     service: Service,
 }
@@ -112,9 +120,9 @@ impl<P: LinkPacket> Bottleneck<P> {
             line_rate: config.line_rate,
             loss: LossProcess::new(config.loss, seed),
             queue: VecDeque::new(),
+            departed: 0,
             queued_bytes: 0,
             head_departure: None,
-            departed: VecDeque::new(),
             clock: Instant::ZERO,
             service: Service {
                 link_free_at: Instant::ZERO,
@@ -138,7 +146,7 @@ impl<P: LinkPacket> Bottleneck<P> {
         let size = packet.size().get();
         let full = match self.limit {
             BufferLimit::Bytes(b) => self.queued_bytes + size as u128 > b.get() as u128,
-            BufferLimit::Packets(n) => self.queue.len() as u64 >= n,
+            BufferLimit::Packets(n) => self.queue_packets() as u64 >= n,
         };
         if full {
             return Err((packet, DropReason::BufferOverflow));
@@ -147,9 +155,10 @@ impl<P: LinkPacket> Bottleneck<P> {
             packet,
             arrival: now,
             size,
+            departure: now,
         });
         self.queued_bytes += size as u128;
-        if self.queue.len() == 1 {
+        if self.queue_packets() == 1 {
             self.head_departure = self.serve_front();
         }
         Ok(())
@@ -159,14 +168,22 @@ impl<P: LinkPacket> Bottleneck<P> {
     /// awaits `dequeue`, else the head's departure; None if the link is
     /// empty or will never serve its head (capacity gone for good).
     pub fn next_departure(&self) -> Option<Instant> {
-        self.departed.front().map(|d| d.0).or(self.head_departure)
+        if self.departed > 0 {
+            self.queue.front().map(|q| q.departure)
+        } else {
+            self.head_departure
+        }
     }
 
     /// Hands out the next packet whose departure time is at or before
     /// `now`, in FIFO order; None if none has left yet.
     pub fn dequeue(&mut self, now: Instant) -> Option<P> {
         self.advance(now);
-        self.departed.pop_front().map(|d| d.1)
+        if self.departed == 0 {
+            return None;
+        }
+        self.departed -= 1;
+        self.queue.pop_front().map(|q| q.packet)
     }
 
     /// Bytes at the link (including the packet being served).
@@ -176,7 +193,12 @@ impl<P: LinkPacket> Bottleneck<P> {
 
     /// Packets at the link (including the packet being served).
     pub fn queue_packets(&self) -> usize {
-        self.queue.len()
+        self.queue.len() - self.departed
+    }
+
+    /// The packet being served (or next to be).
+    fn head(&self) -> Option<&Queued<P>> {
+        self.queue.get(self.departed)
     }
 
     /// Capacity already committed at `now` to bytes that have not left yet:
@@ -187,7 +209,7 @@ impl<P: LinkPacket> Bottleneck<P> {
     /// is what a measurement window opening at `now` may be charged.
     pub fn carried_in(&mut self, now: Instant) -> Bytes {
         let now = self.advance(now);
-        let head = self.queue.front().map_or(0, |q| q.size);
+        let head = self.head().map_or(0, |q| q.size);
         let tokens = if self.burst == 0 {
             0
         } else {
@@ -212,7 +234,7 @@ impl<P: LinkPacket> Bottleneck<P> {
                 .saturating_sub(self.capacity.integral(tokens_at));
             depth.min(tokens.saturating_add(accrued))
         } else {
-            let spent = self.queue.front().map_or(0, |q| q.size) as u128 * UNITS_PER_BYTE;
+            let spent = self.head().map_or(0, |q| q.size) as u128 * UNITS_PER_BYTE;
             depth.max(spent).min(tokens.saturating_add(spent))
         }
     }
@@ -228,13 +250,14 @@ impl<P: LinkPacket> Bottleneck<P> {
         self.clock = self.clock.max(now);
         let now = self.clock;
         while let Some(departure) = self.head_departure.filter(|&d| d <= now) {
-            let Some(done) = self.queue.pop_front() else {
+            let Some(done) = self.queue.get_mut(self.departed) else {
                 self.head_departure = None;
                 break;
             };
+            done.departure = departure;
             self.queued_bytes -= done.size as u128;
-            self.departed.push_back((departure, done.packet));
-            self.head_departure = if self.queue.is_empty() {
+            self.departed += 1;
+            self.head_departure = if self.queue_packets() == 0 {
                 None
             } else {
                 self.serve_front()
@@ -247,7 +270,7 @@ impl<P: LinkPacket> Bottleneck<P> {
     /// it leaves behind; called exactly once per packet, when it reaches the
     /// front, which its FIFO service cannot depend on later arrivals.
     fn serve_front(&mut self) -> Option<Instant> {
-        let head = self.queue.front()?;
+        let head = self.head()?;
         let (arrival, size) = (head.arrival, head.size);
         if self.capacity.is_opportunities() {
             self.serve_opportunities(arrival, size)

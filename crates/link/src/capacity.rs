@@ -142,7 +142,10 @@ impl Capacity {
     /// opportunity that completes them, counting only opportunities strictly
     /// after `start` (mm-link spends the opportunities due by the current
     /// millisecond before it enqueues a packet arriving then).
-    #[inline]
+    // Always inlined into the link's service of each packet: as a call
+    // (the hint alone was not taken) it cost about 20 instructions more
+    // per packet.
+    #[inline(always)]
     pub fn time_to_serve(&self, start: Instant, bytes: Bytes) -> Option<Instant> {
         if bytes == Bytes::ZERO {
             return Some(start);

@@ -30,8 +30,10 @@ enum Event {
     SenderWake(usize),
     LossTimer(usize),
     LinkDeparture,
-    Deliver(DataPacket),
-    Ack(usize, AckFrame),
+    /// The next packet of the flow's `arriving` reaches its receiver.
+    Deliver(usize),
+    /// The next ACK of the flow's `returning` reaches its sender.
+    Ack(usize),
     AckTimer(usize, Instant),
     LiveFrame(usize),
     /// A DASH player's request is due.
@@ -101,9 +103,15 @@ struct Flow {
     /// A delayed-ACK timer decided but not pushed yet, with its place in
     /// the event order: see [`Simulation::settle_ack_timer`].
     held_ack_timer: Option<(Instant, Ticket)>,
-    /// When the packets that left the bottleneck reach the receiver, in
-    /// order (one per pending `Deliver` event of the flow).
-    arrivals: VecDeque<Instant>,
+    /// The packets that left the bottleneck, with when they reach the
+    /// receiver, in order: one per pending `Deliver` event of the flow.
+    /// A flow's packets arrive in the order they left (one forward delay
+    /// per flow), so the events carry only the flow: the queue moves
+    /// small events, and each packet is copied once into its place here.
+    arriving: VecDeque<(Instant, DataPacket)>,
+    /// The ACK frames on their way back, in order: one per pending `Ack`
+    /// event of the flow (they leave in order, over one return delay).
+    returning: VecDeque<AckFrame>,
     completed_at: Option<Instant>,
     dropped: u64,
     dropped_random: u64,
@@ -218,7 +226,8 @@ impl Simulation {
                     loss_event_at: None,
                     ack_timer_at: None,
                     held_ack_timer: None,
-                    arrivals: VecDeque::new(),
+                    arriving: VecDeque::new(),
+                    returning: VecDeque::new(),
                     completed_at: None,
                     dropped: 0,
                     dropped_random: 0,
@@ -296,10 +305,11 @@ impl Simulation {
             }
             Event::LossTimer(id) => self.on_loss_timer(id),
             Event::LinkDeparture => self.on_departure(),
-            Event::Deliver(packet) => self.on_deliver(packet),
-            Event::Ack(id, frame) => {
+            Event::Deliver(id) => self.on_deliver(id),
+            Event::Ack(id) => {
                 let now = self.now;
                 let flow = &mut self.flows[id];
+                let frame = flow.returning.pop_front().expect("an Ack event per frame");
                 if let Some(sender) = flow.sender.as_mut() {
                     let fresh = sender.on_ack(now, &frame);
                     flow.receiver.recycle(frame);
@@ -566,17 +576,20 @@ impl Simulation {
             }
             let flow = &mut self.flows[packet.flow];
             let at = self.now + flow.forward_delay;
-            flow.arrivals.push_back(at);
-            self.queue.push(at, Event::Deliver(packet));
+            flow.arriving.push_back((at, packet));
+            self.queue.push(at, Event::Deliver(packet.flow));
         }
         self.schedule_departure();
     }
 
-    fn on_deliver(&mut self, packet: DataPacket) {
-        let id = packet.flow;
+    fn on_deliver(&mut self, id: usize) {
         let now = self.now;
         let flow = &mut self.flows[id];
-        flow.arrivals.pop_front();
+        let (at, packet) = flow
+            .arriving
+            .pop_front()
+            .expect("a Deliver event per packet");
+        debug_assert_eq!(at, now, "a flow's packets arrive in order");
         flow.propagating -= packet.chunk.len as u64;
         let decision = flow.receiver.on_packet(now, packet.pn, packet.chunk);
         if let Some((_, clock)) = flow.live.as_mut() {
@@ -658,7 +671,7 @@ impl Simulation {
             flow.held_ack_timer = None;
             return;
         }
-        if flow.arrivals.front().is_some_and(|&next| next < at) {
+        if flow.arriving.front().is_some_and(|&(next, _)| next < at) {
             return;
         }
         debug_assert!(at >= now, "a held timer is pushed before its time");
@@ -681,13 +694,11 @@ impl Simulation {
                 .unwrap_or(now)
                 .max(self.shared_ack_at);
             self.shared_ack_at = leave;
-            self.queue
-                .push(leave + self.flows[id].return_delay, Event::Ack(id, frame));
+            self.return_ack(leave, id, frame);
             return;
         }
         let Some(uplink) = self.uplink.as_mut() else {
-            self.queue
-                .push(now + self.flows[id].return_delay, Event::Ack(id, frame));
+            self.return_ack(now, id, frame);
             return;
         };
         if uplink.enqueue(now, AckPacket { flow: id, frame }).is_err() {
@@ -714,11 +725,22 @@ impl Simulation {
         let now = self.now;
         if let Some(uplink) = self.uplink.as_mut() {
             while let Some(ack) = uplink.dequeue(now) {
-                let back = now + self.flows[ack.flow].return_delay;
-                self.queue.push(back, Event::Ack(ack.flow, ack.frame));
+                let flow = &mut self.flows[ack.flow];
+                flow.returning.push_back(ack.frame);
+                self.queue
+                    .push(now + flow.return_delay, Event::Ack(ack.flow));
             }
         }
         self.schedule_uplink_departure();
+    }
+
+    /// An ACK frame of flow `id` leaves the receiver's side at `at`
+    /// (every path's leaving times only grow, so a flow's frames stay in
+    /// order) and reaches the sender after the return delay.
+    fn return_ack(&mut self, at: Instant, id: usize, frame: AckFrame) {
+        let flow = &mut self.flows[id];
+        flow.returning.push_back(frame);
+        self.queue.push(at + flow.return_delay, Event::Ack(id));
     }
 
     /// Keeps at most one pending LossTimer event per flow at or before the
@@ -833,18 +855,14 @@ impl Simulation {
         // Data that crossed the bottleneck inside the window and is on its
         // way to the receiver belongs to the window, as the data still
         // propagating when it opened belonged to the time before it.
-        let mut arriving: Vec<Vec<Chunk>> = vec![Vec::new(); self.flows.len()];
-        for event in self.queue.iter() {
-            if let Event::Deliver(packet) = event {
-                arriving[packet.flow].push(packet.chunk);
-            }
-        }
         let flows: Vec<FlowSummary> = self
             .flows
             .iter_mut()
-            .zip(arriving)
             .enumerate()
-            .map(|(id, (f, arriving))| summarize(id, f, end, arriving))
+            .map(|(id, f)| {
+                let arriving: Vec<Chunk> = f.arriving.iter().map(|(_, p)| p.chunk).collect();
+                summarize(id, f, end, arriving)
+            })
             .collect();
         let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
         let run_violations = self.whole_run_violations();
@@ -1000,5 +1018,18 @@ fn ratio(num: u64, den: u64) -> f64 {
         0.0
     } else {
         num as f64 / den as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The queue moves every event a few times (into its slot, out, into
+    /// the handler): payloads live in the flows' FIFOs, not in events.
+    #[test]
+    fn events_stay_small() {
+        assert!(std::mem::size_of::<Event>() <= 24);
+        assert!(std::mem::size_of::<Option<Event>>() <= 24);
     }
 }

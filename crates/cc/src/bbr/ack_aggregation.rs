@@ -30,6 +30,7 @@ pub struct AckAggregation {
 impl AckAggregation {
     /// Folds one ACK into the estimate.
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     pub fn on_ack(
         &mut self,
         now: Instant,

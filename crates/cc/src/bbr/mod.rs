@@ -263,6 +263,10 @@ pub struct Bbr {
     cwnd_gain: f64,
     cwnd: Bytes,
     pacing_rate: Bandwidth,
+    /// `send_quantum(pacing_rate, mss)`, kept with both (set by
+    /// [`Bbr::pace_at`] and `on_mtu_update`): an ACK reads it several times
+    /// and the sender after every ACK, and each time it is a division.
+    quantum: Bytes,
     has_seen_rtt: bool,
     delivered_time: Instant,
     idle_restart: bool,
@@ -308,6 +312,7 @@ impl Bbr {
             cwnd_gain: HIGH_GAIN,
             cwnd: initial_cwnd,
             pacing_rate: Bandwidth::ZERO,
+            quantum: send_quantum(Bandwidth::ZERO, config.max_datagram_size),
             has_seen_rtt: false,
             delivered_time: config.now,
             idle_restart: false,
@@ -377,7 +382,7 @@ impl Bbr {
     /// Headroom for send quanta in flight at both ends of the path, and two
     /// extra packets while probing (`bbr_quantization_budget`).
     fn quantization_budget(&self, cwnd: Bytes) -> Bytes {
-        let mut cwnd = cwnd + self.send_quantum() * 3;
+        let mut cwnd = cwnd + self.quantum * 3;
         if self.mode == Mode::ProbeBw && self.cycle_phase == 0 {
             cwnd += self.mss * 2;
         }
@@ -390,11 +395,17 @@ impl Bbr {
     }
 
     fn inflight_at_edt(&self, inflight: Bytes) -> Bytes {
-        inflight_at_edt(inflight, self.pacing_gain, self.send_quantum())
+        inflight_at_edt(inflight, self.pacing_gain, self.quantum)
+    }
+
+    /// Sets the pacing rate, and the send quantum with it.
+    fn pace_at(&mut self, rate: Bandwidth) {
+        self.pacing_rate = rate;
+        self.quantum = send_quantum(rate, self.mss);
     }
 
     fn init_pacing_rate(&mut self, srtt: Option<Duration>) {
-        self.pacing_rate = initial_pacing_rate(self.cwnd, srtt, HIGH_GAIN);
+        self.pace_at(initial_pacing_rate(self.cwnd, srtt, HIGH_GAIN));
     }
 
     fn set_pacing_rate(&mut self, bw: Bandwidth, gain: f64, srtt: Duration) {
@@ -405,7 +416,7 @@ impl Bbr {
         let rate = bw.mul_f64(gain * (1.0 - self.params.pacing_margin));
         // Until the pipe is full, never slow down: early samples undershoot.
         if rate > Bandwidth::ZERO && (self.full_pipe.is_reached() || rate > self.pacing_rate) {
-            self.pacing_rate = rate;
+            self.pace_at(rate);
         }
     }
 
@@ -740,11 +751,10 @@ impl CongestionControl for Bbr {
             self.idle_restart = true;
             self.aggregation = AckAggregation::default();
             match self.mode {
-                Mode::ProbeBw => {
-                    self.pacing_rate = self
-                        .pacing_bandwidth()
-                        .mul_f64(1.0 - self.params.pacing_margin)
-                }
+                Mode::ProbeBw => self.pace_at(
+                    self.pacing_bandwidth()
+                        .mul_f64(1.0 - self.params.pacing_margin),
+                ),
                 Mode::ProbeRtt => self.check_probe_rtt_done(event.now),
                 _ => {}
             }
@@ -775,7 +785,7 @@ impl CongestionControl for Bbr {
             self.ext.drop_detector = Some(detector);
         }
         self.update_gains();
-        let ctx = self.context(event, round_start, recovery_entered);
+        let mut ctx = self.context(event, round_start, recovery_entered);
         self.ext.cwnd_gain.on_ack(&ctx);
         self.ext.probe_gain.on_ack(&ctx);
         self.ext.loss_reaction.on_ack(&ctx);
@@ -787,8 +797,11 @@ impl CongestionControl for Bbr {
             self.pacing_gain,
             event.rtt.smoothed,
         );
-        let ctx = self.context(event, round_start, recovery_entered);
-        self.set_cwnd(&ctx, self.bandwidth(), self.cwnd_gain);
+        // Of the context, only the pacing gain can have moved since it was
+        // taken (the policies' callbacks change their own state alone):
+        // the rest, the bandwidth and the BDP, is not computed again.
+        ctx.pacing_gain = self.pacing_gain;
+        self.set_cwnd(&ctx, ctx.bandwidth, self.cwnd_gain);
     }
 
     fn on_packet_lost(&mut self, event: &LossEvent) {
@@ -813,7 +826,7 @@ impl CongestionControl for Bbr {
     }
 
     fn send_quantum(&self) -> Bytes {
-        send_quantum(self.pacing_rate, self.mss)
+        self.quantum
     }
 
     fn probe_state(&self) -> ProbeState {
@@ -829,6 +842,7 @@ impl CongestionControl for Bbr {
         // cwnd and the pacing rate come from the model; only the
         // packet-denominated floors and the send quantum use the size.
         self.mss = max_datagram_size.max(Bytes(1));
+        self.quantum = send_quantum(self.pacing_rate, self.mss);
     }
 
     fn snapshot(&self) -> Snapshot {

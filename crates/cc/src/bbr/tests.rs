@@ -371,12 +371,16 @@ fn continued_losses_extend_the_recovery_epoch() {
 #[test]
 fn send_quantum_follows_the_pacing_rate() {
     let mut b = bbr(1);
-    b.pacing_rate = Bandwidth::from_kbps(1_000);
+    b.pace_at(Bandwidth::from_kbps(1_000));
     assert_eq!(b.send_quantum(), Bytes(1500));
-    b.pacing_rate = Bandwidth::from_mbps(10);
+    b.pace_at(Bandwidth::from_mbps(10));
     assert_eq!(b.send_quantum(), Bytes(3000));
-    b.pacing_rate = Bandwidth::from_mbps(100); // 12.5 KB per ms
+    b.pace_at(Bandwidth::from_mbps(100)); // 12.5 KB per ms
     assert_eq!(b.send_quantum(), Bytes(8 * 1500));
-    b.pacing_rate = Bandwidth::from_mbps(10_000);
+    // The quantum is kept with the rate: a new datagram size moves it.
+    b.on_mtu_update(Bytes(1300));
+    assert_eq!(b.send_quantum(), Bytes(9 * 1300));
+    b.on_mtu_update(Bytes(1500));
+    b.pace_at(Bandwidth::from_mbps(10_000));
     assert_eq!(b.send_quantum(), Bytes(43 * 1500), "64 KB cap");
 }

@@ -34,6 +34,7 @@ impl Default for RttEstimator {
 impl RttEstimator {
     /// Folds in a sample; `ack_delay` is the peer's reported delay, already
     /// capped at max_ack_delay.
+    #[inline]
     pub fn update(&mut self, latest: Duration, ack_delay: Duration) {
         self.latest = latest;
         if !self.has_sample {
@@ -73,6 +74,7 @@ impl RttEstimator {
     }
 
     /// The probe timeout before backoff: srtt + max(4 rttvar, 1 ms) + max_ack_delay.
+    #[inline]
     pub fn pto(&self, max_ack_delay: Duration) -> Duration {
         self.smoothed + (self.rttvar * 4).max(GRANULARITY) + max_ack_delay
     }

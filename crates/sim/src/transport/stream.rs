@@ -20,27 +20,36 @@ pub struct SendStream {
     /// Bytes the application has written so far; `None` when all of
     /// `total` is there from the start (a bulk transfer).
     written: Option<u64>,
+    /// Where new data ends for now: `written` capped by `total`,
+    /// `u64::MAX` when neither is set (so an unlimited stream ends at
+    /// 2^64 - 1 bytes). Kept with them: the sender asks twice per poll.
+    end: u64,
     resend: VecDeque<Chunk>,
 }
 
 impl SendStream {
     /// A stream of `total` bytes, or unlimited, all available at once.
     pub fn new(total: Option<u64>) -> Self {
-        SendStream {
+        let mut stream = SendStream {
             next_offset: 0,
             total,
             written: None,
+            end: 0,
             resend: VecDeque::new(),
-        }
+        };
+        stream.end = stream.limit();
+        stream
     }
 
     /// An unbounded stream the application fills with [`SendStream::write`]
     /// (a live video source): between writes it may have nothing to send.
     pub fn written_by_application() -> Self {
-        SendStream {
+        let mut stream = SendStream {
             written: Some(0),
             ..SendStream::new(None)
-        }
+        };
+        stream.end = stream.limit();
+        stream
     }
 
     /// The application hands over `bytes` more (saturating at 2^64 - 1).
@@ -49,20 +58,23 @@ impl SendStream {
         if let Some(w) = &mut self.written {
             *w = w.saturating_add(bytes);
         }
+        self.end = self.limit();
     }
 
-    /// Where new data ends for now: the written bytes, capped by `total`.
-    fn limit(&self) -> Option<u64> {
+    /// Where new data ends for now: the written bytes, capped by `total`;
+    /// `u64::MAX` without either.
+    fn limit(&self) -> u64 {
         match (self.total, self.written) {
-            (Some(t), Some(w)) => Some(t.min(w)),
-            (t, None) => t,
-            (None, w) => w,
+            (Some(t), Some(w)) => t.min(w),
+            (Some(t), None) => t,
+            (None, Some(w)) => w,
+            (None, None) => u64::MAX,
         }
     }
 
     /// Whether anything is waiting to be sent.
     pub fn has_data(&self) -> bool {
-        !self.resend.is_empty() || self.limit().is_none_or(|l| self.next_offset < l)
+        !self.resend.is_empty() || self.next_offset < self.end
     }
 
     /// Whether something waits but none of it may leave below the
@@ -95,7 +107,7 @@ impl SendStream {
             front.len -= max_len;
             return Some((c, true));
         }
-        let end = self.limit().unwrap_or(u64::MAX).min(max_stream_data);
+        let end = self.end.min(max_stream_data);
         let remaining = end.saturating_sub(self.next_offset);
         if remaining == 0 {
             return None;
