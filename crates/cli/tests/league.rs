@@ -254,33 +254,29 @@ fn a_bad_goal_file_is_refused_before_anything_runs() {
     let dir = tempdir("badgoals");
     let c = conditions(&dir);
     let out = dir.join("out");
-    let goals = goal_file(&dir, "nosuch");
-    let o = league_with(
-        &c,
-        &out,
-        &["--cc", "bbr,cubic", "--goals", goals.to_str().unwrap()],
-    );
-    let (_, stderr) = text(&o);
-    assert!(!o.status.success());
-    assert!(
-        stderr
-            .contains("goals.toml: goal[0].at[0].condition (line 10): unknown condition `nosuch`"),
-        "{stderr}"
-    );
-    // A controller outside the field.
-    let goals = goal_file(&dir, "lossy");
-    let o = league_with(
-        &c,
-        &out,
-        &["--cc", "bbr", "--goals", goals.to_str().unwrap()],
-    );
-    let (_, stderr) = text(&o);
-    assert!(!o.status.success());
-    assert!(
-        stderr
-            .contains("goal[1].versus (line 16): controller `cubic` is not in the league's field"),
-        "{stderr}"
-    );
+    for (condition, field, want) in [
+        (
+            "nosuch",
+            "bbr,cubic",
+            "goals.toml: goal[0].at[0].condition (line 10): unknown condition `nosuch`",
+        ),
+        // A controller outside the field.
+        (
+            "lossy",
+            "bbr",
+            "goal[1].versus (line 16): controller `cubic` is not in the league's field",
+        ),
+    ] {
+        let goals = goal_file(&dir, condition);
+        let o = league_with(
+            &c,
+            &out,
+            &["--cc", field, "--goals", goals.to_str().unwrap()],
+        );
+        let (_, stderr) = text(&o);
+        assert!(!o.status.success());
+        assert!(stderr.contains(want), "{stderr}");
+    }
     assert!(!out.join("runs").exists(), "nothing ran");
     std::fs::remove_dir_all(&dir).ok();
 }
