@@ -246,6 +246,22 @@ fn goals_are_judged_on_development_and_held_out_seeds() {
     // The goals read goodput beside CUBIC, which the condition does not rank: recorded, not ranked.
     let scores = read(&out.join("scores.csv"));
     assert!(scores.lines().next().unwrap().contains("share"), "{scores}");
+    // Deterministic: the same league run afresh elsewhere judges alike.
+    let again = dir.join("again");
+    let o = league_with(
+        &c,
+        &again,
+        &[
+            "--cc",
+            "bbr,cubic",
+            "--seeds",
+            "1-2",
+            "--goals",
+            goals.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success());
+    assert_eq!(read(&again.join("goals.csv")), csv);
     std::fs::remove_dir_all(&dir).ok();
 }
 
