@@ -346,7 +346,7 @@ impl Reader<'_> {
 
     /// A serde error: its line, and the key it is about (the text before
     /// `=` on that line, or the unknown key itself).
-    fn from_toml(&self, e: toml::de::Error) -> ScenarioError {
+    fn toml_error(&self, e: toml::de::Error) -> ScenarioError {
         let line = e.span().map(|s| self.line(s.start));
         let key = e.span().and_then(|s| {
             let start = self.text[..s.start].rfind('\n').map_or(0, |i| i + 1);
@@ -641,7 +641,7 @@ impl GoalFile {
             conditions,
             controllers,
         };
-        let raw: RawFile = toml::from_str(text).map_err(|e| r.from_toml(e))?;
+        let raw: RawFile = toml::from_str(text).map_err(|e| r.toml_error(e))?;
         let controller = r.controller("controller", &raw.controller)?;
         let seeds = raw.development_seeds.get_ref();
         if seeds.is_empty() {
