@@ -206,18 +206,15 @@ fn goals_are_judged_on_development_and_held_out_seeds() {
     let c = conditions(&dir);
     let out = dir.join("out");
     let goals = goal_file(&dir, "lossy");
-    let o = league_with(
-        &c,
-        &out,
-        &[
-            "--cc",
-            "bbr,cubic",
-            "--seeds",
-            "1-2",
-            "--goals",
-            goals.to_str().unwrap(),
-        ],
-    );
+    let args = [
+        "--cc",
+        "bbr,cubic",
+        "--seeds",
+        "1-2",
+        "--goals",
+        goals.to_str().unwrap(),
+    ];
+    let o = league_with(&c, &out, &args);
     let (stdout, stderr) = text(&o);
     assert!(o.status.success(), "{stderr}");
     assert!(stdout.contains("development seeds 1"), "{stdout}");
@@ -248,19 +245,7 @@ fn goals_are_judged_on_development_and_held_out_seeds() {
     assert!(scores.lines().next().unwrap().contains("share"), "{scores}");
     // Deterministic: the same league run afresh elsewhere judges alike.
     let again = dir.join("again");
-    let o = league_with(
-        &c,
-        &again,
-        &[
-            "--cc",
-            "bbr,cubic",
-            "--seeds",
-            "1-2",
-            "--goals",
-            goals.to_str().unwrap(),
-        ],
-    );
-    assert!(o.status.success());
+    assert!(league_with(&c, &again, &args).status.success());
     assert_eq!(read(&again.join("goals.csv")), csv);
     std::fs::remove_dir_all(&dir).ok();
 }
