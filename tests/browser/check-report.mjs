@@ -217,10 +217,10 @@ try {
       for (const problem of figure.textInPlot) {
         failures.push(`${name}: ${problem}`);
       }
-      // One colour per series: up to the palette's twelve, no two series of
+      // One colour per series: up to the palette's twenty, no two series of
       // a figure may share one.
       const distinct = new Set(figure.colours);
-      if (figure.colours.length <= 12 && distinct.size !== figure.colours.length) {
+      if (figure.colours.length <= 20 && distinct.size !== figure.colours.length) {
         failures.push(`${name}: two series share a colour (${figure.colours.join(' ')})`);
       }
     });

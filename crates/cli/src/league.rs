@@ -18,9 +18,11 @@ pub struct FieldArgs {
     /// Add a controller spec to the field (repeatable), e.g. obbr:mu=0.75.
     #[arg(long, value_name = "SPEC")]
     add: Vec<String>,
-    /// Seeds per point, 1 to 100 [default: 3, 1 with --fast].
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100))]
-    seeds: Option<u64>,
+    /// Seeds of every point: a count N (seeds 1 to N), a range A-B (e.g.
+    /// 3-5, seeds held out from tuning) or a list 1,2,7; 1 to 100 seeds
+    /// [default: 3, 1 with --fast].
+    #[arg(long, value_name = "N|A-B|LIST", value_parser = parse_seeds)]
+    seeds: Option<Seeds>,
     /// Weights of the scores in the indices, name=number,... (scores not
     /// named keep their default: 2 for goodput, frame_delay and qoe, 1 for
     /// retx, delay, jain, harm and startup).
@@ -29,6 +31,14 @@ pub struct FieldArgs {
     /// Parallel runs [default: all cores].
     #[arg(long, short)]
     jobs: Option<usize>,
+}
+
+/// The seeds `--seeds` names.
+#[derive(Clone, Debug)]
+pub struct Seeds(Vec<u64>);
+
+fn parse_seeds(text: &str) -> Result<Seeds, String> {
+    league::parse_seeds(text).map(Seeds)
 }
 
 #[derive(clap::Args, Debug)]
@@ -42,6 +52,12 @@ pub struct LeagueArgs {
     /// The directory of condition files [default: <scenarios>/league].
     #[arg(long, value_name = "DIR")]
     conditions: Option<PathBuf>,
+    /// A goal file (e.g. scenarios/league/goals/tempered-bbr.toml): its
+    /// controller's goals, judged on the scores on the development seeds
+    /// and on the held-out ones; the table goes into report.html,
+    /// goals.json and goals.csv.
+    #[arg(long, value_name = "FILE")]
+    goals: Option<PathBuf>,
     #[command(flatten)]
     field: FieldArgs,
 }
@@ -90,8 +106,12 @@ impl FieldArgs {
         Ok(League {
             conditions,
             controllers: league::controllers(&self.cc, &self.add)?,
-            seeds: league::seeds(self.seeds.unwrap_or(if fast { 1 } else { 3 })),
+            seeds: match &self.seeds {
+                Some(Seeds(s)) => s.clone(),
+                None => (1..=if fast { 1 } else { 3 }).collect(),
+            },
             fast,
+            record: Vec::new(),
         })
     }
 }
@@ -104,7 +124,15 @@ pub fn league(args: LeagueArgs) -> anyhow::Result<()> {
         None => lab::reproduce::scenarios_dir(None)?.join("league"),
     };
     let conditions = league::condition::load_dir(&dir)?;
-    let league = args.field.league(conditions, args.fast)?;
+    let mut league = args.field.league(conditions, args.fast)?;
+    let goals = match &args.goals {
+        Some(file) => {
+            let g = league::goals::GoalFile::load(file, &league.conditions, &league.controllers)?;
+            league.record = g.scores();
+            Some(g)
+        }
+        None => None,
+    };
     let weights = args.field.weights.clone().unwrap_or_default();
     let out = args.out.unwrap_or_else(|| {
         PathBuf::from("out").join(if args.fast { "league-fast" } else { "league" })
@@ -116,10 +144,22 @@ pub fn league(args: LeagueArgs) -> anyhow::Result<()> {
     } else {
         "bbrlab league"
     };
-    let standings = league::write_outputs(&out, &league, &rows, &weights, title, |_| Vec::new())?;
+    let verdicts = goals.map(|g| g.judge(&rows));
+    if let Some(v) = &verdicts {
+        v.write(&out)?;
+    }
+    let standings = league::write_outputs(&out, &league, &rows, &weights, title, |_| {
+        verdicts.iter().map(|v| v.section()).collect()
+    })?;
     println!("{:>4}  {:24}  {:>13}", "rank", "controller", "index");
     for st in &standings.overall {
         println!("{:>4}  {:24}  {:>13}", st.rank, st.cc, st.index.text(3));
+    }
+    if let Some(v) = &verdicts {
+        for line in v.text() {
+            println!("{line}");
+        }
+        println!("goals: {}", out.join("goals.csv").display());
     }
     println!(
         "league: {} runs ({} recorded before, {} run now) in {:.1} s; report: {}; scores: {}",

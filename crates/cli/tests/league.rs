@@ -182,6 +182,106 @@ fn league_fast_uses_each_conditions_fast_table() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// A goal file for BBRv1 on the tiny conditions: tuned on seed 1.
+fn goal_file(dir: &Path, condition: &str) -> PathBuf {
+    let f = dir.join("goals.toml");
+    std::fs::write(
+        &f,
+        format!(
+            "controller = \"bbr\"\ntitle = \"BBRv1's goals\"\ndevelopment_seeds = [1]\n\
+             [[goal]]\nname = \"1\"\ntitle = \"half the link\"\ntest = \"at-least\"\nscore = \"goodput\"\nbound = 0.5\n\
+             at = [{{ condition = \"{condition}\", points = [\"link.loss=1%\"] }}]\n\
+             [[goal]]\nname = \"2\"\ntitle = \"front\"\ntest = \"pareto\"\nscores = [\"goodput\", \"retx\"]\nversus = [\"cubic\"]\n\
+             ties = {{ goodput = \"1%\", retx = 0.05 }}\nat = [{{ condition = \"lossy\" }}]\n\
+             [[goal]]\nname = \"3\"\ntitle = \"fair\"\ntest = \"at-least\"\nscore = \"jain\"\nbound = 0.5\nat = [{{ condition = \"shared\" }}]\n"
+        ),
+    )
+    .unwrap();
+    f
+}
+
+#[test]
+fn goals_are_judged_on_development_and_held_out_seeds() {
+    let dir = tempdir("goals");
+    let c = conditions(&dir);
+    let out = dir.join("out");
+    let goals = goal_file(&dir, "lossy");
+    let args = [
+        "--cc",
+        "bbr,cubic",
+        "--seeds",
+        "1-2",
+        "--goals",
+        goals.to_str().unwrap(),
+    ];
+    let o = league_with(&c, &out, &args);
+    let (stdout, stderr) = text(&o);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stdout.contains("development seeds 1"), "{stdout}");
+    assert!(stdout.contains("held-out seeds 2"), "{stdout}");
+    let j: serde_json::Value = serde_json::from_str(&read(&out.join("goals.json"))).unwrap();
+    assert_eq!(j["sets"][0]["seeds"], serde_json::json!([1]));
+    assert_eq!(j["sets"][1]["seeds"], serde_json::json!([2]));
+    for g in j["goals"].as_array().unwrap() {
+        for s in g["sets"].as_array().unwrap() {
+            assert!(s["points"].as_u64().unwrap() > 0, "{g}");
+        }
+    }
+    // Goal 1 at the lossy point only: one point per seed set; BBRv1
+    // keeps more than half of a 10 Mbit/s link at 1 % loss.
+    assert_eq!(j["goals"][0]["sets"][0]["points"], 1);
+    assert_eq!(j["goals"][0]["sets"][0]["met"], 1, "{}", j["goals"][0]);
+    let csv = read(&out.join("goals.csv"));
+    assert!(
+        csv.starts_with(
+            "goal,set,seeds,condition,point,held_out_point,value,bound,margin,met,detail\n"
+        ),
+        "{csv}"
+    );
+    let html = read(&out.join("report.html"));
+    assert!(html.contains("Goals of bbr") && html.contains("held-out seeds 2"));
+    // The goals read goodput beside CUBIC, which the condition does not rank: recorded, not ranked.
+    let scores = read(&out.join("scores.csv"));
+    assert!(scores.lines().next().unwrap().contains("share"), "{scores}");
+    // Deterministic: the same league run afresh elsewhere judges alike.
+    let again = dir.join("again");
+    assert!(league_with(&c, &again, &args).status.success());
+    assert_eq!(read(&again.join("goals.csv")), csv);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_bad_goal_file_is_refused_before_anything_runs() {
+    let dir = tempdir("badgoals");
+    let c = conditions(&dir);
+    let out = dir.join("out");
+    for (condition, field, want) in [
+        (
+            "nosuch",
+            "bbr,cubic",
+            "goals.toml: goal[0].at[0].condition (line 10): unknown condition `nosuch`",
+        ),
+        // A controller outside the field.
+        (
+            "lossy",
+            "bbr",
+            "goal[1].versus (line 16): controller `cubic` is not in the league's field",
+        ),
+    ] {
+        let goals = goal_file(&dir, condition);
+        let o = league_with(
+            &c,
+            &out,
+            &["--cc", field, "--goals", goals.to_str().unwrap()],
+        );
+        let (_, stderr) = text(&o);
+        assert!(!o.status.success());
+        assert!(stderr.contains(want), "{stderr}");
+    }
+    assert!(!out.join("runs").exists(), "nothing ran");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn bad_weights_controllers_and_condition_files_are_named() {
     let dir = tempdir("bad");
@@ -197,6 +297,8 @@ fn bad_weights_controllers_and_condition_files_are_named() {
         (vec!["--cc", "vegas"], "--cc: unknown algorithm `vegas`"),
         (vec!["--add", "obbr:mu=9"], "--add obbr:mu=9"),
         (vec!["--seeds", "0"], "--seeds"),
+        (vec!["--seeds", "5-3"], "the range ends before it starts"),
+        (vec!["--seeds", "1,x"], "`x` is not a seed number"),
     ] {
         let o = league_with(&c, &out, &args);
         let (_, stderr) = text(&o);
@@ -367,7 +469,11 @@ fn league_fast_on_the_declared_conditions_writes_every_group() {
     let html = read(&out.join("report.html"));
     let mut groups = std::collections::BTreeSet::new();
     for file in std::fs::read_dir(&conditions).unwrap() {
-        let text = read(&file.unwrap().path());
+        let path = file.unwrap().path();
+        if path.extension().is_none_or(|x| x != "toml") {
+            continue; // goals/
+        }
+        let text = read(&path);
         let group = text
             .lines()
             .find_map(|l| l.strip_prefix("group = \""))

@@ -21,9 +21,13 @@ use crate::ReportError;
 
 /// Colour-blind-safe palette: Okabe & Ito (2008), then Paul Tol's wine,
 /// teal, olive and grey, ordered so the first colours are the most
-/// distinct on white; yellow, the faintest, comes last. Twelve colours, so
-/// a figure of up to twelve series never repeats one.
-pub const PALETTE: [(u8, u8, u8); 12] = [
+/// distinct on white; then eight darker or more saturated colours (Tol's
+/// indigo, purple and green, brown, rose, red, navy, lavender) so that a
+/// figure of the whole league (thirteen controllers and the Pareto
+/// frontier) gives every series its own colour; yellow, the faintest,
+/// comes last. Twenty colours: a figure of up to twenty series never
+/// repeats one.
+pub const PALETTE: [(u8, u8, u8); 20] = [
     (0x00, 0x72, 0xB2), // blue
     (0xD5, 0x5E, 0x00), // vermillion
     (0x00, 0x9E, 0x73), // bluish green
@@ -35,6 +39,14 @@ pub const PALETTE: [(u8, u8, u8); 12] = [
     (0x44, 0xAA, 0x99), // teal
     (0x99, 0x99, 0x33), // olive
     (0x88, 0x88, 0x88), // grey
+    (0x33, 0x22, 0x88), // indigo
+    (0xAA, 0x44, 0x99), // purple
+    (0x11, 0x77, 0x33), // green
+    (0x8C, 0x51, 0x0A), // brown
+    (0xEE, 0x66, 0x77), // rose
+    (0xCC, 0x00, 0x00), // red
+    (0x00, 0x22, 0x55), // navy
+    (0x99, 0x88, 0xDD), // lavender
     (0xF0, 0xE4, 0x42), // yellow
 ];
 

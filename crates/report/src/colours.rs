@@ -185,6 +185,23 @@ mod tests {
     }
 
     #[test]
+    fn the_palette_colours_are_far_apart() {
+        // Euclidean distance in RGB: the closest pairs (reddish purple and
+        // rose, purple and reddish purple) are about 62 apart; olive and a
+        // lime (38) were too close to tell apart and the lime went.
+        for (i, a) in PALETTE.iter().enumerate() {
+            for b in &PALETTE[i + 1..] {
+                let d = [(a.0, b.0), (a.1, b.1), (a.2, b.2)]
+                    .iter()
+                    .map(|&(x, y)| (x as f64 - y as f64).powi(2))
+                    .sum::<f64>()
+                    .sqrt();
+                assert!(d >= 60.0, "{a:?} and {b:?} are {d:.0} apart");
+            }
+        }
+    }
+
+    #[test]
     fn a_line_and_its_whiskers_share_a_colour() {
         let figure = Figure::lines(
             "t",

@@ -9,7 +9,12 @@
 //! source = "oBBR paper §5.1, Fig. 3 (scenarios/obbr/fig3-buffer.toml)"
 //! subject = [0]            # flows whose controller the league varies
 //! scores = ["goodput", "retx", "delay"]
+//! order = 1                # its place on the page (optional)
 //! ```
+//!
+//! Conditions, and with them the groups (in the order of their first
+//! condition), come in `order` (lowest first), then by file name; a file
+//! without `order` comes after those with one.
 //!
 //! The league sets the subject flows' `cc` and the seeds itself, so a
 //! condition's `[sweep]` may vary neither. Like `[sweep]` and `[fast]`,
@@ -42,10 +47,12 @@ pub struct Condition {
     pub scores: Vec<Score>,
     /// The scenario and its sweep over the path.
     pub sweep: Sweep,
+    /// Its place among the conditions (`order`; none: after those with one).
+    pub order: Option<i64>,
 }
 
 /// The keys of a `[league]` table.
-const KEYS: [&str; 5] = ["title", "group", "source", "subject", "scores"];
+const KEYS: [&str; 6] = ["title", "group", "source", "subject", "scores", "order"];
 
 impl Condition {
     /// Reads and checks the condition file at `path`.
@@ -169,6 +176,20 @@ impl Condition {
             }
         };
 
+        let order = match table.get("order") {
+            None => None,
+            Some(item) => Some(item.as_integer().ok_or_else(|| {
+                err(
+                    "league.order",
+                    key_line("order"),
+                    format!(
+                        "expected an integer (the condition's place on the page), got {}",
+                        item.to_string().trim()
+                    ),
+                )
+            })?),
+        };
+
         let mut doc: DocumentMut = text.parse().expect("parsed above");
         doc.remove("league");
         let sweep = scenario::sweep_from_str(&doc.to_string(), origin, &[])?;
@@ -235,11 +256,13 @@ impl Condition {
             subject,
             scores,
             sweep,
+            order,
         })
     }
 }
 
-/// Every condition file (`*.toml`) in `dir`, in name order.
+/// Every condition file (`*.toml`) in `dir`, in their declared `order`,
+/// then name order (files without `order` last).
 pub fn load_dir(dir: &Path) -> anyhow::Result<Vec<Condition>> {
     let entries = std::fs::read_dir(dir).map_err(|e| {
         anyhow::anyhow!(
@@ -257,10 +280,13 @@ pub fn load_dir(dir: &Path) -> anyhow::Result<Vec<Condition>> {
         "{}: no condition files (*.toml)",
         dir.display()
     );
-    files
+    let mut conditions: Vec<Condition> = files
         .iter()
         .map(|f| Condition::load(f).map_err(anyhow::Error::from))
-        .collect()
+        .collect::<anyhow::Result<_>>()?;
+    // Stable: equal orders keep name order.
+    conditions.sort_by_key(|c| (c.order.is_none(), c.order));
+    Ok(conditions)
 }
 
 #[cfg(test)]
@@ -325,6 +351,12 @@ mod tests {
                 Some(16),
                 "`harm` needs flows besides the subject",
             ),
+            (
+                "[league]\ntitle = \"t\"\ngroup = \"g\"\nsource = \"s\"\nscores = [\"goodput\"]\norder = \"first\"\n",
+                "league.order",
+                Some(16),
+                "expected an integer",
+            ),
         ] {
             let e = condition(league).unwrap_err();
             assert_eq!(e.key.as_deref(), Some(key), "{e}");
@@ -346,6 +378,28 @@ mod tests {
             "{GOOD}[sweep]\n\"flow.1.cc\" = [\"cubic\", \"reno\"]\n"
         ))
         .is_ok());
+    }
+
+    #[test]
+    fn conditions_come_in_their_declared_order_then_by_name() {
+        let dir = std::env::temp_dir().join(format!("bbrlab-order-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (file, group, order) in [
+            ("a.toml", "last", ""),
+            ("b.toml", "second", "order = 2\n"),
+            ("c.toml", "first", "order = 1\n"),
+            ("d.toml", "second too", "order = 2\n"),
+        ] {
+            let league = GOOD.replace("group = \"g\"", &format!("group = \"{group}\""));
+            std::fs::write(dir.join(file), format!("{SCENARIO}{league}{order}")).unwrap();
+        }
+        let groups: Vec<String> = load_dir(&dir)
+            .unwrap()
+            .into_iter()
+            .map(|c| c.group)
+            .collect();
+        assert_eq!(groups, ["first", "second", "second too", "last"]);
+        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]

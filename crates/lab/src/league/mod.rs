@@ -33,6 +33,7 @@
 
 pub mod advise;
 pub mod condition;
+pub mod goals;
 pub mod page;
 pub mod rank;
 pub mod score;
@@ -101,6 +102,9 @@ pub struct League {
     pub seeds: Vec<u64>,
     /// Each condition's shortened version (its `[fast]` table).
     pub fast: bool,
+    /// Scores computed at every condition besides its own (what a goal
+    /// file reads, e.g. goodput beside CUBIC); recorded, never ranked.
+    pub record: Vec<Score>,
 }
 
 /// One run the league plans.
@@ -293,16 +297,20 @@ impl League {
             let c = &self.conditions[p.condition];
             let run = summary(&p.id)?;
             let base = alone.get(&(p.condition, p.point.as_str(), p.seed));
-            rows.push(ScoreRow::new(
-                c.id.clone(),
-                c.group.clone(),
-                p.point.clone(),
-                cc.clone(),
-                p.seed,
-                p.id.clone(),
-                c.scores.clone(),
-                |s| s.of(&run, &p.subjects, base),
-            ));
+            let value = |s: Score| s.of(&run, &p.subjects, base);
+            rows.push(
+                ScoreRow::new(
+                    c.id.clone(),
+                    c.group.clone(),
+                    p.point.clone(),
+                    cc.clone(),
+                    p.seed,
+                    p.id.clone(),
+                    c.scores.clone(),
+                    value,
+                )
+                .recording(&self.record, value),
+            );
         }
         Ok(rows)
     }
@@ -354,7 +362,16 @@ impl ScoreRow {
         }
     }
 
-    /// The value of `score`: NaN when it does not apply or has no value.
+    /// The row with `extra` scores recorded too (`value(score)`), outside
+    /// [`ScoreRow::applies`]: read by goals, not ranked.
+    pub fn recording(mut self, extra: &[Score], value: impl Fn(Score) -> f64) -> ScoreRow {
+        for &s in extra {
+            self.values.entry(s).or_insert_with(|| value(s));
+        }
+        self
+    }
+
+    /// The value of `score`: NaN when it was not computed or has no value.
     pub fn value(&self, score: Score) -> f64 {
         self.values.get(&score).copied().unwrap_or(f64::NAN)
     }
@@ -507,14 +524,78 @@ pub fn write_outputs(
     Ok(standings)
 }
 
-/// The seeds `1..=n`.
-pub fn seeds(n: u64) -> Vec<u64> {
-    (1..=n).collect()
+/// The most seeds a league runs per point.
+pub const MAX_SEEDS: usize = 100;
+
+/// The seeds `--seeds` names: `N` (seeds 1 to N), a range `A-B` (A to B,
+/// e.g. `3-5` for held-out seeds beside tuning seeds 1-2) or a list
+/// `1,2,7`; 1 to [`MAX_SEEDS`] distinct seeds.
+pub fn parse_seeds(text: &str) -> Result<Vec<u64>, String> {
+    let expected = "expected a count N (seeds 1 to N), a range A-B (e.g. 3-5) or a list 1,2,7";
+    let number = |t: &str| -> Result<u64, String> {
+        t.trim()
+            .parse::<u64>()
+            .map_err(|_| format!("`{}` is not a seed number; {expected}", t.trim()))
+    };
+    let text = text.trim();
+    let seeds: Vec<u64> = if text.contains(',') {
+        text.split(',').map(number).collect::<Result<_, _>>()?
+    } else if let Some((a, b)) = text.split_once('-') {
+        let (a, b) = (number(a)?, number(b)?);
+        if a > b {
+            return Err(format!("the range ends before it starts; {expected}"));
+        }
+        if b - a >= MAX_SEEDS as u64 {
+            return Err(format!("more than {MAX_SEEDS} seeds"));
+        }
+        (a..=b).collect()
+    } else {
+        let n = number(text)?;
+        if n == 0 || n > MAX_SEEDS as u64 {
+            return Err(format!("expected a count from 1 to {MAX_SEEDS}"));
+        }
+        (1..=n).collect()
+    };
+    let mut unique = seeds.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    if unique.len() != seeds.len() {
+        return Err(format!(
+            "seed {} is named twice",
+            seeds
+                .iter()
+                .find(|s| seeds.iter().filter(|t| t == s).count() > 1)
+                .unwrap_or(&0)
+        ));
+    }
+    if seeds.len() > MAX_SEEDS {
+        return Err(format!("more than {MAX_SEEDS} seeds"));
+    }
+    Ok(seeds)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn seeds_are_a_count_a_range_or_a_list() {
+        assert_eq!(parse_seeds("3").unwrap(), vec![1, 2, 3]);
+        assert_eq!(parse_seeds("3-5").unwrap(), vec![3, 4, 5]);
+        assert_eq!(parse_seeds("1,2,7").unwrap(), vec![1, 2, 7]);
+        for (bad, want) in [
+            ("0", "a count from 1 to 100"),
+            ("101", "a count from 1 to 100"),
+            ("5-3", "ends before it starts"),
+            ("1-200", "more than 100 seeds"),
+            ("1,x", "`x` is not a seed number"),
+            ("1,2,1", "seed 1 is named twice"),
+            ("", "is not a seed number"),
+        ] {
+            let e = parse_seeds(bad).unwrap_err();
+            assert!(e.contains(want), "{bad}: {e}");
+        }
+    }
 
     #[test]
     fn the_field_is_the_registry_with_its_variants_and_grows_with_it() {

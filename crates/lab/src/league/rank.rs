@@ -364,7 +364,7 @@ mod tests {
             ("goodput=inf", "expected a finite number at least 0"),
             ("goodput=1,goodput=2", "`goodput` is given twice"),
             (
-                "goodput=0,retx=0,delay=0,jain=0,harm=0,frame_delay=0,startup=0,qoe=0",
+                "goodput=0,retx=0,delay=0,jain=0,harm=0,frame_delay=0,startup=0,qoe=0,share=0",
                 "every weight is 0",
             ),
         ] {

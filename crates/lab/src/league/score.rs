@@ -16,6 +16,7 @@
 //! | `frame_delay` | ms | lower | the worst subject flow's p95 frame delay of a live stream, `live.frame_delay_ms.p95` |
 //! | `startup` | share | higher | the share of subject flows that left Startup for good within the run (`startup_exit_s` not null); the BBR-Copilot paper's Startup-exit ratio. Not defined for controllers without a Startup (CUBIC, Reno: `startup_peak_pacing_bps` null) |
 //! | `qoe` | Mbit/s | higher | the subject DASH sessions' mean QoE_lin (`dash.qoe_lin`: segment bitrates - 4.3 x stall seconds - bitrate changes) |
+//! | `share` | share | higher | the subject flows' goodput / every flow's goodput: what they take of what the flows get (1 with no other flows); goal files read it (Tempered BBR's goal 2b: where BBRv1 takes at most 60 %) |
 //!
 //! A score that cannot be computed (a controller without Startup, a run
 //! without live frames) is NaN: left out of means and rankings, never 0.
@@ -44,11 +45,13 @@ pub enum Score {
     Startup,
     /// QoE_lin of the subject DASH sessions, Mbit/s.
     Qoe,
+    /// The subject flows' share of every flow's goodput.
+    Share,
 }
 
 impl Score {
     /// Every score, in the order tables show them.
-    pub const ALL: [Score; 8] = [
+    pub const ALL: [Score; 9] = [
         Score::Goodput,
         Score::Retx,
         Score::Delay,
@@ -57,6 +60,7 @@ impl Score {
         Score::FrameDelay,
         Score::Startup,
         Score::Qoe,
+        Score::Share,
     ];
 
     /// The name in condition files, `--weights` and the scores table.
@@ -70,6 +74,7 @@ impl Score {
             Score::FrameDelay => "frame_delay",
             Score::Startup => "startup",
             Score::Qoe => "qoe",
+            Score::Share => "share",
         }
     }
 
@@ -84,6 +89,7 @@ impl Score {
             Score::FrameDelay => "p95 frame delay (ms)",
             Score::Startup => "Startup exit ratio",
             Score::Qoe => "DASH QoE_lin (Mbit/s)",
+            Score::Share => "share of the flows' goodput",
         }
     }
 
@@ -91,7 +97,7 @@ impl Score {
     pub fn higher_is_better(self) -> bool {
         matches!(
             self,
-            Score::Goodput | Score::Jain | Score::Startup | Score::Qoe
+            Score::Goodput | Score::Jain | Score::Startup | Score::Qoe | Score::Share
         )
     }
 
@@ -165,6 +171,9 @@ impl Score {
             Score::Qoe => {
                 let q: Vec<f64> = subject().map(|f| num(&f["dash"]["qoe_lin"])).collect();
                 crate::stats::mean_sd(&q).0
+            }
+            Score::Share => {
+                sum("goodput_bps") / flows.iter().map(|f| num(&f["goodput_bps"])).sum::<f64>()
             }
         }
     }
@@ -243,6 +252,8 @@ mod tests {
         assert!(Score::Startup.of(&r, &[2], None).is_nan());
         assert!(Score::FrameDelay.of(&r, &[0], None).is_nan());
         assert!(Score::Qoe.of(&r, &[0], None).is_nan());
+        // Flow 0 takes 6 of the flows' 9 Mbit/s.
+        assert!((Score::Share.of(&r, &[0], None) - 6.0 / 9.0).abs() < 1e-12);
     }
 
     #[test]
