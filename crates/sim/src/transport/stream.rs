@@ -148,15 +148,10 @@ mod tests {
         assert!(s.next_chunk(1000, u64::MAX).unwrap().1, "the resend stays");
         assert!(!s.has_data());
         s.write(500);
+        let (next, resent) = s.next_chunk(1000, u64::MAX).unwrap();
         assert_eq!(
-            s.next_chunk(1000, u64::MAX),
-            Some((
-                Chunk {
-                    offset: 1000,
-                    len: 500
-                },
-                false
-            )),
+            (next.offset, next.len, resent),
+            (1000, 500, false),
             "what is written next follows the cut"
         );
         assert_eq!(SendStream::new(Some(10)).cancel_unsent(), 10);
