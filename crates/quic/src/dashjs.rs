@@ -54,12 +54,14 @@ pub fn settings(config: &DashConfig) -> serde_json::Value {
                 "stableBufferTime": config.stable_buffer.as_secs_f64(),
                 "bufferTimeAtTopQuality": top,
                 "bufferTimeAtTopQualityLongForm": top,
+                "fastSwitchEnabled": config.fast_switching,
             },
             "abr": {
                 "ABRStrategy": strategy,
                 "initialBitrate": { "video": config.initial_bitrate.bits_per_sec() as f64 / 1e3 },
                 "additionalAbrRules": {
                     "insufficientBufferRule": config.insufficient_buffer_rule,
+                    "abandonRequestsRule": config.abandon_requests,
                 },
             },
         },
@@ -286,5 +288,16 @@ mod tests {
             30.0
         );
         assert_eq!(s["streaming"]["abr"]["initialBitrate"]["video"], 1000.0);
+        assert_eq!(s["streaming"]["buffer"]["fastSwitchEnabled"], true);
+        let off = settings(&DashConfig {
+            fast_switching: false,
+            abandon_requests: false,
+            ..DashConfig::obbr_paper()
+        });
+        assert_eq!(off["streaming"]["buffer"]["fastSwitchEnabled"], false);
+        assert_eq!(
+            off["streaming"]["abr"]["additionalAbrRules"]["abandonRequestsRule"],
+            false
+        );
     }
 }

@@ -1230,6 +1230,10 @@ fn dash_application(
         None => Ok(default),
         Some(v) => ctx.positive_duration(&dk.key(name), v),
     };
+    let switch = |name: &str, v: &Option<Value>, default| match v {
+        None => Ok(default),
+        Some(v) => ctx.boolean(&dk.key(name), v),
+    };
     const ABR: &str = "\"throughput\", \"bola\" or \"dynamic\"";
     let abr = match &raw.abr {
         None => d.abr,
@@ -1261,10 +1265,17 @@ fn dash_application(
             None => d.initial_bitrate,
             Some(v) => ctx.rate(&dk.key("initial_bitrate"), v, false)?,
         },
-        insufficient_buffer_rule: match &raw.insufficient_buffer_rule {
-            None => d.insufficient_buffer_rule,
-            Some(v) => ctx.boolean(&dk.key("insufficient_buffer_rule"), v)?,
-        },
+        insufficient_buffer_rule: switch(
+            "insufficient_buffer_rule",
+            &raw.insufficient_buffer_rule,
+            d.insufficient_buffer_rule,
+        )?,
+        abandon_requests: switch(
+            "abandon_requests",
+            &raw.abandon_requests,
+            d.abandon_requests,
+        )?,
+        fast_switching: switch("fast_switching", &raw.fast_switching, d.fast_switching)?,
         player,
     };
     dash.validate().map_err(|m| {

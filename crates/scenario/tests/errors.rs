@@ -925,7 +925,17 @@ fn dash_sessions_are_validated() {
     )
     .unwrap();
     assert!(
-        matches!(plain.config.flows[0].app, sim::app::Application::Dash(ref d) if d.ladder.len() == 10)
+        matches!(plain.config.flows[0].app, sim::app::Application::Dash(ref d) if d.ladder.len() == 10 && d.fast_switching && d.abandon_requests)
+    );
+    // dash.js's fast switching and request abandonment, each turned off.
+    let off = from_str(
+        &dash("fast_switching = false\nabandon_requests = false\n"),
+        origin(),
+        &[],
+    )
+    .unwrap();
+    assert!(
+        matches!(off.config.flows[0].app, sim::app::Application::Dash(ref d) if !d.fast_switching && !d.abandon_requests)
     );
 
     let e = err_of(&format!("{BASE}[flow.dash]\nvideo = \"60s\"\n"));
@@ -973,6 +983,20 @@ fn dash_sessions_are_validated() {
     check(
         &e,
         Some("flow[0].dash.insufficient_buffer_rule"),
+        Some(11),
+        &["true or false"],
+    );
+    let e = err_of(&dash("abandon_requests = 1\n"));
+    check(
+        &e,
+        Some("flow[0].dash.abandon_requests"),
+        Some(11),
+        &["true or false"],
+    );
+    let e = err_of(&dash("fast_switching = \"on\"\n"));
+    check(
+        &e,
+        Some("flow[0].dash.fast_switching"),
         Some(11),
         &["true or false"],
     );

@@ -11,6 +11,7 @@ use std::time::Duration;
 use crate::recorder::DelayHistogram;
 use cc::{derive_seed, Bytes, ControllerConfig, Instant};
 
+use crate::app::dash::player::Request;
 use crate::app::dash::Player;
 use crate::app::live::{FrameClock, LiveSource};
 use crate::app::Application;
@@ -38,8 +39,9 @@ enum Event {
     LiveFrame(usize),
     /// A DASH player's request is due.
     DashRequest(usize),
-    /// A DASH request reaches the server, which writes the segment.
-    DashRequestArrives(usize, u64),
+    /// A DASH request reaches the server, which first drops the unsent rest
+    /// of an abandoned one when the request says so, then writes the segment.
+    DashRequestArrives(usize, Request),
     UplinkDeparture,
     Sample,
     WarmupEnd,
@@ -356,9 +358,16 @@ impl Simulation {
             }
             Event::LiveFrame(id) => self.on_live_frame(id),
             Event::DashRequest(id) => self.on_dash_request(id),
-            Event::DashRequestArrives(id, bytes) => {
-                if let Some(sender) = self.flows[id].sender.as_mut() {
-                    sender.write(bytes);
+            Event::DashRequestArrives(id, request) => {
+                let flow = &mut self.flows[id];
+                if let Some(sender) = flow.sender.as_mut() {
+                    if request.cancels_previous {
+                        let cut = sender.cancel_unsent();
+                        if let Some(player) = flow.dash.as_mut() {
+                            player.on_cut(cut);
+                        }
+                    }
+                    sender.write(request.bytes);
                 }
                 self.pump(id);
             }
@@ -475,7 +484,7 @@ impl Simulation {
             Some(request) => {
                 let arrives = now + flow.return_delay;
                 self.queue
-                    .push(arrives, Event::DashRequestArrives(id, request.bytes));
+                    .push(arrives, Event::DashRequestArrives(id, request));
             }
             None => {
                 if let Some(at) = player.next_request_at().filter(|&at| at > now) {

@@ -273,6 +273,13 @@ impl Sender {
         self.stream.write(bytes);
     }
 
+    /// The application takes back what it wrote and the sender has not
+    /// sent once yet (an abandoned DASH request); returns where the
+    /// stream's written bytes now end.
+    pub fn cancel_unsent(&mut self) -> u64 {
+        self.stream.cancel_unsent()
+    }
+
     /// The congestion controller.
     pub fn controller(&self) -> &dyn CongestionControl {
         self.cc.as_ref()

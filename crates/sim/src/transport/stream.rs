@@ -61,6 +61,22 @@ impl SendStream {
         self.end = self.limit();
     }
 
+    /// Takes back the written bytes not handed out once yet (lost ones
+    /// below are still resent); returns where the written bytes now end.
+    /// For a bulk stream nothing is taken back and the end is the total
+    /// (or unlimited: `u64::MAX`).
+    pub fn cancel_unsent(&mut self) -> u64 {
+        let end = match &mut self.written {
+            Some(w) => {
+                *w = self.next_offset.min(*w);
+                *w
+            }
+            None => self.total.unwrap_or(u64::MAX),
+        };
+        self.end = self.limit();
+        end
+    }
+
     /// Where new data ends for now: the written bytes, capped by `total`;
     /// `u64::MAX` without either.
     fn limit(&self) -> u64 {
@@ -132,6 +148,28 @@ impl SendStream {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cancelling_takes_back_only_what_was_not_sent_once() {
+        let mut s = SendStream::written_by_application();
+        s.write(3000);
+        s.next_chunk(1000, u64::MAX);
+        s.resend(Chunk {
+            offset: 0,
+            len: 100,
+        });
+        assert_eq!(s.cancel_unsent(), 1000);
+        assert!(s.next_chunk(1000, u64::MAX).unwrap().1, "the resend stays");
+        assert!(!s.has_data());
+        s.write(500);
+        let (next, resent) = s.next_chunk(1000, u64::MAX).unwrap();
+        assert_eq!(
+            (next.offset, next.len, resent),
+            (1000, 500, false),
+            "what is written next follows the cut"
+        );
+        assert_eq!(SendStream::new(Some(10)).cancel_unsent(), 10);
+    }
 
     #[test]
     fn an_application_stream_sends_only_what_was_written() {

@@ -56,6 +56,9 @@ pub enum Rule {
     Bola,
     /// The insufficient-buffer rule.
     InsufficientBuffer,
+    /// The abandonment rule ([`super::abandon`]): the segment again, at
+    /// the quality the rule set.
+    AbandonRequests,
 }
 
 /// The controller's decision.
@@ -93,6 +96,16 @@ impl AbrController {
     /// The BOLA rule (for its events and tests).
     pub fn bola_mut(&mut self) -> &mut Bola {
         &mut self.bola
+    }
+
+    /// The quality of the last decision (or the one a rule set since).
+    pub fn quality(&self) -> usize {
+        self.quality
+    }
+
+    /// Sets the quality outside the vote (the abandonment rule does).
+    pub fn set_quality(&mut self, quality: usize) {
+        self.quality = quality;
     }
 
     /// Whether BOLA is the active rule now.

@@ -231,6 +231,26 @@ impl Bola {
         self.last_finish = Some(finished);
     }
 
+    /// A download was abandoned for `quality` with `level_s` of buffer:
+    /// the placeholder shrinks to what lets BOLA just choose that quality
+    /// (or to the 10 s minimum buffer for quality 0), as dash.js deflates
+    /// it, to be careful after an abandonment; the segment fetched again
+    /// at `quality` becomes the last quality, as dash.js records each
+    /// loaded segment's.
+    pub fn on_abandoned(&mut self, level_s: f64, quality: usize) {
+        if self.phase == BolaPhase::OneBitrate {
+            return;
+        }
+        let want = if quality > 0 {
+            self.min_buffer_for_quality(quality)
+        } else {
+            MINIMUM_BUFFER_S
+        };
+        self.placeholder_s = self.placeholder_s.min((want - level_s).max(0.0));
+        // The segment is fetched again at `quality`: the last one loaded.
+        self.last_quality = quality;
+    }
+
     /// Playback stalled: the placeholder must not lift quality now.
     pub fn on_stall(&mut self) {
         if self.phase == BolaPhase::Steady {

@@ -9,11 +9,17 @@
 //! top-quality buffer time while at the top quality), then the ABR
 //! controller decides, and BOLA may add a delay of its own. One request is
 //! in flight at a time, as dash.js fetches one video segment at a time.
+//!
+//! Two of dash.js's moves change that order (the module essay in
+//! [`super`] says when): after an up-switch the next request may go back
+//! into the buffer (fast switching), and a download may be abandoned and
+//! its segment requested again at once at a lower quality.
 
 use std::time::Duration;
 
 use cc::Instant;
 
+use super::abandon::{AbandonRule, Progress, ABANDON_STATE};
 use super::abr::{AbrController, Context, Decision, Rule};
 use super::throughput::ThroughputHistory;
 use super::{DashConfig, DashSummary, Session};
@@ -107,6 +113,12 @@ struct Download {
     end: u64,
     requested_at: Instant,
     first_byte_at: Option<Instant>,
+    /// The request follows an abandoned one whose unsent bytes the server
+    /// has not dropped yet: where this one starts in the stream is known
+    /// only then ([`Player::on_cut`]).
+    awaiting_cut: bool,
+    /// Whether the abandonment rule may still give it up (not a second time).
+    may_abandon: bool,
 }
 
 /// A request for the server: write `bytes` of segment `index`.
@@ -118,6 +130,10 @@ pub struct Request {
     pub quality: usize,
     /// Its size.
     pub bytes: u64,
+    /// The server must first drop what it has not sent of the previous
+    /// request (abandoned), then tell the player where it cut
+    /// ([`Player::on_cut`]).
+    pub cancels_previous: bool,
 }
 
 /// A DASH session's player.
@@ -134,8 +150,12 @@ pub struct Player {
     next_request_at: Option<Instant>,
     download: Option<Download>,
     requested_bytes: u64,
-    /// The downloaded segments' (quality, rule), in order.
+    /// Each buffered segment's (quality, rule) of its last download, in
+    /// segment order.
     downloaded: Vec<(usize, Rule)>,
+    abandon: AbandonRule,
+    /// The abandonment state: until then the quality may not rise.
+    abandoned_until: Option<Instant>,
 }
 
 impl Player {
@@ -159,6 +179,8 @@ impl Player {
             download: None,
             requested_bytes: 0,
             downloaded: Vec::new(),
+            abandon: AbandonRule::default(),
+            abandoned_until: None,
             connect,
             config,
         }
@@ -170,9 +192,11 @@ impl Player {
         self.next_request_at
     }
 
-    /// Whether every segment is downloaded.
+    /// Whether every segment is downloaded and no more will be fetched.
     pub fn is_fetched(&self) -> bool {
-        self.downloaded.len() == self.config.segment_count()
+        self.download.is_none()
+            && self.next_index >= self.config.segment_count()
+            && self.downloaded.len() == self.config.segment_count()
     }
 
     /// Seconds of media buffered at `now` (no state change).
@@ -202,7 +226,20 @@ impl Player {
                     downloaded: self.downloaded.len(),
                     segment_s: self.config.segment_duration(self.next_index).as_secs_f64(),
                 };
-                let decision = self.abr.decide(ctx, &self.history);
+                let before = self.abr.quality();
+                let mut decision = self.abr.decide(ctx, &self.history);
+                if decision.quality > before {
+                    if self.abandoned_until.is_some_and(|until| now < until) {
+                        // dash.js refuses an up-switch in the abandonment state.
+                        decision.quality = before;
+                        decision.rule = Rule::Kept;
+                        self.abr.set_quality(before);
+                    } else if self.config.fast_switching {
+                        if let Some(index) = self.replacement(decision.quality) {
+                            self.next_index = index;
+                        }
+                    }
+                }
                 if !decision.delay.is_zero() {
                     self.decided = Some(decision);
                     self.next_request_at = Some(now + decision.delay);
@@ -213,6 +250,7 @@ impl Player {
         };
         let index = self.next_index;
         let bytes = self.config.segment_bytes(index, decision.quality);
+        let cancels_previous = decision.rule == Rule::AbandonRequests;
         self.download = Some(Download {
             index,
             quality: decision.quality,
@@ -221,7 +259,10 @@ impl Player {
             end: self.requested_bytes + bytes,
             requested_at: now,
             first_byte_at: None,
+            awaiting_cut: cancels_previous,
+            may_abandon: !cancels_previous,
         });
+        self.abandon.reset();
         self.requested_bytes += bytes;
         self.next_index += 1;
         self.next_request_at = None;
@@ -229,27 +270,64 @@ impl Player {
             index,
             quality: decision.quality,
             bytes,
+            cancels_previous,
         })
+    }
+
+    /// Fast switching: the buffered segment to fetch again at `quality`
+    /// after an up-switch, if any. dash.js looks at the segment holding the
+    /// playback position + 1.5 segment durations: when it was loaded lower
+    /// and the buffer holds at least those 1.5 segments, the next request
+    /// is that segment.
+    fn replacement(&self, quality: usize) -> Option<usize> {
+        let ahead = self.config.segment.mul_f64(1.5);
+        if self.playback.level() < ahead {
+            return None;
+        }
+        let time = self.playback.position + ahead;
+        let index = (time.as_nanos() / self.config.segment.as_nanos()) as usize;
+        self.downloaded
+            .get(index)
+            .filter(|&&(loaded, _)| loaded < quality)
+            .map(|_| index)
+    }
+
+    /// The server dropped the unsent bytes of an abandoned request: the
+    /// stream now ends at `cut`, and the request that follows starts
+    /// there.
+    pub fn on_cut(&mut self, cut: u64) {
+        if let Some(download) = self.download.as_mut().filter(|d| d.awaiting_cut) {
+            let bytes = download.end - download.start;
+            download.start = cut;
+            download.end = cut + bytes;
+            download.awaiting_cut = false;
+            self.requested_bytes = download.end;
+        }
     }
 
     /// The connection holds `in_order` stream bytes in order at `now`.
     /// Returns true when this completed a segment (the request time may
     /// have changed).
     pub fn on_delivered(&mut self, now: Instant, in_order: u64) -> bool {
-        let Some(download) = self.download.as_mut() else {
+        let Some(download) = self.download.as_mut().filter(|d| !d.awaiting_cut) else {
             return false;
         };
         if download.first_byte_at.is_none() && in_order > download.start {
             download.first_byte_at = Some(now);
         }
         if in_order < download.end {
-            return false;
+            return in_order > download.start && self.check_abandon(now, in_order);
         }
         let download = self.download.take().expect("checked above");
         self.advance(now);
-        self.playback
-            .append(now, self.config.segment_duration(download.index));
-        self.downloaded.push((download.quality, download.rule));
+        if download.index < self.downloaded.len() {
+            // A replacement: the media was buffered already.
+            self.downloaded[download.index] = (download.quality, download.rule);
+        } else {
+            self.playback
+                .append(now, self.config.segment_duration(download.index));
+            self.downloaded.push((download.quality, download.rule));
+        }
         let first_byte = download.first_byte_at.unwrap_or(now);
         self.history.push(
             download.end - download.start,
@@ -272,6 +350,50 @@ impl Player {
             self.playback.state = State::Ended { at: now + level };
             self.playback.position = self.playback.buffered;
         }
+        true
+    }
+
+    /// A progress event of the download in flight, `in_order` stream bytes
+    /// held: the abandonment rule runs. Returns true when it abandoned the
+    /// download (the same segment is then due again at once).
+    fn check_abandon(&mut self, now: Instant, in_order: u64) -> bool {
+        if !self.config.abandon_requests {
+            return false;
+        }
+        let Some(download) = self.download.filter(|d| d.may_abandon) else {
+            return false;
+        };
+        self.advance(now);
+        let loaded = in_order - download.start;
+        let progress = Progress {
+            now,
+            loaded,
+            total: download.end - download.start,
+            segment: self.config.segment_duration(download.index),
+            quality: self.abr.quality(),
+            buffer: self.playback.level(),
+        };
+        let Some(quality) = self.abandon.on_progress(&self.config, progress) else {
+            return false;
+        };
+        // The aborted request's bytes and time are a throughput sample.
+        let first_byte = download.first_byte_at.unwrap_or(now);
+        self.history
+            .push(loaded, first_byte - download.requested_at, now - first_byte);
+        self.abr
+            .bola_mut()
+            .on_abandoned(self.playback.level().as_secs_f64(), quality);
+        self.abr.set_quality(quality);
+        self.abandoned_until = Some(now + ABANDON_STATE);
+        self.download = None;
+        self.requested_bytes = download.start;
+        self.next_index = download.index;
+        self.decided = Some(Decision {
+            quality,
+            delay: Duration::ZERO,
+            rule: Rule::AbandonRequests,
+        });
+        self.next_request_at = Some(now);
         true
     }
 
@@ -410,6 +532,138 @@ mod tests {
         let nothing = Player::new(tiny(), at(0)).summary(at(5000));
         assert_eq!(nothing.rb, None);
         assert!((nothing.startup_delay_s - 5.0).abs() < 1e-9);
+    }
+
+    /// Fetches the player's due request at `mbps`, its first byte 50 ms
+    /// after the request, in 10 ms deliveries; returns it and when it was
+    /// complete, or None (and the time) if the player abandoned it.
+    fn fetch_at_rate(p: &mut Player, mbps: f64) -> (Request, Option<Instant>) {
+        let now = p.next_request_at().expect("a request is due");
+        let r = loop {
+            if let Some(r) = p.poll_request(p.next_request_at().unwrap()) {
+                break r;
+            }
+        };
+        let start = p.requested_bytes - r.bytes;
+        let first = now + Duration::from_millis(50);
+        let mut t = first;
+        loop {
+            let got = ((t - first).as_secs_f64() * mbps * 1e6 / 8.0) as u64 + 1;
+            let in_order = start + got.min(r.bytes);
+            if p.on_delivered(t, in_order) {
+                let done = in_order == start + r.bytes;
+                return (r, done.then_some(t));
+            }
+            t += Duration::from_millis(10);
+        }
+    }
+
+    /// Segments at 3 Mbit/s until the buffer passes `level`, then one at
+    /// 40 Mbit/s: the requests that follow.
+    fn after_a_fast_segment(config: DashConfig, level: Duration) -> (Player, Vec<Request>) {
+        let mut p = Player::new(config, at(0));
+        let mut requests = Vec::new();
+        while p.playback.level() < level {
+            requests.push(fetch_at_rate(&mut p, 3.0).0);
+        }
+        requests.push(fetch_at_rate(&mut p, 40.0).0);
+        (p, requests)
+    }
+
+    #[test]
+    fn an_up_switch_fetches_buffered_segments_again_from_position_plus_one_and_a_half() {
+        let (mut p, requests) =
+            after_a_fast_segment(DashConfig::obbr_paper(), Duration::from_secs(7));
+        let buffered = p.downloaded.len();
+        let last = requests.last().unwrap().quality;
+        let position = p.playback.position;
+        let r = fetch_at_rate(&mut p, 40.0).0;
+        assert!(r.quality > last, "an up-switch: {last} to {r:?}");
+        // The segment holding position + 6 s, buffered lower, is next.
+        let expected = ((position + Duration::from_secs(6)).as_secs_f64() / 4.0) as usize;
+        assert!(expected < buffered, "{expected} of {buffered}");
+        assert_eq!(r.index, expected, "{requests:?}");
+        assert_eq!(
+            p.downloaded[expected].0, r.quality,
+            "counted at its last quality"
+        );
+        assert_eq!(
+            p.downloaded.len(),
+            buffered,
+            "a replacement adds no segment"
+        );
+        // Then the ones after it follow, unless the quality rose again and
+        // the segment at position + 1.5 segments is fetched a third time.
+        let position = p.playback.position;
+        let next = fetch_at_rate(&mut p, 40.0).0;
+        let again = ((position + Duration::from_secs(6)).as_secs_f64() / 4.0) as usize;
+        if next.quality > r.quality {
+            assert_eq!((next.index, again), (expected, expected), "{next:?}");
+        } else {
+            assert_eq!(next.index, expected + 1, "{next:?}");
+        }
+        let s = p.summary(p.playback.updated);
+        assert_eq!(s.segments, buffered as u64);
+
+        // Without fast switching, or with less than 1.5 segments of buffer,
+        // the next segment is a new one.
+        let off = DashConfig {
+            fast_switching: false,
+            ..DashConfig::obbr_paper()
+        };
+        let (mut p, _) = after_a_fast_segment(off, Duration::from_secs(7));
+        let buffered = p.downloaded.len();
+        assert_eq!(fetch_at_rate(&mut p, 40.0).0.index, buffered);
+        // The rule itself: a segment loaded at the new quality or above is
+        // kept, and under 1.5 segments of buffer nothing is replaced.
+        let (mut p, _) = after_a_fast_segment(DashConfig::obbr_paper(), Duration::from_secs(7));
+        let index = ((p.playback.position + Duration::from_secs(6)).as_secs_f64() / 4.0) as usize;
+        let loaded = p.downloaded[index].0;
+        assert_eq!(p.replacement(loaded + 1), Some(index));
+        assert_eq!(p.replacement(loaded), None);
+        let dry = p.playback.updated + p.playback.level() - Duration::from_millis(5990);
+        p.advance(dry);
+        assert!(p.playback.level() < Duration::from_secs(6));
+        assert_eq!(p.replacement(9), None);
+    }
+
+    #[test]
+    fn a_collapsed_download_is_abandoned_and_its_segment_fetched_again_lower() {
+        let config = DashConfig {
+            video: Duration::from_secs(40),
+            ..DashConfig::obbr_paper()
+        };
+        // Two fast segments, then the rate falls to 1 Mbit/s.
+        let mut p = Player::new(config.clone(), at(0));
+        fetch_at_rate(&mut p, 40.0);
+        let (high, _) = fetch_at_rate(&mut p, 40.0);
+        assert!(high.quality >= 7, "{high:?}");
+        let (abandoned, done) = fetch_at_rate(&mut p, 1.0);
+        assert_eq!(done, None, "abandoned: {abandoned:?}");
+        let again = p.poll_request(p.next_request_at().unwrap()).unwrap();
+        assert_eq!(again.index, abandoned.index);
+        assert!(again.quality < abandoned.quality, "{again:?}");
+        assert!(again.cancels_previous);
+        // The server cut the stream after 200 bytes of the abandoned one.
+        let cut = p.requested_bytes - again.bytes + 200;
+        p.on_cut(cut);
+        assert!(
+            !p.on_delivered(at(60_000), cut),
+            "old bytes are not the new segment's"
+        );
+        assert!(p.on_delivered(at(61_000), cut + again.bytes));
+        let s = p.summary(at(61_000));
+        assert_eq!(s.segments, 3);
+
+        // Without the rule the slow download runs to its end.
+        let off = DashConfig {
+            abandon_requests: false,
+            ..config
+        };
+        let mut p = Player::new(off, at(0));
+        fetch_at_rate(&mut p, 40.0);
+        fetch_at_rate(&mut p, 40.0);
+        assert!(fetch_at_rate(&mut p, 1.0).1.is_some());
     }
 
     #[test]
