@@ -41,7 +41,9 @@ enum Event {
     DashRequest(usize),
     /// A DASH request reaches the server, which first drops the unsent rest
     /// of an abandoned one when the request says so, then writes the segment.
-    DashRequestArrives(usize, Request),
+    /// Boxed: a request is rare (one per segment) and would otherwise widen
+    /// every event the queue moves.
+    DashRequestArrives(usize, Box<Request>),
     UplinkDeparture,
     Sample,
     WarmupEnd,
@@ -484,7 +486,7 @@ impl Simulation {
             Some(request) => {
                 let arrives = now + flow.return_delay;
                 self.queue
-                    .push(arrives, Event::DashRequestArrives(id, request));
+                    .push(arrives, Event::DashRequestArrives(id, Box::new(request)));
             }
             None => {
                 if let Some(at) = player.next_request_at().filter(|&at| at > now) {
