@@ -6,7 +6,6 @@
 //! over seeds, controller labels, table cells, binning of time series.
 
 mod bounds;
-mod cellular;
 mod changing;
 mod decision_tree;
 mod harm;
@@ -25,7 +24,7 @@ pub static EXPERIMENTS: &[Entry] = &[
     Entry::Rust(loss::GOODPUT_UNDER_LOSS),
     Entry::Rust(harm::HARM),
     Entry::Rust(changing::CHANGING_BANDWIDTH),
-    Entry::Rust(cellular::CELLULAR),
+    super::experiment_file!("experiments/bbr2/cellular.toml"),
     Entry::Rust(bounds::BOUNDS),
     super::experiment_file!("experiments/bbr2/table5-dash.toml"),
 ];
