@@ -195,6 +195,9 @@ pub enum Metric {
     QueueDelayP50Ms,
     QueueDelayP95Ms,
     QueueDelayMeanMs,
+    /// Run-wide: the bottleneck's mean capacity over the measurement
+    /// window, bit/s (a schedule's time-weighted mean).
+    LinkCapacityBps,
 }
 
 impl Metric {
@@ -257,7 +260,7 @@ impl Metric {
             LiveLateFrameRatio => f.live.as_ref()?.late_frame_ratio,
             LiveFrameDelayP95Ms => f.live.as_ref()?.frame_delay_ms.p95,
             JainIndex | LinkUtilization | LinkCapacityPeakBps | QueueDelayP50Ms
-            | QueueDelayP95Ms | QueueDelayMeanMs => return None,
+            | QueueDelayP95Ms | QueueDelayMeanMs | LinkCapacityBps => return None,
         })
     }
 
@@ -269,6 +272,7 @@ impl Metric {
             Metric::QueueDelayP50Ms => r.link.queue_delay_ms.p50,
             Metric::QueueDelayP95Ms => r.link.queue_delay_ms.p95,
             Metric::QueueDelayMeanMs => r.link.queue_delay_ms.mean,
+            Metric::LinkCapacityBps => r.link.capacity_bps,
             _ => return None,
         })
     }
@@ -942,15 +946,25 @@ pub fn named(name: &str) -> Option<NamedMeasure> {
         "fluctuation" => Some(fluctuation),
         "share_fluctuation" => Some(share_fluctuation),
         "held_sample_rmse" => Some(held_sample_rmse_measure),
+        "uptake_lag" => Some(super::bbr2::uptake_lag_measure),
         _ => None,
     }
 }
 
 /// The names of [`named`]'s measures.
-pub const NAMED: &[&str] = &["fluctuation", "share_fluctuation", "held_sample_rmse"];
+pub const NAMED: &[&str] = &[
+    "fluctuation",
+    "share_fluctuation",
+    "held_sample_rmse",
+    "uptake_lag",
+];
 
 /// A number parameter of a named measure (`default` when absent).
-fn number_param(params: &toml::Table, key: &str, default: Option<f64>) -> anyhow::Result<f64> {
+pub(crate) fn number_param(
+    params: &toml::Table,
+    key: &str,
+    default: Option<f64>,
+) -> anyhow::Result<f64> {
     match params.get(key) {
         Some(v) => v
             .as_float()
@@ -962,7 +976,10 @@ fn number_param(params: &toml::Table, key: &str, default: Option<f64>) -> anyhow
 
 /// The fixed parameters of a named measure (its `at` table) within the
 /// evaluation's context.
-fn at_param(params: &toml::Table, context: &[(String, String)]) -> Vec<(String, String)> {
+pub(crate) fn at_param(
+    params: &toml::Table,
+    context: &[(String, String)],
+) -> Vec<(String, String)> {
     let at: BTreeMap<String, String> = params
         .get("at")
         .and_then(toml::Value::as_table)
@@ -4072,5 +4089,83 @@ params = { from_s = 20.0 }
             format!("{e:#}").contains("`to_s` (a number) is required"),
             "{e:#}"
         );
+    }
+
+    #[test]
+    fn uptake_lag_reads_the_capacity_steps_and_a_runs_mean_capacity_is_a_metric() {
+        // The capacity rises from 100 to 200 at 10 s; controller `a`'s
+        // delivery rate reaches 190 (>= 90% of 200) at 12 s, `b`'s never.
+        let (dir, mut runs) = grid_with_series("uptake", |params, run| {
+            let fast = params.iter().any(|(k, v)| k == "cc" && v == "a");
+            let mut flows = String::from("t_s,flow,delivery_rate_bps\n");
+            let mut link = String::from("t_s,capacity_bps\n");
+            for i in 0..40 {
+                let t = i as f64 * 0.5;
+                let rate = if fast && t >= 12.0 { 190.0 } else { 100.0 };
+                flows.push_str(&format!("{t},0,{rate}\n"));
+                link.push_str(&format!("{t},{}\n", if t < 10.0 { 100 } else { 200 }));
+            }
+            for (name, text) in [("series_flows.csv", flows), ("series_link.csv", link)] {
+                std::fs::write(run.join(name), text).unwrap();
+            }
+        });
+        for (_, record) in runs.points.iter_mut() {
+            record.summary["sim_time_s"] = serde_json::json!(20.0);
+        }
+        let f = file(
+            r#"
+[[measure]]
+id = "lag-a"
+kind = "named"
+name = "uptake_lag"
+params = { at = { cc = "a", buffer = "1" } }
+
+[[measure]]
+id = "lag-b"
+kind = "named"
+name = "uptake_lag"
+params = { fraction = 0.9, bin_s = 1.0, at = { cc = "b", buffer = "1" } }
+
+[[measure]]
+id = "lag-a-strict"
+kind = "named"
+name = "uptake_lag"
+params = { fraction = 0.99, at = { cc = "a", buffer = "1" } }
+
+[[measure]]
+id = "capacity"
+kind = "quantile"
+of = { metric = "link_capacity_bps" }
+q = 0.5
+"#,
+        );
+        // The 1 s bin from 12 s, centred at 12.5 s, is the first at 190.
+        assert_eq!(number(&f, &runs, "lag-a"), 2.5);
+        // Never taken up: the rise counts as its whole 10 s.
+        assert_eq!(number(&f, &runs, "lag-b"), 10.0);
+        assert_eq!(number(&f, &runs, "lag-a-strict"), 10.0);
+        // The test runs' link: 10 Mbit/s throughout.
+        assert!((number(&f, &runs, "capacity") - 10e6).abs() < 1.0);
+        let f = file(
+            r#"
+[[measure]]
+id = "lag"
+kind = "named"
+name = "uptake_lag"
+params = { fraction = "most" }
+"#,
+        );
+        let e = f.evaluate(&runs, "lag", 0.0).unwrap_err();
+        assert!(
+            format!("{e:#}").contains("`fraction` must be a number"),
+            "{e:#}"
+        );
+        // A misspelt metric: line 9 is the `of` of the body below.
+        let e = error("\n[[measure]]\nid = \"capacity\"\nkind = \"mean\"\nof = { metric = \"link_capacity\" }\n");
+        assert!(
+            e.starts_with("t.toml") && e.contains("line 9") && e.contains("link_capacity_bps"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(dir).ok();
     }
 }
