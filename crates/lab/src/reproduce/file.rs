@@ -792,6 +792,44 @@ pub enum Measure {
         #[serde(default)]
         params: toml::Table,
     },
+    /// Harm (Ware et al.) per run: `(alone - x) / alone` of each run at
+    /// `beside` against the quantity's mean at `alone`, not clamped; mean
+    /// and spread over seeds, once or along `by` (the axis value fixed on
+    /// both sides).
+    RunHarm {
+        /// The measure's id.
+        id: String,
+        /// The quantity ("more is better").
+        of: Quantity,
+        /// The condition alone.
+        alone: BTreeMap<String, String>,
+        /// The condition beside the other flows.
+        beside: BTreeMap<String, String>,
+        /// The axis along which it is taken.
+        #[serde(default)]
+        by: Option<String>,
+    },
+    /// One condition per axis value of `targets`: the value of a measure
+    /// taken `by` the axis lies within the claim's margin of its target,
+    /// `|x - target| <= margin`, named by the value's label.
+    Near {
+        /// The measure's id.
+        id: String,
+        /// A measure with `by`.
+        of: String,
+        /// The target of each axis value checked.
+        targets: BTreeMap<String, f64>,
+    },
+    /// The conditions of a condition measure renamed: `label` with
+    /// `{label}` replaced by each condition's own name.
+    Relabel {
+        /// The measure's id.
+        id: String,
+        /// A condition measure.
+        of: String,
+        /// The new name, `{label}` standing for the old one.
+        label: String,
+    },
 }
 
 impl Measure {
@@ -817,7 +855,10 @@ impl Measure {
             | Measure::Each { id, .. }
             | Measure::Held { id, .. }
             | Measure::Arithmetic { id, .. }
-            | Measure::Named { id, .. } => id,
+            | Measure::Named { id, .. }
+            | Measure::RunHarm { id, .. }
+            | Measure::Near { id, .. }
+            | Measure::Relabel { id, .. } => id,
         }
     }
 
@@ -827,7 +868,8 @@ impl Measure {
             Measure::Compare { of, .. }
             | Measure::Direction { of, .. }
             | Measure::Count { of, .. }
-            | Measure::Across { of, .. } => Some(of),
+            | Measure::Across { of, .. }
+            | Measure::Near { of, .. } => Some(of),
             _ => None,
         }
     }
@@ -841,7 +883,8 @@ impl Measure {
             | Measure::Window { by, .. }
             | Measure::FirstCrossing { by, .. }
             | Measure::Arithmetic { by, .. }
-            | Measure::Jain { by, .. } => by.as_deref(),
+            | Measure::Jain { by, .. }
+            | Measure::RunHarm { by, .. } => by.as_deref(),
             _ => None,
         }
     }
@@ -857,6 +900,8 @@ impl Measure {
                 | Measure::Condition { .. }
                 | Measure::All { .. }
                 | Measure::Each { .. }
+                | Measure::Near { .. }
+                | Measure::Relabel { .. }
         )
     }
 
@@ -867,7 +912,8 @@ impl Measure {
             | Measure::Ratio { of, .. }
             | Measure::Difference { of, .. }
             | Measure::Harm { of, .. }
-            | Measure::Quantile { of, .. } => Some(of),
+            | Measure::Quantile { of, .. }
+            | Measure::RunHarm { of, .. } => Some(of),
             _ => None,
         }
     }
@@ -932,6 +978,14 @@ fn within(context: &[(String, String)], at: &BTreeMap<String, String>) -> Vec<(S
     let mut fixed: Vec<(String, String)> = at.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     fixed.extend(context.iter().filter(|(k, _)| !at.contains_key(k)).cloned());
     fixed
+}
+
+/// Harm (Ware et al.) of one run's `beside` against the mean `alone`:
+/// `(alone - beside) / alone`, not clamped (a competitor that leaves the
+/// flow more than it had alone does negative harm); `None` without a
+/// positive `alone`.
+fn run_harm(alone: f64, beside: f64) -> Option<f64> {
+    (alone.is_finite() && alone > 0.0 && beside.is_finite()).then(|| (alone - beside) / alone)
 }
 
 /// A named Rust measure: the runs, the file's parameters for it, the
@@ -1515,7 +1569,13 @@ fn toml_error(name: &str, text: &str, e: &toml::de::Error) -> anyhow::Error {
             let line = before.matches('\n').count() + 1;
             let variant = message
                 .strip_prefix("unknown variant `")
-                .and_then(|rest| rest.split('`').next());
+                .and_then(|rest| rest.split('`').next())
+                .or_else(|| {
+                    // A string where a number belongs: named by its key.
+                    message
+                        .strip_prefix("invalid type: string \"")
+                        .and_then(|rest| rest.split('"').next())
+                });
             if let Some(variant) = variant {
                 let quoted = format!("\"{variant}\"");
                 let at_span = text.lines().nth(line - 1).unwrap_or("");
@@ -1630,7 +1690,9 @@ impl ExperimentFile {
             }
             let of_conditions: Vec<&String> = match m {
                 Measure::All { of, .. } => of.iter().collect(),
-                Measure::Each { of, .. } | Measure::Held { of, .. } => vec![of],
+                Measure::Each { of, .. }
+                | Measure::Held { of, .. }
+                | Measure::Relabel { of, .. } => vec![of],
                 _ => Vec::new(),
             };
             {
@@ -1644,7 +1706,7 @@ impl ExperimentFile {
                             &needle,
                             format!(
                                 "`{o}` must be a condition measure (compare, direction, count, \
-                                 condition, all, each) declared before `{}`",
+                                 condition, all, each, near, relabel) declared before `{}`",
                                 m.id()
                             ),
                         ));
@@ -2363,6 +2425,62 @@ impl ExperimentFile {
             Measure::Named { name, params, .. } => {
                 let f = named(name).with_context(|| format!("no named measure `{name}`"))?;
                 f(runs, params, margin, context)?
+            }
+            Measure::RunHarm {
+                of,
+                alone,
+                beside,
+                by,
+                ..
+            } => {
+                // Alone and beside, with the axis value (if any) fixed.
+                let harm_at = |value: Option<(&String, &String)>| -> Stat {
+                    let cond = |at: &BTreeMap<String, String>| -> Vec<(String, String)> {
+                        let mut c: Vec<(String, String)> = fixed(at)
+                            .into_iter()
+                            .filter(|(k, _)| value.is_none_or(|(axis, _)| k != axis))
+                            .collect();
+                        c.extend(value.map(|(a, v)| (a.clone(), v.clone())));
+                        c
+                    };
+                    let alone = stat_at(&cond(alone), &|r| of.of(r)).mean;
+                    stat_at(&cond(beside), &|r| {
+                        of.of(r).and_then(|x| run_harm(alone, x))
+                    })
+                };
+                match by {
+                    None => Value::Stat(harm_at(None)),
+                    Some(axis) => Value::ByAxis(
+                        runs.axis(axis)
+                            .into_iter()
+                            .map(|v| {
+                                let stat = harm_at(Some((axis, &v)));
+                                let label = self.label(axis, &v);
+                                (v, label, stat)
+                            })
+                            .collect(),
+                    ),
+                }
+            }
+            Measure::Near { of, targets, .. } => Value::Conditions(
+                by_axis(of)?
+                    .into_iter()
+                    .filter(|(_, _, s)| s.mean.is_finite())
+                    .filter_map(|(v, label, s)| {
+                        let target = targets.get(&v)?;
+                        Some((label, (s.mean - target).abs() <= margin))
+                    })
+                    .collect(),
+            ),
+            Measure::Relabel { of, label, .. } => {
+                match self.evaluate_in(runs, of, margin, context)? {
+                    Value::Conditions(c) => Value::Conditions(
+                        c.into_iter()
+                            .map(|(l, ok)| (label.replace("{label}", &l), ok))
+                            .collect(),
+                    ),
+                    _ => anyhow::bail!("`{of}` is not a condition measure"),
+                }
             }
         })
     }
@@ -4167,5 +4285,170 @@ params = { fraction = "most" }
             "{e}"
         );
         std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[test]
+    fn run_harm_is_per_run_and_unclamped_near_checks_targets_and_relabel_renames() {
+        let runs = grid(Path::new("."));
+        let f = file(
+            r#"
+[[measure]]
+id = "harm-of-b"
+kind = "run_harm"
+of = { metric = "goodput_bps" }
+alone = { cc = "a" }
+beside = { cc = "b" }
+by = "buffer"
+
+[[measure]]
+id = "harm-of-a"
+kind = "run_harm"
+of = { metric = "goodput_bps" }
+alone = { cc = "b", buffer = "1" }
+beside = { cc = "a", buffer = "1" }
+
+[[measure]]
+id = "harm-of-a-clamped"
+kind = "harm"
+of = { metric = "goodput_bps" }
+alone = { cc = "b", buffer = "1" }
+beside = { cc = "a", buffer = "1" }
+
+[[measure]]
+id = "harm-of-flows"
+kind = "run_harm"
+of = { metric = "goodput_bps", flow = "mean" }
+alone = { cc = "a" }
+beside = { cc = "b" }
+by = "buffer"
+
+[[measure]]
+id = "near-paper"
+kind = "near"
+of = "harm-of-b"
+targets = { "1" = 0.7, "2" = 0.5 }
+
+[[measure]]
+id = "near-named"
+kind = "relabel"
+of = "near-paper"
+label = "lossy {label} B"
+"#,
+        );
+        // Buffer 1: a alone 6, b's flow 0 has 2: (6 - 2) / 6; buffer 2: (4 - 1) / 4.
+        let Value::ByAxis(along) = f.evaluate(&runs, "harm-of-b", 0.0).unwrap() else {
+            panic!("harm-of-b is taken by buffer");
+        };
+        let means: Vec<f64> = along.iter().map(|(_, _, s)| s.mean).collect();
+        assert!(
+            (means[0] - 4.0 / 6.0).abs() < 1e-12 && means[1] == 0.75,
+            "{means:?}"
+        );
+        // a leaves b's flow 0 more than it had alone: -2, where `harm` clamps to 0.
+        assert_eq!(number(&f, &runs, "harm-of-a"), -2.0);
+        assert_eq!(number(&f, &runs, "harm-of-a-clamped"), 0.0);
+        // The mean over a run's flows (10/3 on both sides at buffer 1).
+        let Value::ByAxis(flows) = f.evaluate(&runs, "harm-of-flows", 0.0).unwrap() else {
+            panic!("harm-of-flows is taken by buffer");
+        };
+        assert!(flows[0].2.mean.abs() < 1e-12, "{flows:?}");
+        assert_eq!(
+            conditions(&f, &runs, "near-paper", 0.05),
+            vec![("1".to_string(), true), ("2".to_string(), false)]
+        );
+        assert_eq!(
+            conditions(&f, &runs, "near-named", 0.3),
+            vec![
+                ("lossy 1 B".to_string(), true),
+                ("lossy 2 B".to_string(), true)
+            ]
+        );
+    }
+
+    #[test]
+    fn near_relabel_and_run_harm_name_their_bad_keys() {
+        let one_number = error(
+            r#"
+[[measure]]
+id = "goodput"
+kind = "mean"
+of = { metric = "goodput_bps" }
+
+[[measure]]
+id = "near"
+kind = "near"
+of = "goodput"
+targets = { "1" = 0.5 }
+"#,
+        );
+        assert!(
+            one_number.starts_with("t.toml: measure.of (line 12)"),
+            "{one_number}"
+        );
+        let not_conditions = error(
+            r#"
+[[measure]]
+id = "goodput"
+kind = "mean"
+of = { metric = "goodput_bps" }
+
+[[measure]]
+id = "renamed"
+kind = "relabel"
+of = "goodput"
+label = "x {label}"
+"#,
+        );
+        assert!(
+            not_conditions.starts_with("t.toml: measure.of (line 12)"),
+            "{not_conditions}"
+        );
+        let bad_target = error(
+            r#"
+[[measure]]
+id = "goodput"
+kind = "mean"
+of = { metric = "goodput_bps" }
+by = "buffer"
+
+[[measure]]
+id = "near"
+kind = "near"
+of = "goodput"
+targets = { "1" = "half" }
+"#,
+        );
+        assert!(
+            bad_target.starts_with(
+                "t.toml: \"1\" (line 16): invalid type: string \"half\", expected f64"
+            ),
+            "{bad_target}"
+        );
+        let bad_per = error(
+            r#"
+[[measure]]
+id = "harm"
+kind = "run_harm"
+of = { metric = "goodput_bps", per = 0 }
+alone = { cc = "a" }
+beside = { cc = "b" }
+"#,
+        );
+        assert!(
+            bad_per.starts_with("t.toml: measure.of.per (line"),
+            "{bad_per}"
+        );
+        let unknown = error(
+            r#"
+[[measure]]
+id = "harm"
+kind = "run_harm"
+of = { metric = "goodput_bps" }
+alone = { cc = "a" }
+beside = { cc = "b" }
+at = { buffer = "1" }
+"#,
+        );
+        assert!(unknown.contains("unknown field `at`"), "{unknown}");
     }
 }
