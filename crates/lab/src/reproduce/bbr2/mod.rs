@@ -7,7 +7,6 @@
 
 mod bounds;
 mod decision_tree;
-mod harm;
 pub(crate) mod loss;
 mod uptake;
 
@@ -24,7 +23,7 @@ pub static EXPERIMENTS: &[Entry] = &[
     Entry::Rust(decision_tree::DECISION_TREE),
     Entry::Rust(decision_tree::LINUX_RECEIVE_WINDOW),
     Entry::Rust(loss::GOODPUT_UNDER_LOSS),
-    Entry::Rust(harm::HARM),
+    super::experiment_file!("experiments/bbr2/table2-harm.toml"),
     super::experiment_file!("experiments/bbr2/table4-changing-bandwidth.toml"),
     super::experiment_file!("experiments/bbr2/cellular.toml"),
     Entry::Rust(bounds::BOUNDS),
