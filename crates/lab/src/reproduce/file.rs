@@ -550,7 +550,10 @@ pub enum Measure {
         #[serde(default)]
         by: Option<String>,
     },
-    /// Harm (Ware et al.): `(alone - beside) / alone` of a quantity's means.
+    /// Harm (Ware et al.): `(alone - beside) / alone` of a quantity's
+    /// means, at least 0; with `per_run`, of each run at `beside` against
+    /// the mean at `alone`, not clamped, mean and spread over seeds. Once
+    /// or along `by` (the axis value fixed on both sides).
     Harm {
         /// The measure's id.
         id: String,
@@ -560,6 +563,12 @@ pub enum Measure {
         alone: BTreeMap<String, String>,
         /// The condition beside the other flows.
         beside: BTreeMap<String, String>,
+        /// Per run and not clamped (default: of the means, at least 0).
+        #[serde(default)]
+        per_run: bool,
+        /// The axis along which it is taken.
+        #[serde(default)]
+        by: Option<String>,
     },
     /// A condition per value of a `mean` measure taken `by` an axis: the
     /// value against the one at `reference`, `holds` within the claim's
@@ -792,23 +801,6 @@ pub enum Measure {
         #[serde(default)]
         params: toml::Table,
     },
-    /// Harm (Ware et al.) per run: `(alone - x) / alone` of each run at
-    /// `beside` against the quantity's mean at `alone`, not clamped; mean
-    /// and spread over seeds, once or along `by` (the axis value fixed on
-    /// both sides).
-    RunHarm {
-        /// The measure's id.
-        id: String,
-        /// The quantity ("more is better").
-        of: Quantity,
-        /// The condition alone.
-        alone: BTreeMap<String, String>,
-        /// The condition beside the other flows.
-        beside: BTreeMap<String, String>,
-        /// The axis along which it is taken.
-        #[serde(default)]
-        by: Option<String>,
-    },
     /// One condition per axis value of `targets`: the value of a measure
     /// taken `by` the axis lies within the claim's margin of its target,
     /// `|x - target| <= margin`, named by the value's label.
@@ -856,7 +848,6 @@ impl Measure {
             | Measure::Held { id, .. }
             | Measure::Arithmetic { id, .. }
             | Measure::Named { id, .. }
-            | Measure::RunHarm { id, .. }
             | Measure::Near { id, .. }
             | Measure::Relabel { id, .. } => id,
         }
@@ -884,7 +875,7 @@ impl Measure {
             | Measure::FirstCrossing { by, .. }
             | Measure::Arithmetic { by, .. }
             | Measure::Jain { by, .. }
-            | Measure::RunHarm { by, .. } => by.as_deref(),
+            | Measure::Harm { by, .. } => by.as_deref(),
             _ => None,
         }
     }
@@ -912,8 +903,7 @@ impl Measure {
             | Measure::Ratio { of, .. }
             | Measure::Difference { of, .. }
             | Measure::Harm { of, .. }
-            | Measure::Quantile { of, .. }
-            | Measure::RunHarm { of, .. } => Some(of),
+            | Measure::Quantile { of, .. } => Some(of),
             _ => None,
         }
     }
@@ -2164,13 +2154,6 @@ impl ExperimentFile {
             Measure::Difference { of, a, b, by, .. } => {
                 self.pair(runs, of, &fixed(a), &fixed(b), by, |a, b| a - b)
             }
-            Measure::Harm {
-                of, alone, beside, ..
-            } => {
-                let alone = stat_at(&fixed(alone), &|r| of.of(r));
-                let beside = stat_at(&fixed(beside), &|r| of.of(r));
-                Value::Number(stats::harm(alone.mean, beside.mean))
-            }
             Measure::Compare {
                 of,
                 reference,
@@ -2426,10 +2409,11 @@ impl ExperimentFile {
                 let f = named(name).with_context(|| format!("no named measure `{name}`"))?;
                 f(runs, params, margin, context)?
             }
-            Measure::RunHarm {
+            Measure::Harm {
                 of,
                 alone,
                 beside,
+                per_run,
                 by,
                 ..
             } => {
@@ -2444,11 +2428,22 @@ impl ExperimentFile {
                         c
                     };
                     let alone = stat_at(&cond(alone), &|r| of.of(r)).mean;
-                    stat_at(&cond(beside), &|r| {
-                        of.of(r).and_then(|x| run_harm(alone, x))
-                    })
+                    if *per_run {
+                        stat_at(&cond(beside), &|r| {
+                            of.of(r).and_then(|x| run_harm(alone, x))
+                        })
+                    } else {
+                        let beside = stat_at(&cond(beside), &|r| of.of(r)).mean;
+                        let harm = stats::harm(alone, beside);
+                        if harm.is_finite() {
+                            Stat::of(&[harm])
+                        } else {
+                            Stat::of(&[])
+                        }
+                    }
                 };
                 match by {
+                    None if !*per_run => Value::Number(harm_at(None).mean),
                     None => Value::Stat(harm_at(None)),
                     Some(axis) => Value::ByAxis(
                         runs.axis(axis)
@@ -4288,41 +4283,50 @@ params = { fraction = "most" }
     }
 
     #[test]
-    fn run_harm_is_per_run_and_unclamped_near_checks_targets_and_relabel_renames() {
+    fn harm_per_run_is_unclamped_near_checks_targets_and_relabel_renames() {
         let runs = grid(Path::new("."));
-        let f = file(
-            r#"
-[[measure]]
-id = "harm-of-b"
-kind = "run_harm"
-of = { metric = "goodput_bps" }
-alone = { cc = "a" }
-beside = { cc = "b" }
-by = "buffer"
-
-[[measure]]
-id = "harm-of-a"
-kind = "run_harm"
-of = { metric = "goodput_bps" }
-alone = { cc = "b", buffer = "1" }
-beside = { cc = "a", buffer = "1" }
-
-[[measure]]
-id = "harm-of-a-clamped"
-kind = "harm"
-of = { metric = "goodput_bps" }
-alone = { cc = "b", buffer = "1" }
-beside = { cc = "a", buffer = "1" }
-
-[[measure]]
-id = "harm-of-flows"
-kind = "run_harm"
-of = { metric = "goodput_bps", flow = "mean" }
-alone = { cc = "a" }
-beside = { cc = "b" }
-by = "buffer"
-
-[[measure]]
+        // Harm measures: id, extra keys, quantity, alone, beside.
+        let harm = |id: &str, extra: &str, of: &str, alone: &str, beside: &str| {
+            format!(
+                "[[measure]]\nid = \"{id}\"\nkind = \"harm\"\n{extra}\nof = {{ {of} }}\n\
+                 alone = {{ {alone} }}\nbeside = {{ {beside} }}\n\n"
+            )
+        };
+        let goodput = "metric = \"goodput_bps\"";
+        let harms = [
+            harm(
+                "harm-of-b",
+                "per_run = true\nby = \"buffer\"",
+                goodput,
+                "cc = \"a\"",
+                "cc = \"b\"",
+            ),
+            harm(
+                "harm-of-a",
+                "per_run = true",
+                goodput,
+                "cc = \"b\", buffer = \"1\"",
+                "cc = \"a\", buffer = \"1\"",
+            ),
+            harm(
+                "harm-of-a-clamped",
+                "",
+                goodput,
+                "cc = \"b\", buffer = \"1\"",
+                "cc = \"a\", buffer = \"1\"",
+            ),
+            harm(
+                "harm-of-flows",
+                "per_run = true\nby = \"buffer\"",
+                "metric = \"goodput_bps\", flow = \"mean\"",
+                "cc = \"a\"",
+                "cc = \"b\"",
+            ),
+        ]
+        .concat();
+        let f = file(&format!(
+            "\n{harms}{}",
+            r#"[[measure]]
 id = "near-paper"
 kind = "near"
 of = "harm-of-b"
@@ -4333,8 +4337,8 @@ id = "near-named"
 kind = "relabel"
 of = "near-paper"
 label = "lossy {label} B"
-"#,
-        );
+"#
+        ));
         // Buffer 1: a alone 6, b's flow 0 has 2: (6 - 2) / 6; buffer 2: (4 - 1) / 4.
         let Value::ByAxis(along) = f.evaluate(&runs, "harm-of-b", 0.0).unwrap() else {
             panic!("harm-of-b is taken by buffer");
@@ -4366,52 +4370,27 @@ label = "lossy {label} B"
     }
 
     #[test]
-    fn near_relabel_and_run_harm_name_their_bad_keys() {
-        let one_number = error(
-            r#"
-[[measure]]
-id = "goodput"
-kind = "mean"
-of = { metric = "goodput_bps" }
-
-[[measure]]
-id = "near"
-kind = "near"
-of = "goodput"
-targets = { "1" = 0.5 }
-"#,
-        );
-        assert!(
-            one_number.starts_with("t.toml: measure.of (line 12)"),
-            "{one_number}"
-        );
-        let not_conditions = error(
-            r#"
-[[measure]]
-id = "goodput"
-kind = "mean"
-of = { metric = "goodput_bps" }
-
-[[measure]]
-id = "renamed"
-kind = "relabel"
-of = "goodput"
-label = "x {label}"
-"#,
-        );
-        assert!(
-            not_conditions.starts_with("t.toml: measure.of (line 12)"),
-            "{not_conditions}"
-        );
-        let bad_target = error(
-            r#"
-[[measure]]
-id = "goodput"
-kind = "mean"
-of = { metric = "goodput_bps" }
-by = "buffer"
-
-[[measure]]
+    fn near_relabel_and_harm_per_run_name_their_bad_keys() {
+        // A one-number goodput, then the measure under test.
+        let after_goodput = |by: &str, rest: &str| {
+            error(&format!(
+                "\n[[measure]]\nid = \"goodput\"\nkind = \"mean\"\nof = {{ metric = \"goodput_bps\" }}\n{by}\n{rest}"
+            ))
+        };
+        // `near` of a one-number measure, `relabel` of one without conditions.
+        for wrong in [
+            "kind = \"near\"\ntargets = { \"1\" = 0.5 }",
+            "kind = \"relabel\"\nlabel = \"x {label}\"",
+        ] {
+            let e = after_goodput(
+                "",
+                &format!("[[measure]]\nid = \"m\"\nof = \"goodput\"\n{wrong}\n"),
+            );
+            assert!(e.starts_with("t.toml: measure.of (line 12)"), "{e}");
+        }
+        let bad_target = after_goodput(
+            "by = \"buffer\"",
+            r#"[[measure]]
 id = "near"
 kind = "near"
 of = "goodput"
@@ -4420,35 +4399,24 @@ targets = { "1" = "half" }
         );
         assert!(
             bad_target.starts_with(
-                "t.toml: \"1\" (line 16): invalid type: string \"half\", expected f64"
+                "t.toml: \"1\" (line 15): invalid type: string \"half\", expected f64"
             ),
             "{bad_target}"
         );
-        let bad_per = error(
-            r#"
-[[measure]]
-id = "harm"
-kind = "run_harm"
-of = { metric = "goodput_bps", per = 0 }
-alone = { cc = "a" }
-beside = { cc = "b" }
-"#,
-        );
+        // A per-run harm with a zero unit, then with a key it does not take.
+        let harm = |of_extra: &str, extra: &str| {
+            error(&format!(
+                "\n[[measure]]\nid = \"harm\"\nkind = \"harm\"\nper_run = true\n\
+                 of = {{ metric = \"goodput_bps\"{of_extra} }}\nalone = {{ cc = \"a\" }}\n\
+                 beside = {{ cc = \"b\" }}\n{extra}"
+            ))
+        };
+        let bad_per = harm(", per = 0", "");
         assert!(
             bad_per.starts_with("t.toml: measure.of.per (line"),
             "{bad_per}"
         );
-        let unknown = error(
-            r#"
-[[measure]]
-id = "harm"
-kind = "run_harm"
-of = { metric = "goodput_bps" }
-alone = { cc = "a" }
-beside = { cc = "b" }
-at = { buffer = "1" }
-"#,
-        );
+        let unknown = harm("", "at = { buffer = \"1\" }");
         assert!(unknown.contains("unknown field `at`"), "{unknown}");
     }
 }
