@@ -198,6 +198,9 @@ pub enum Metric {
     QueueDelayP50Ms,
     QueueDelayP95Ms,
     QueueDelayMeanMs,
+    /// Run-wide: the bottleneck's mean capacity over the measurement
+    /// window, bit/s (a schedule's time-weighted mean).
+    LinkCapacityBps,
 }
 
 impl Metric {
@@ -260,7 +263,7 @@ impl Metric {
             LiveLateFrameRatio => f.live.as_ref()?.late_frame_ratio,
             LiveFrameDelayP95Ms => f.live.as_ref()?.frame_delay_ms.p95,
             JainIndex | LinkUtilization | LinkCapacityPeakBps | QueueDelayP50Ms
-            | QueueDelayP95Ms | QueueDelayMeanMs => return None,
+            | QueueDelayP95Ms | QueueDelayMeanMs | LinkCapacityBps => return None,
         })
     }
 
@@ -272,6 +275,7 @@ impl Metric {
             Metric::QueueDelayP50Ms => r.link.queue_delay_ms.p50,
             Metric::QueueDelayP95Ms => r.link.queue_delay_ms.p95,
             Metric::QueueDelayMeanMs => r.link.queue_delay_ms.mean,
+            Metric::LinkCapacityBps => r.link.capacity_bps,
             _ => return None,
         })
     }
@@ -549,7 +553,10 @@ pub enum Measure {
         #[serde(default)]
         by: Option<String>,
     },
-    /// Harm (Ware et al.): `(alone - beside) / alone` of a quantity's means.
+    /// Harm (Ware et al.): `(alone - beside) / alone` of a quantity's
+    /// means, at least 0; with `per_run`, of each run at `beside` against
+    /// the mean at `alone`, not clamped, mean and spread over seeds. Once
+    /// or along `by` (the axis value fixed on both sides).
     Harm {
         /// The measure's id.
         id: String,
@@ -559,6 +566,12 @@ pub enum Measure {
         alone: BTreeMap<String, String>,
         /// The condition beside the other flows.
         beside: BTreeMap<String, String>,
+        /// Per run and not clamped (default: of the means, at least 0).
+        #[serde(default)]
+        per_run: bool,
+        /// The axis along which it is taken.
+        #[serde(default)]
+        by: Option<String>,
     },
     /// A condition per value of a `mean` measure taken `by` an axis: the
     /// value against the one at `reference`, `holds` within the claim's
@@ -820,17 +833,6 @@ pub enum Measure {
         /// The measures, by id.
         of: Vec<String>,
     },
-    /// A condition measure whose conditions' labels start with `text`
-    /// ("obbr:mu=0.5 no loss"), so that `all` keeps the conditions of
-    /// several such measures apart instead of joining them by label.
-    Prefix {
-        /// The measure's id.
-        id: String,
-        /// A condition measure.
-        of: String,
-        /// The text put before each label (a space between).
-        text: String,
-    },
     /// A condition measure taken at each value of an axis (the value
     /// filling in its conditions), every condition kept: one condition per
     /// value and condition of the measure there, named by `label`.
@@ -848,6 +850,27 @@ pub enum Measure {
         /// The conditions' names: `{value}` is the axis value's label,
         /// `{condition}` the condition's name in the measure.
         #[serde(default = "per_value_label")]
+        label: String,
+    },
+    /// One condition per axis value of `targets`: the value of a measure
+    /// taken `by` the axis lies within the claim's margin of its target,
+    /// `|x - target| <= margin`, named by the value's label.
+    Near {
+        /// The measure's id.
+        id: String,
+        /// A measure with `by`.
+        of: String,
+        /// The target of each axis value checked.
+        targets: BTreeMap<String, f64>,
+    },
+    /// The conditions of a condition measure renamed: `label` with
+    /// `{label}` replaced by each condition's own name.
+    Relabel {
+        /// The measure's id.
+        id: String,
+        /// A condition measure.
+        of: String,
+        /// The new name, `{label}` standing for the old one.
         label: String,
     },
 }
@@ -883,8 +906,9 @@ impl Measure {
             | Measure::Named { id, .. }
             | Measure::AcrossAxis { id, .. }
             | Measure::Most { id, .. }
-            | Measure::Prefix { id, .. }
-            | Measure::PerValue { id, .. } => id,
+            | Measure::PerValue { id, .. }
+            | Measure::Near { id, .. }
+            | Measure::Relabel { id, .. } => id,
         }
     }
 
@@ -894,7 +918,8 @@ impl Measure {
             Measure::Compare { of, .. }
             | Measure::Direction { of, .. }
             | Measure::Count { of, .. }
-            | Measure::Across { of, .. } => Some(of),
+            | Measure::Across { of, .. }
+            | Measure::Near { of, .. } => Some(of),
             _ => None,
         }
     }
@@ -909,7 +934,8 @@ impl Measure {
             | Measure::FirstCrossing { by, .. }
             | Measure::Arithmetic { by, .. }
             | Measure::Jain { by, .. }
-            | Measure::Across { by, .. } => by.as_deref(),
+            | Measure::Across { by, .. }
+            | Measure::Harm { by, .. } => by.as_deref(),
             _ => None,
         }
     }
@@ -925,8 +951,9 @@ impl Measure {
                 | Measure::Condition { .. }
                 | Measure::All { .. }
                 | Measure::Each { .. }
-                | Measure::Prefix { .. }
                 | Measure::PerValue { .. }
+                | Measure::Near { .. }
+                | Measure::Relabel { .. }
         )
     }
 
@@ -1012,6 +1039,14 @@ fn at_value(context: &[(String, String)], axis: &str, value: &str) -> Vec<(Strin
     within
 }
 
+/// Harm (Ware et al.) of one run's `beside` against the mean `alone`:
+/// `(alone - beside) / alone`, not clamped (a competitor that leaves the
+/// flow more than it had alone does negative harm); `None` without a
+/// positive `alone`.
+fn run_harm(alone: f64, beside: f64) -> Option<f64> {
+    (alone.is_finite() && alone > 0.0 && beside.is_finite()).then(|| (alone - beside) / alone)
+}
+
 /// A named Rust measure: the runs, the file's parameters for it, the
 /// margin of the claim judged on it (0 when none is) and the context of
 /// its evaluation (a table row's parameters, which fill in its `at`).
@@ -1025,6 +1060,7 @@ pub fn named(name: &str) -> Option<NamedMeasure> {
         "share_fluctuation" => Some(share_fluctuation),
         "held_sample_rmse" => Some(held_sample_rmse_measure),
         "drop_response" => Some(super::measures::drop_response::drop_response),
+        "uptake_lag" => Some(super::bbr2::uptake_lag_measure),
         _ => None,
     }
 }
@@ -1035,6 +1071,7 @@ pub const NAMED: &[&str] = &[
     "share_fluctuation",
     "held_sample_rmse",
     "drop_response",
+    "uptake_lag",
 ];
 
 impl Take {
@@ -1664,7 +1701,13 @@ fn toml_error(name: &str, text: &str, e: &toml::de::Error) -> anyhow::Error {
             let line = before.matches('\n').count() + 1;
             let variant = message
                 .strip_prefix("unknown variant `")
-                .and_then(|rest| rest.split('`').next());
+                .and_then(|rest| rest.split('`').next())
+                .or_else(|| {
+                    // A string where a number belongs: named by its key.
+                    message
+                        .strip_prefix("invalid type: string \"")
+                        .and_then(|rest| rest.split('"').next())
+                });
             if let Some(variant) = variant {
                 let quoted = format!("\"{variant}\"");
                 let at_span = text.lines().nth(line - 1).unwrap_or("");
@@ -1798,10 +1841,8 @@ impl ExperimentFile {
             let of_conditions: Vec<&String> = match m {
                 Measure::All { of, .. } => of.iter().collect(),
                 Measure::Each { of, .. } | Measure::Held { of, .. } => vec![of],
-                Measure::Prefix { of, .. } => {
-                    vec![of]
-                }
                 Measure::PerValue { of, .. } => vec![of],
+                Measure::Relabel { of, .. } => vec![of],
                 _ => Vec::new(),
             };
             {
@@ -1815,7 +1856,7 @@ impl ExperimentFile {
                             &needle,
                             format!(
                                 "`{o}` must be a condition measure (compare, direction, count, \
-                                 condition, all, each, per_value, prefix) declared before `{}`",
+                                 condition, all, each, per_value, near, relabel) declared before `{}`",
                                 m.id()
                             ),
                         ));
@@ -2297,13 +2338,6 @@ impl ExperimentFile {
             Measure::Difference { of, a, b, by, .. } => {
                 self.pair(runs, of, &fixed(a), &fixed(b), by, |a, b| a - b)
             }
-            Measure::Harm {
-                of, alone, beside, ..
-            } => {
-                let alone = stat_at(&fixed(alone), &|r| of.of(r));
-                let beside = stat_at(&fixed(beside), &|r| of.of(r));
-                Value::Number(stats::harm(alone.mean, beside.mean))
-            }
             Measure::Compare {
                 of,
                 reference,
@@ -2621,11 +2655,69 @@ impl ExperimentFile {
                 }
                 Value::Number(most)
             }
-            Measure::Prefix { of, text, .. } => {
+            Measure::Harm {
+                of,
+                alone,
+                beside,
+                per_run,
+                by,
+                ..
+            } => {
+                // Alone and beside, with the axis value (if any) fixed.
+                let harm_at = |value: Option<(&String, &String)>| -> Stat {
+                    let cond = |at: &BTreeMap<String, String>| -> Vec<(String, String)> {
+                        let mut c: Vec<(String, String)> = fixed(at)
+                            .into_iter()
+                            .filter(|(k, _)| value.is_none_or(|(axis, _)| k != axis))
+                            .collect();
+                        c.extend(value.map(|(a, v)| (a.clone(), v.clone())));
+                        c
+                    };
+                    let alone = stat_at(&cond(alone), &|r| of.of(r)).mean;
+                    if *per_run {
+                        stat_at(&cond(beside), &|r| {
+                            of.of(r).and_then(|x| run_harm(alone, x))
+                        })
+                    } else {
+                        let beside = stat_at(&cond(beside), &|r| of.of(r)).mean;
+                        let harm = stats::harm(alone, beside);
+                        if harm.is_finite() {
+                            Stat::of(&[harm])
+                        } else {
+                            Stat::of(&[])
+                        }
+                    }
+                };
+                match by {
+                    None if !*per_run => Value::Number(harm_at(None).mean),
+                    None => Value::Stat(harm_at(None)),
+                    Some(axis) => Value::ByAxis(
+                        runs.axis(axis)
+                            .into_iter()
+                            .map(|v| {
+                                let stat = harm_at(Some((axis, &v)));
+                                let label = self.label(axis, &v);
+                                (v, label, stat)
+                            })
+                            .collect(),
+                    ),
+                }
+            }
+            Measure::Near { of, targets, .. } => Value::Conditions(
+                by_axis(of)?
+                    .into_iter()
+                    .filter(|(_, _, s)| s.mean.is_finite())
+                    .filter_map(|(v, label, s)| {
+                        let target = targets.get(&v)?;
+                        Some((label, (s.mean - target).abs() <= margin))
+                    })
+                    .collect(),
+            ),
+            Measure::Relabel { of, label, .. } => {
                 match self.evaluate_in(runs, of, margin, context)? {
                     Value::Conditions(c) => Value::Conditions(
                         c.into_iter()
-                            .map(|(label, ok)| (format!("{text} {label}"), ok))
+                            .map(|(l, ok)| (label.replace("{label}", &l), ok))
                             .collect(),
                     ),
                     _ => anyhow::bail!("`{of}` is not a condition measure"),
@@ -4795,7 +4887,7 @@ measure = [
     }
 
     #[test]
-    fn most_takes_the_largest_number_and_prefix_keeps_conditions_apart() {
+    fn most_takes_the_largest_number_and_relabel_keeps_conditions_apart() {
         let runs = grid(Path::new("."));
         // Per controller: its goodput by buffer, the largest, whether it is
         // above a bound per buffer, and those conditions named after it.
@@ -4824,9 +4916,9 @@ bound = {bound:?}
 
 [[measure]]
 id = "{cc}-high-named"
-kind = "prefix"
+kind = "relabel"
 of = "{cc}-high"
-text = "{cc} at"
+label = "{cc} at {{label}}"
 "#
             )
         };
@@ -4880,8 +4972,7 @@ of = ["a-high", "b-high"]
             conditions(&f, &runs, "joined", 0.0),
             held(&[("1", true), ("2", false)])
         );
-        // Bad input: a `most` of a measure along an axis, a `prefix` of
-        // a number, a `prefix` without its text.
+        // Bad input: a `most` of a measure along an axis.
         let goodput =
             "\n[[measure]]\nid = \"goodput\"\nkind = \"mean\"\nof = { metric = \"goodput_bps\" }\n";
         let e = error(&format!(
@@ -4889,12 +4980,221 @@ of = ["a-high", "b-high"]
         ));
         assert!(e.starts_with("t.toml: measure.of (line 13)"), "{e}");
         assert!(e.contains("`goodput` must be a one-number measure"), "{e}");
-        let e = error(&format!(
-            "{goodput}\n[[measure]]\nid = \"named\"\nkind = \"prefix\"\nof = \"goodput\"\ntext = \"x\"\n"
+    }
+
+    #[test]
+    fn uptake_lag_reads_the_capacity_steps_and_a_runs_mean_capacity_is_a_metric() {
+        // The capacity rises from 100 to 200 at 10 s; controller `a`'s
+        // delivery rate reaches 190 (>= 90% of 200) at 12 s, `b`'s never.
+        let (dir, mut runs) = grid_with_series("uptake", |params, run| {
+            let fast = params.iter().any(|(k, v)| k == "cc" && v == "a");
+            let mut flows = String::from("t_s,flow,delivery_rate_bps\n");
+            let mut link = String::from("t_s,capacity_bps\n");
+            for i in 0..40 {
+                let t = i as f64 * 0.5;
+                let rate = if fast && t >= 12.0 { 190.0 } else { 100.0 };
+                flows.push_str(&format!("{t},0,{rate}\n"));
+                link.push_str(&format!("{t},{}\n", if t < 10.0 { 100 } else { 200 }));
+            }
+            for (name, text) in [("series_flows.csv", flows), ("series_link.csv", link)] {
+                std::fs::write(run.join(name), text).unwrap();
+            }
+        });
+        for (_, record) in runs.points.iter_mut() {
+            record.summary["sim_time_s"] = serde_json::json!(20.0);
+        }
+        let f = file(
+            r#"
+[[measure]]
+id = "lag-a"
+kind = "named"
+name = "uptake_lag"
+params = { at = { cc = "a", buffer = "1" } }
+
+[[measure]]
+id = "lag-b"
+kind = "named"
+name = "uptake_lag"
+params = { fraction = 0.9, bin_s = 1.0, at = { cc = "b", buffer = "1" } }
+
+[[measure]]
+id = "lag-a-strict"
+kind = "named"
+name = "uptake_lag"
+params = { fraction = 0.99, at = { cc = "a", buffer = "1" } }
+
+[[measure]]
+id = "capacity"
+kind = "quantile"
+of = { metric = "link_capacity_bps" }
+q = 0.5
+"#,
+        );
+        // The 1 s bin from 12 s, centred at 12.5 s, is the first at 190.
+        assert_eq!(number(&f, &runs, "lag-a"), 2.5);
+        // Never taken up: the rise counts as its whole 10 s.
+        assert_eq!(number(&f, &runs, "lag-b"), 10.0);
+        assert_eq!(number(&f, &runs, "lag-a-strict"), 10.0);
+        // The test runs' link: 10 Mbit/s throughout.
+        assert!((number(&f, &runs, "capacity") - 10e6).abs() < 1.0);
+        let f = file(
+            r#"
+[[measure]]
+id = "lag"
+kind = "named"
+name = "uptake_lag"
+params = { fraction = "most" }
+"#,
+        );
+        let e = f.evaluate(&runs, "lag", 0.0).unwrap_err();
+        assert!(
+            format!("{e:#}").contains("`fraction` must be a number"),
+            "{e:#}"
+        );
+        // A misspelt metric: line 9 is the `of` of the body below.
+        let e = error("\n[[measure]]\nid = \"capacity\"\nkind = \"mean\"\nof = { metric = \"link_capacity\" }\n");
+        assert!(
+            e.starts_with("t.toml") && e.contains("line 9") && e.contains("link_capacity_bps"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[test]
+    fn harm_per_run_is_unclamped_near_checks_targets_and_relabel_renames() {
+        let runs = grid(Path::new("."));
+        // Harm measures: id, extra keys, quantity, alone, beside.
+        let harm = |id: &str, extra: &str, of: &str, alone: &str, beside: &str| {
+            format!(
+                "[[measure]]\nid = \"{id}\"\nkind = \"harm\"\n{extra}\nof = {{ {of} }}\n\
+                 alone = {{ {alone} }}\nbeside = {{ {beside} }}\n\n"
+            )
+        };
+        let goodput = "metric = \"goodput_bps\"";
+        let harms = [
+            harm(
+                "harm-of-b",
+                "per_run = true\nby = \"buffer\"",
+                goodput,
+                "cc = \"a\"",
+                "cc = \"b\"",
+            ),
+            harm(
+                "harm-of-a",
+                "per_run = true",
+                goodput,
+                "cc = \"b\", buffer = \"1\"",
+                "cc = \"a\", buffer = \"1\"",
+            ),
+            harm(
+                "harm-of-a-clamped",
+                "",
+                goodput,
+                "cc = \"b\", buffer = \"1\"",
+                "cc = \"a\", buffer = \"1\"",
+            ),
+            harm(
+                "harm-of-flows",
+                "per_run = true\nby = \"buffer\"",
+                "metric = \"goodput_bps\", flow = \"mean\"",
+                "cc = \"a\"",
+                "cc = \"b\"",
+            ),
+        ]
+        .concat();
+        let f = file(&format!(
+            "\n{harms}{}",
+            r#"[[measure]]
+id = "near-paper"
+kind = "near"
+of = "harm-of-b"
+targets = { "1" = 0.7, "2" = 0.5 }
+
+[[measure]]
+id = "near-named"
+kind = "relabel"
+of = "near-paper"
+label = "lossy {label} B"
+"#
         ));
-        assert!(e.starts_with("t.toml: measure.of (line 12)"), "{e}");
-        assert!(e.contains("`goodput` must be a condition measure"), "{e}");
-        let e = error("\n[[measure]]\nid = \"named\"\nkind = \"prefix\"\nof = \"nothing\"\n");
-        assert!(e.contains("missing field `text`"), "{e}");
+        // Buffer 1: a alone 6, b's flow 0 has 2: (6 - 2) / 6; buffer 2: (4 - 1) / 4.
+        let Value::ByAxis(along) = f.evaluate(&runs, "harm-of-b", 0.0).unwrap() else {
+            panic!("harm-of-b is taken by buffer");
+        };
+        let means: Vec<f64> = along.iter().map(|(_, _, s)| s.mean).collect();
+        assert!(
+            (means[0] - 4.0 / 6.0).abs() < 1e-12 && means[1] == 0.75,
+            "{means:?}"
+        );
+        // a leaves b's flow 0 more than it had alone: -2, where `harm` clamps to 0.
+        assert_eq!(number(&f, &runs, "harm-of-a"), -2.0);
+        assert_eq!(number(&f, &runs, "harm-of-a-clamped"), 0.0);
+        // The mean over a run's flows (10/3 on both sides at buffer 1).
+        let Value::ByAxis(flows) = f.evaluate(&runs, "harm-of-flows", 0.0).unwrap() else {
+            panic!("harm-of-flows is taken by buffer");
+        };
+        assert!(flows[0].2.mean.abs() < 1e-12, "{flows:?}");
+        assert_eq!(
+            conditions(&f, &runs, "near-paper", 0.05),
+            vec![("1".to_string(), true), ("2".to_string(), false)]
+        );
+        assert_eq!(
+            conditions(&f, &runs, "near-named", 0.3),
+            vec![
+                ("lossy 1 B".to_string(), true),
+                ("lossy 2 B".to_string(), true)
+            ]
+        );
+    }
+
+    #[test]
+    fn near_relabel_and_harm_per_run_name_their_bad_keys() {
+        // A one-number goodput, then the measure under test.
+        let after_goodput = |by: &str, rest: &str| {
+            error(&format!(
+                "\n[[measure]]\nid = \"goodput\"\nkind = \"mean\"\nof = {{ metric = \"goodput_bps\" }}\n{by}\n{rest}"
+            ))
+        };
+        // `near` of a one-number measure, `relabel` of one without conditions.
+        for wrong in [
+            "kind = \"near\"\ntargets = { \"1\" = 0.5 }",
+            "kind = \"relabel\"\nlabel = \"x {label}\"",
+        ] {
+            let e = after_goodput(
+                "",
+                &format!("[[measure]]\nid = \"m\"\nof = \"goodput\"\n{wrong}\n"),
+            );
+            assert!(e.starts_with("t.toml: measure.of (line 12)"), "{e}");
+        }
+        let bad_target = after_goodput(
+            "by = \"buffer\"",
+            r#"[[measure]]
+id = "near"
+kind = "near"
+of = "goodput"
+targets = { "1" = "half" }
+"#,
+        );
+        assert!(
+            bad_target.starts_with(
+                "t.toml: \"1\" (line 15): invalid type: string \"half\", expected f64"
+            ),
+            "{bad_target}"
+        );
+        // A per-run harm with a zero unit, then with a key it does not take.
+        let harm = |of_extra: &str, extra: &str| {
+            error(&format!(
+                "\n[[measure]]\nid = \"harm\"\nkind = \"harm\"\nper_run = true\n\
+                 of = {{ metric = \"goodput_bps\"{of_extra} }}\nalone = {{ cc = \"a\" }}\n\
+                 beside = {{ cc = \"b\" }}\n{extra}"
+            ))
+        };
+        let bad_per = harm(", per = 0", "");
+        assert!(
+            bad_per.starts_with("t.toml: measure.of.per (line"),
+            "{bad_per}"
+        );
+        let unknown = harm("", "at = { buffer = \"1\" }");
+        assert!(unknown.contains("unknown field `at`"), "{unknown}");
     }
 }

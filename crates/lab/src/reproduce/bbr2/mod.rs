@@ -6,15 +6,15 @@
 //! over seeds, controller labels, table cells, binning of time series.
 
 mod bounds;
-mod cellular;
-mod changing;
 mod decision_tree;
-mod harm;
 pub(crate) mod loss;
+mod uptake;
+
+pub(crate) use uptake::uptake_lag_measure;
 
 use report::Cell;
 
-use super::data::{link_column, metric};
+use super::data::metric;
 use super::verdict::{mean_sd_cell, paper_name as cc_label};
 use super::{Entry, Runs};
 
@@ -23,9 +23,9 @@ pub static EXPERIMENTS: &[Entry] = &[
     Entry::Rust(decision_tree::DECISION_TREE),
     Entry::Rust(decision_tree::LINUX_RECEIVE_WINDOW),
     Entry::Rust(loss::GOODPUT_UNDER_LOSS),
-    Entry::Rust(harm::HARM),
-    Entry::Rust(changing::CHANGING_BANDWIDTH),
-    Entry::Rust(cellular::CELLULAR),
+    super::experiment_file!("experiments/bbr2/table2-harm.toml"),
+    super::experiment_file!("experiments/bbr2/table4-changing-bandwidth.toml"),
+    super::experiment_file!("experiments/bbr2/cellular.toml"),
     Entry::Rust(bounds::BOUNDS),
     super::experiment_file!("experiments/bbr2/table5-dash.toml"),
 ];
@@ -87,6 +87,7 @@ fn median_between(points: &[(f64, f64)], from: f64, to: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reproduce::data::link_column;
 
     #[test]
     fn bin_mean_averages_consecutive_bins_and_skips_empty_ones() {
