@@ -1815,6 +1815,40 @@ impl ExperimentFile {
                     ));
                 }
             }
+            // Taken `by` an axis, a ratio or difference sets that axis at
+            // each value on both sides: a side that also fixes it would be
+            // overridden without a word (BBR over BBR, 1.00x).
+            if let Measure::Ratio {
+                a,
+                b,
+                by: Some(axis),
+                ..
+            }
+            | Measure::Difference {
+                a,
+                b,
+                by: Some(axis),
+                ..
+            } = m
+            {
+                if let Some((side, value)) = [("a", a), ("b", b)]
+                    .into_iter()
+                    .find_map(|(side, at)| at.get(axis).map(|v| (side, v)))
+                {
+                    return Err(key_error(
+                        name,
+                        text,
+                        "measure.by",
+                        &needle,
+                        format!(
+                            "`{}` is taken by `{axis}`, which sets `{axis}` on both sides at \
+                             each value, but its `{side}` fixes `{axis} = {value:?}`: drop \
+                             `{axis}` from `{side}`, or take it by another axis",
+                            m.id()
+                        ),
+                    ));
+                }
+            }
             let one_numbers: Vec<&String> = match m {
                 Measure::Least { of, .. } | Measure::Most { of, .. } => of.iter().collect(),
                 Measure::Condition { a, b, .. } => vec![a, b],
@@ -4874,6 +4908,36 @@ measure = [
             "t.toml",
             &["unknown variant `median`"],
         );
+    }
+
+    #[test]
+    fn a_ratio_or_difference_by_an_axis_its_sides_fix_is_refused() {
+        for (kind, sides, side, value) in [
+            (
+                "ratio",
+                "a = { cc = \"a\" }\nb = { buffer = \"1\" }",
+                "a",
+                "a",
+            ),
+            (
+                "difference",
+                "a = { buffer = \"1\" }\nb = { cc = \"b\" }",
+                "b",
+                "b",
+            ),
+        ] {
+            let e = error(&format!(
+                "\n[[measure]]\nid = \"m\"\nkind = \"{kind}\"\nof = {{ metric = \"goodput_bps\" }}\n{sides}\nby = \"cc\"\n"
+            ));
+            assert!(e.starts_with("t.toml: measure.by (line "), "{e}");
+            assert!(
+                e.contains(&format!("its `{side}` fixes `cc = \"{value}\"`")),
+                "{e}"
+            );
+        }
+        // By another axis than its sides fix: accepted.
+        let body = "\n[[measure]]\nid = \"m\"\nkind = \"ratio\"\nof = { metric = \"goodput_bps\" }\na = { cc = \"a\" }\nb = { cc = \"b\" }\nby = \"buffer\"\n";
+        file(body);
     }
 
     /// `body` must not parse; its error starts with `starts` and says each
