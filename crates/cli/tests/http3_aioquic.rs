@@ -129,7 +129,7 @@ fn aioquic_fetches_files_ranges_dash_and_a_live_stream() {
     let site = Site::new();
     let cert = site.dir.join("cert.pem");
     let root = site.dir.join("root");
-    let (server, addr) = serve(&[
+    let (server, addr) = serve([
         "--cc",
         "bbr",
         "--listen",

@@ -254,7 +254,7 @@ impl Kind {
             Kind::F64 => (PhysicalType::DOUBLE, None),
             Kind::Str => (PhysicalType::BYTE_ARRAY, Some(LogicalType::String)),
         };
-        let nullable = column.cells.iter().any(|c| *c == Cell::Null);
+        let nullable = column.cells.contains(&Cell::Null);
         Type::primitive_type_builder(&column.name, physical)
             .with_repetition(if nullable {
                 Repetition::OPTIONAL
@@ -268,7 +268,7 @@ impl Kind {
     /// Writes `column`'s cells: the values that are not null, and a
     /// definition level per row (1 present, 0 null) if it is optional.
     fn write(self, column: &Column, out: &mut SerializedColumnWriter<'_>) -> anyhow::Result<()> {
-        let nullable = column.cells.iter().any(|c| *c == Cell::Null);
+        let nullable = column.cells.contains(&Cell::Null);
         let levels: Vec<i16> = column
             .cells
             .iter()

@@ -35,8 +35,12 @@ impl PathObserver for Seen {
     }
 }
 
+/// A path the observer saw opened: its peer, controller spec, order and
+/// what its controller saw.
+type OpenedPath = (SocketAddr, String, u64, Arc<Seen>);
+
 #[derive(Debug, Default)]
-struct Paths(Arc<Mutex<Vec<(SocketAddr, String, u64, Arc<Seen>)>>>);
+struct Paths(Arc<Mutex<Vec<OpenedPath>>>);
 
 impl ObserverFactory for Paths {
     fn open_path(

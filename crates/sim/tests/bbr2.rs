@@ -166,8 +166,7 @@ fn adaptive_bound_on_the_papers_lan(spec: &str, loss: f64) -> (f64, f64, f64) {
         r.series
             .flows
             .iter()
-            .filter(|s| s.t_s <= t)
-            .last()
+            .rfind(|s| s.t_s <= t)
             .map_or(0.0, |s| value(s, "probes_too_high"))
     };
     let out = (

@@ -216,7 +216,7 @@ impl FactorForm {
     }
 
     /// A factor back in this form.
-    fn from_factor(self, f: f64) -> f64 {
+    fn factor_back(self, f: f64) -> f64 {
         match self {
             FactorForm::Factor => f,
             FactorForm::Fraction => 1.0 / f,
@@ -297,8 +297,8 @@ impl Test {
     fn factor_bars(paper: f64, form: FactorForm) -> (f64, f64) {
         let f = Test::paper_factor(paper, form);
         (
-            form.from_factor(f.powf(rules::FACTOR_EXPONENT)),
-            form.from_factor(f.powf(rules::FACTOR_PARTLY_EXPONENT)),
+            form.factor_back(f.powf(rules::FACTOR_EXPONENT)),
+            form.factor_back(f.powf(rules::FACTOR_PARTLY_EXPONENT)),
         )
     }
 

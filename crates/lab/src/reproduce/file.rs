@@ -2144,7 +2144,7 @@ impl ExperimentFile {
                 ));
             }
         }
-        for c in spec.curves.iter().filter(|c| !is_mean(&c.measure)) {
+        if let Some(c) = spec.curves.iter().find(|c| !is_mean(&c.measure)) {
             return Err(key_error(
                 name,
                 text,

@@ -154,7 +154,7 @@ macro_rules! reject_nested {
     };
 }
 
-impl<'a> ser::Serializer for &'a mut Fields {
+impl ser::Serializer for &mut Fields {
     type Ok = ();
     type Error = Error;
     type SerializeSeq = Impossible<(), Error>;
