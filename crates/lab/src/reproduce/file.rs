@@ -4865,13 +4865,10 @@ measure = [
 "2" = "deep"
 "#;
         let f = file(body);
-        let named = |v: &[(&str, bool)]| -> Vec<(String, bool)> {
-            v.iter().map(|(l, ok)| (l.to_string(), *ok)).collect()
-        };
         // Flow 0's goodput: a 6 and 4, b 2 and 1 at buffers 1 and 2.
         assert_eq!(
             conditions(&f, &runs, "above-3-per-cc", 0.0),
-            named(&[
+            labelled(&[
                 ("a shallow", true),
                 ("a deep", true),
                 ("b shallow", false),
@@ -4880,7 +4877,7 @@ measure = [
         );
         assert_eq!(
             conditions(&f, &runs, "above-3-b", 0.0),
-            named(&[("b shallow", false), ("b deep", false)])
+            labelled(&[("b shallow", false), ("b deep", false)])
         );
         assert_eq!(number(&f, &runs, "least-most"), 2.0);
         assert_eq!(number(&f, &runs, "mean-most-of-a"), 6.0);
@@ -4938,6 +4935,11 @@ measure = [
         // By another axis than its sides fix: accepted.
         let body = "\n[[measure]]\nid = \"m\"\nkind = \"ratio\"\nof = { metric = \"goodput_bps\" }\na = { cc = \"a\" }\nb = { cc = \"b\" }\nby = \"buffer\"\n";
         file(body);
+    }
+
+    /// Conditions as a measure gives them, from label and verdict pairs.
+    fn labelled(v: &[(&str, bool)]) -> Vec<(String, bool)> {
+        v.iter().map(|(l, ok)| (l.to_string(), *ok)).collect()
     }
 
     /// `body` must not parse; its error starts with `starts` and says each
@@ -5020,12 +5022,9 @@ of = ["a-high", "b-high"]
         ));
         assert_eq!(number(&f, &runs, "largest"), 6.0);
         assert!(number(&f, &runs, "no-number").is_nan());
-        let held = |labels: &[(&str, bool)]| -> Vec<(String, bool)> {
-            labels.iter().map(|(l, ok)| (l.to_string(), *ok)).collect()
-        };
         assert_eq!(
             conditions(&f, &runs, "apart", 0.0),
-            held(&[
+            labelled(&[
                 ("a at 1", true),
                 ("a at 2", false),
                 ("b at 1", true),
@@ -5034,7 +5033,7 @@ of = ["a-high", "b-high"]
         );
         assert_eq!(
             conditions(&f, &runs, "joined", 0.0),
-            held(&[("1", true), ("2", false)])
+            labelled(&[("1", true), ("2", false)])
         );
         // Bad input: a `most` of a measure along an axis.
         let goodput =
