@@ -33,6 +33,8 @@ phase "rustfmt check" cargo fmt --all -- --check
 # virtualenv with maturin in the release profile, reusing the build above,
 # then its tests). Arguments are libtest filters given to every binary
 # (the Python package's tests are then skipped).
+# CI runs this on a clean checkout, where cargo has not made target/ yet.
+mkdir -p target
 ARTIFACTS=target/test-artifacts.json
 phase "Rust test build" sh -c "cargo test --workspace --locked --release --no-run \
     --message-format=json-render-diagnostics > $ARTIFACTS"
