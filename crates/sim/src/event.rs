@@ -22,6 +22,8 @@ use std::collections::BinaryHeap;
 
 use cc::Instant;
 
+use crate::slots::Slots;
+
 /// log2 of a bucket's width in nanoseconds, by default.
 const BUCKET_SHIFT: u32 = 16;
 /// Buckets in the wheel (a power of two).
@@ -47,9 +49,8 @@ pub struct Ticket(u64);
 
 /// A deterministic discrete-event queue.
 pub struct EventQueue<E> {
-    /// The events; `None` slots are free (listed in `free`).
-    slab: Vec<Option<E>>,
-    free: Vec<u32>,
+    /// The events, each in the slot its entry names.
+    slab: Slots<E>,
     /// The current bucket's entries (and any pushed for its time or
     /// earlier), sorted latest first: the next event is the last.
     current: Vec<Entry>,
@@ -82,8 +83,7 @@ impl<E> EventQueue<E> {
     /// bucket as fit a bucket's sort cheaply is best.
     pub fn with_bucket_width(log2_ns: u32) -> Self {
         EventQueue {
-            slab: Vec::new(),
-            free: Vec::new(),
+            slab: Slots::default(),
             current: Vec::new(),
             cursor: 0,
             shift: log2_ns.clamp(8, 32),
@@ -124,21 +124,7 @@ impl<E> EventQueue<E> {
     /// past pops next, in its order).
     #[inline]
     pub fn push_reserved(&mut self, at: Instant, ticket: Ticket, event: E) {
-        let slot = match self.free.pop() {
-            Some(slot) => {
-                // A free slot holds None: nothing to drop, so the old
-                // value is forgotten rather than checked for a drop (an
-                // assignment tests it for every event).
-                let old = self.slab[slot as usize].replace(event);
-                debug_assert!(old.is_none(), "a free slot is empty");
-                std::mem::forget(old);
-                slot
-            }
-            None => {
-                self.slab.push(Some(event));
-                u32::try_from(self.slab.len() - 1).expect("fewer than 2^32 pending events")
-            }
-        };
+        let slot = self.slab.insert(event);
         let entry = Entry {
             at: at.as_nanos(),
             seq: ticket.0,
@@ -237,10 +223,7 @@ impl<E> EventQueue<E> {
             return None;
         }
         let entry = self.current.pop().expect("advance filled the bucket");
-        let event = self.slab[entry.slot as usize]
-            .take()
-            .expect("a pending slot");
-        self.free.push(entry.slot);
+        let event = self.slab.remove(entry.slot);
         Some((Instant::from_nanos(entry.at), event))
     }
 
@@ -254,12 +237,12 @@ impl<E> EventQueue<E> {
 
     /// The pending events, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = &E> {
-        self.slab.iter().flatten()
+        self.slab.iter()
     }
 
     /// Number of pending events.
     pub fn len(&self) -> usize {
-        self.slab.len() - self.free.len()
+        self.slab.len()
     }
 
     /// Whether no event is pending.

@@ -22,6 +22,7 @@ pub mod qlog;
 mod recorder;
 pub mod results;
 mod simulation;
+mod slots;
 pub mod transport;
 
 pub use builder::Dumbbell;
