@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Regenerates crates/quic/assets/dash: for each of the 10 representations of
-# the generated DASH video (v0 lowest .. v9), a real H.264 fMP4
+# Regenerates crates/quic/assets/dash: for each of the 11 representations of
+# the generated DASH video (v0 lowest .. v10), a real H.264 fMP4
 # initialization segment (init.mp4) and one 4 s media segment (media.m4s) of
 # ffmpeg's `testsrc` pattern, at the resolution `bbrlab serve` announces for
 # it (crates/quic/src/http3/dash.rs, RESOLUTIONS). `bbrlab serve` sends the
@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 
 OUT=crates/quic/assets/dash
 # Must match dash.rs RESOLUTIONS (its unit test checks the files against it).
-SIZES=(128x72 160x90 192x108 256x144 320x180 384x216 448x252 512x288 576x324 640x360)
+SIZES=(128x72 160x90 192x108 256x144 320x180 384x216 448x252 512x288 576x324 640x360 704x396)
 
 if ! command -v ffmpeg >/dev/null 2>&1; then
     echo "error: gen-dash-media: ffmpeg is missing (apt-get install ffmpeg)" >&2

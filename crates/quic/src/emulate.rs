@@ -141,7 +141,7 @@ pub fn check_feasible(config: &sim::SimConfig) -> Result<(), String> {
             if !crate::http3::dash::decodable(dash) {
                 return Err(format!(
                     "flow {i}: player = \"dashjs\" decodes the video, which the server has as \
-                     real H.264 only with 4s segments that divide the video, at most ten \
+                     real H.264 only with 4s segments that divide the video, at most eleven \
                      bitrates and segments larger than the encoded media (docs/EMULATION.md)"
                 ));
             }

@@ -12,8 +12,9 @@
 //! - `vK/N.m4s`: media segment N of representation K, exactly
 //!   [`DashConfig::segment_bytes`] bytes (constant bitrate).
 //!
-//! When the video is [`decodable`] (4 s segments, at most ten
-//! representations, every segment large enough: the oBBR ladder is), the
+//! When the video is [`decodable`] (4 s segments, at most eleven
+//! representations, every segment large enough: the oBBR paper's ten-rung
+//! ladder and Drucker et al.'s eleven-rung Table V ladder are), the
 //! segments are real H.264: representation K's initialization segment is
 //! `assets/dash/vK/init.mp4` and every media segment is
 //! `assets/dash/vK/media.m4s` (one 4 s GOP of ffmpeg's test pattern, made
@@ -160,7 +161,7 @@ macro_rules! asset {
 /// The encoded representations, lowest first: 25 fps, H.264 High profile
 /// level 3.1 (`avc1.64001f`), one 4 s GOP per media segment. Sizes must
 /// match `scripts/gen-dash-media.sh`.
-static ASSETS: [Asset; 10] = [
+static ASSETS: [Asset; 11] = [
     asset!("0", 128, 72),
     asset!("1", 160, 90),
     asset!("2", 192, 108),
@@ -171,6 +172,7 @@ static ASSETS: [Asset; 10] = [
     asset!("7", 512, 288),
     asset!("8", 576, 324),
     asset!("9", 640, 360),
+    asset!("10", 704, 396),
 ];
 
 /// The media duration of every encoded media segment.
@@ -241,7 +243,7 @@ impl Asset {
 }
 
 /// Whether `config`'s video is served as real H.264 (see the module
-/// documentation): 4 s segments that divide the video, at most ten
+/// documentation): 4 s segments that divide the video, at most eleven
 /// representations, and every segment large enough for the encoded media
 /// and a `free` box (and within a 32-bit box size).
 pub fn decodable(config: &DashConfig) -> bool {
@@ -358,6 +360,43 @@ mod tests {
         assert_eq!(mpd.matches("<Representation ").count(), 10);
         assert!(mpd.contains("mediaPresentationDuration=\"PT600.000S\""));
         assert!(mpd.contains("bandwidth=\"254000\""));
+    }
+
+    /// Drucker et al.'s Table V ladder (scenarios/bbr2/table5-dash.toml):
+    /// eleven rungs from 1 to 25 Mbit/s, 4 s segments, a 600 s video.
+    fn table5() -> DashConfig {
+        DashConfig {
+            ladder: [
+                1000, 1380, 1900, 2630, 3620, 5000, 6900, 9520, 13100, 18100, 25000,
+            ]
+            .into_iter()
+            .map(cc::Bandwidth::from_kbps)
+            .collect(),
+            ..DashConfig::obbr_paper()
+        }
+    }
+
+    #[test]
+    fn the_table5_ladder_is_real_h264_with_eleven_representations() {
+        let config = table5();
+        assert!(decodable(&config));
+        let mpd = manifest(&config);
+        assert_eq!(mpd.matches("<Representation ").count(), 11);
+        assert!(mpd.contains(
+            "<Representation id=\"v10\" bandwidth=\"25000000\" codecs=\"avc1.64001f\" width=\"704\" height=\"396\""
+        ));
+        assert_eq!(
+            route(&config, "v10/150.m4s"),
+            Some(Resource::Segment {
+                quality: 10,
+                index: 149
+            })
+        );
+        assert_eq!(route(&config, "v11/1.m4s"), None);
+        // One rung more than the encoded media: served, but not decodable.
+        let mut twelve = config.clone();
+        twelve.ladder.push(cc::Bandwidth::from_kbps(30_000));
+        assert!(!decodable(&twelve));
     }
 
     /// A 30 s video of 2 s segments: not what the encoded assets hold.
