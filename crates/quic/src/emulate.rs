@@ -697,9 +697,9 @@ impl BrowserFlow {
                 let record = crate::live_browser::Record::try_from(raw)?;
                 record.check()?;
                 let requested = record.requested.unwrap_or(opened_ms);
-                // Frame time zero is the request's arrival at the server.
-                let arrival_s =
-                    from_start(requested) + self.start_s + self.request_trip.as_secs_f64();
+                // Frame time zero: the stream's start at the server.
+                let (zero, trip) = record.frame_zero(self.request_trip);
+                let arrival_s = from_start(zero) + self.start_s + trip.as_secs_f64();
                 let measure_from =
                     Duration::from_secs_f64((self.window_start_s - arrival_s).max(0.0));
                 let progress = record.progress();

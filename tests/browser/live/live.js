@@ -5,6 +5,8 @@
 // - requested: when the live request was made (after a first request,
 //   /dash/manifest.mpd, has opened the connection, so the handshake is
 //   not the stream's);
+// - stream_start: the server's frame time zero (its bbrlab-stream-start
+//   header, the same clock on the same machine);
 // - frames: per frame (16-byte header: frame number and payload length,
 //   big-endian; then the payload), its number, payload bytes and when its
 //   last byte arrived (`at`);
@@ -37,6 +39,8 @@
     record.requested = Date.now();
     const response = await fetch(path, { cache: 'no-store' });
     record.status = response.status;
+    const start = response.headers.get('bbrlab-stream-start');
+    record.stream_start = start === null ? null : Number(start);
     if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${await response.text()}`);
     const reader = response.body.getReader();
     let pending = new Uint8Array(0);
@@ -60,6 +64,7 @@
     record.trailing_bytes = pending.length;
     const entry = performance.getEntriesByName(new URL(path, location.href).href).pop();
     record.protocol = entry ? entry.nextHopProtocol : null;
+
     record.done = true;
   };
   run().catch((e) => record.errors.push({ source: 'page', message: String(e) }));

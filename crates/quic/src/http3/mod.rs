@@ -11,7 +11,9 @@
 //!   `bbrlab/1` (the latest GOP at connect, then one frame per `frame`
 //!   interval, for `duration`; defaults 30s, 40ms, 2s and I/P ratio 1,
 //!   i.e. constant frame sizes), written as the frames are generated, as
-//!   an HTTP-FLV live CDN does. The body is a sequence of frames, each a
+//!   an HTTP-FLV live CDN does. The response's `bbrlab-stream-start`
+//!   header gives frame time zero in the server's wall clock (ms since the
+//!   Unix epoch). The body is a sequence of frames, each a
 //!   16-byte header (frame number and payload length, both big-endian
 //!   u64) followed by that many zero bytes.
 //! - anything else: a static file under the server's root directory
@@ -54,6 +56,11 @@ pub const MAX_FIELD_SECTION: u64 = 16 * 1024;
 const CHUNK: usize = 64 * 1024;
 /// Zeros for generated bodies, shared by all streams.
 static ZEROS: [u8; CHUNK] = [0; CHUNK];
+/// The `/live` response header that gives the stream's frame time zero
+/// (when its first frame was created), in milliseconds since the Unix
+/// epoch by the server's wall clock.
+pub const LIVE_STREAM_START: &str = "bbrlab-stream-start";
+
 /// Bytes of a live frame's header (frame number, payload length).
 pub const LIVE_FRAME_HEADER: usize = 16;
 
@@ -559,15 +566,30 @@ async fn send_live(
     with_body: bool,
     stats: &ServerStats,
 ) -> Result<(), ()> {
+    // Frame time zero, also in the wall clock: a client on this machine
+    // (a browser in an emulated run) measures frame delays from it, not
+    // from when it asked (the request's time inside the client is not the
+    // frames' delay).
+    let mut clock = LiveClock::new(config, duration);
+    let started = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
     let mut response = head(StatusCode::OK, "application/octet-stream", None);
-    response
-        .headers_mut()
-        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    let headers = response.headers_mut();
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(
+        LIVE_STREAM_START,
+        HeaderValue::from_str(&format!("{:.3}", started.as_secs_f64() * 1e3))
+            .expect("a number is a valid header value"),
+    );
+    headers.insert(
+        header::ACCESS_CONTROL_EXPOSE_HEADERS,
+        HeaderValue::from_static(LIVE_STREAM_START),
+    );
     stream.send_response(response).await.map_err(|_| ())?;
     if !with_body {
         return Ok(());
     }
-    let mut clock = LiveClock::new(config, duration);
     let mut number = 0u64;
     while let Some(bytes) = clock.next().await {
         let mut header = [0u8; LIVE_FRAME_HEADER];
