@@ -372,6 +372,7 @@ fn algorithms() -> Vec<AlgorithmRow> {
 /// The native module.
 #[pymodule]
 fn _bbrlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    lab::provenance::set_build_commit(build_info::COMMIT);
     m.add("BbrlabError", m.py().get_type::<BbrlabError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

@@ -446,6 +446,7 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    lab::provenance::set_build_commit(build_info::COMMIT);
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => run::run(args),

@@ -27,8 +27,8 @@ pub fn summary<'a>(scenario: &scenario::Scenario, result: &'a RunResult) -> impl
     Summary {
         result,
         scenario_file: scenario.source.display().to_string(),
-        bbrlab_version: env!("CARGO_PKG_VERSION"),
-        bbrlab_commit: env!("BBRLAB_GIT_COMMIT"),
+        bbrlab_version: crate::provenance::build_id().0,
+        bbrlab_commit: crate::provenance::build_id().1,
     }
 }
 

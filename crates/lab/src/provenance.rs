@@ -17,10 +17,23 @@ use serde::{Deserialize, Serialize};
 /// The file `run` and `sweep` outputs keep their [`Invocation`] in.
 pub const FILE: &str = "invocation.json";
 
+/// The git commit of the running binary, as it set it.
+static BUILD_COMMIT: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+
+/// Records the git commit the running binary was built from (its
+/// `build_info::COMMIT`); binaries call it first thing. The commit is not
+/// compiled into this crate, so a commit does not rebuild it and all that
+/// links it. A second call is ignored: one binary, one commit.
+pub fn set_build_commit(commit: &'static str) {
+    let _ = BUILD_COMMIT.set(commit);
+}
+
 /// This build's version and the git commit it was built from ("unknown"
-/// outside a checkout).
+/// outside a checkout, or in a program that did not say, such as a unit
+/// test).
 pub fn build_id() -> (&'static str, &'static str) {
-    (env!("CARGO_PKG_VERSION"), env!("BBRLAB_GIT_COMMIT"))
+    let commit = BUILD_COMMIT.get().copied().unwrap_or("unknown");
+    (env!("CARGO_PKG_VERSION"), commit)
 }
 
 /// How and when an output was written.

@@ -16,6 +16,8 @@ use cc::{AlgorithmSpec, Bandwidth};
 use sim::{Dumbbell, Simulation};
 
 fn main() -> anyhow::Result<()> {
+    // The experiment reports name the bbrlab commit they were made with.
+    lab::provenance::set_build_commit(build_info::COMMIT);
     my_controller::register();
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("experiment") {

@@ -1,4 +1,4 @@
-//! Records the git commit the lab was built from, for reports' provenance.
+//! Records the git commit the binaries are built from, for outputs' provenance.
 //! Outside a git checkout (a source tarball) the commit is "unknown".
 
 use std::process::Command;
