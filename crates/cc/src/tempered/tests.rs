@@ -23,16 +23,22 @@ fn ms(v: u64) -> Duration {
     Duration::from_millis(v)
 }
 
-/// An ACK of one packet, losing `lost` packets, with a 140 ms RTT sample
-/// over a 100 ms RTprop (a buffer of 0.4 BDP: shallow, so oBBR would cut).
-fn ack(now_ms: u64, lost: u64) -> AckEvent {
+/// An ACK of one packet at `now_ms` with an RTT sample (and smoothed RTT)
+/// of `rtt_ms`, the connection's lowest RTT `min_ms`, losing `lost`
+/// packets with 500 KB in flight.
+fn ack_at(now_ms: u64, rtt_ms: u64, min_ms: u64, lost: u64) -> AckEvent {
     Ack::at(Instant::from_nanos(now_ms * 1_000_000))
-        .rtt(ms(140))
-        .min_rtt(ms(100))
-        .acked(MSS)
+        .rtt(ms(rtt_ms))
+        .min_rtt(ms(min_ms))
         .lost(MSS * lost)
         .in_flight(Bytes(500_000))
         .build()
+}
+
+/// An ACK of one packet, losing `lost` packets, with a 140 ms RTT sample
+/// over a 100 ms RTprop (a buffer of 0.4 BDP: shallow, so oBBR would cut).
+fn ack(now_ms: u64, lost: u64) -> AckEvent {
+    ack_at(now_ms, 140, 100, lost)
 }
 
 /// The core's context in ProbeBW cruise: 40 Mbit/s x 100 ms.
@@ -131,15 +137,7 @@ fn a_loss_at_a_standing_queue_cuts_the_gain_whatever_the_rate() {
 #[test]
 fn a_loss_at_a_deep_standing_queue_raises_the_gain_to_the_rtt_ratio_then_it_decays() {
     let mut d = DeepBufferGain::new(gate(0.05, 0.1), 2.0, 4.0, 0.01);
-    let deep = |now_ms: u64, lost: u64, rtt: u64| {
-        Ack::at(Instant::from_nanos(now_ms * 1_000_000))
-            .rtt(ms(rtt))
-            .min_rtt(ms(100))
-            .acked(MSS)
-            .lost(MSS * lost)
-            .in_flight(Bytes(500_000))
-            .build()
-    };
+    let deep = |now_ms: u64, lost: u64, rtt: u64| ack_at(now_ms, rtt, 100, lost);
     let event = deep(0, 1, 300);
     d.on_ack(&ctx(&event, true));
     assert!(
@@ -312,16 +310,10 @@ fn alone_on_a_lossless_pipe_it_fills_it_as_bbrv1_does() {
     assert_eq!(snap.cwnd_gain, 2.0, "no loss: oBBR's g stays g_max");
 }
 
-/// An ACK with an RTT sample of `rtt_ms` (smoothed too), the connection's
-/// lowest RTT 40 ms.
+/// A lossless ACK with an RTT sample of `rtt_ms` (smoothed too), the
+/// connection's lowest RTT 40 ms.
 fn ack_rtt(now_ms: u64, rtt_ms: u64) -> AckEvent {
-    Ack::at(Instant::from_nanos(now_ms * 1_000_000))
-        .rtt(ms(rtt_ms))
-        .smoothed_rtt(ms(rtt_ms))
-        .min_rtt(ms(40))
-        .acked(MSS)
-        .in_flight(Bytes(100_000))
-        .build()
+    ack_at(now_ms, rtt_ms, 40, 0)
 }
 
 /// The core's context in `mode` at round `round`, RTprop `rtprop_ms`.
