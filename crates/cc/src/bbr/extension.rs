@@ -13,6 +13,7 @@
 //! | [`LossReaction`] | packet conservation, restore on exit | BBR-CWS, Modest BBR |
 //! | [`BandwidthDropDetector`] | none | oBBR (timely bandwidth updates) |
 //! | [`StartupPlateau`] | only rounds not app-limited count | Tempered BBR (app-limited rounds count) |
+//! | [`DrainExit`] | inflight at most one BDP | Tempered BBR (at most a few rounds) |
 
 use std::fmt;
 use std::time::Duration;
@@ -215,6 +216,34 @@ pub trait StartupPlateau: Send + fmt::Debug + DynClone {
     }
 }
 
+/// What the core knows when it asks a [`DrainExit`] whether Drain is over
+/// (`bbr_check_drain`).
+#[derive(Clone, Copy, Debug)]
+pub struct DrainContext<'a> {
+    /// The ACK being processed.
+    pub event: &'a AckEvent,
+    /// Whether this ACK started a new round trip.
+    pub round_start: bool,
+    /// Round trips so far.
+    pub round_count: u64,
+    /// Inflight as the core compares it with its target (at EDT).
+    pub inflight: Bytes,
+    /// The core's target: one BDP at the current estimate (`bbr_inflight`
+    /// at gain 1).
+    pub target: Bytes,
+}
+
+/// Decides when Drain, which empties the queue Startup built, is over.
+pub trait DrainExit: Send + fmt::Debug + DynClone {
+    /// Whether Drain ends on this ACK; `default` is Linux's verdict
+    /// (inflight at most one BDP). Called on every ACK while in Drain.
+    fn drain_done(&mut self, _ctx: &DrainContext, default: bool) -> bool {
+        default
+    }
+    /// Algorithm-specific fields for tracing.
+    fn trace(&self, _out: &mut Vec<(&'static str, f64)>) {}
+}
+
 /// BBRv1's bandwidth filter: the max over the last 10 rounds (`CYCLE_LEN + 2`).
 /// App-limited samples count only when they exceed the current max, since an
 /// app-limited rate is a lower bound on the path's.
@@ -268,6 +297,11 @@ impl LossReaction for PacketConservation {}
 pub struct LinuxPlateau;
 impl StartupPlateau for LinuxPlateau {}
 
+/// Linux's Drain: until inflight is at most one BDP, however long it takes.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LinuxDrain;
+impl DrainExit for LinuxDrain {}
+
 /// The set of extension points a [`Bbr`](super::Bbr) core runs with.
 #[derive(Clone, Debug)]
 pub struct Extensions {
@@ -283,6 +317,8 @@ pub struct Extensions {
     pub drop_detector: Option<Box<dyn BandwidthDropDetector>>,
     /// Which rounds count toward Startup's plateau.
     pub startup_plateau: Box<dyn StartupPlateau>,
+    /// When Drain ends.
+    pub drain_exit: Box<dyn DrainExit>,
 }
 
 impl Default for Extensions {
@@ -295,6 +331,7 @@ impl Default for Extensions {
             loss_reaction: Box::new(PacketConservation),
             drop_detector: None,
             startup_plateau: Box::new(LinuxPlateau),
+            drain_exit: Box::new(LinuxDrain),
         }
     }
 }
@@ -305,3 +342,4 @@ dyn_clone::clone_trait_object!(ProbeGainPolicy);
 dyn_clone::clone_trait_object!(LossReaction);
 dyn_clone::clone_trait_object!(BandwidthDropDetector);
 dyn_clone::clone_trait_object!(StartupPlateau);
+dyn_clone::clone_trait_object!(DrainExit);

@@ -561,11 +561,19 @@ impl Bbr {
         if self.mode == Mode::Startup && self.full_pipe.is_reached() {
             self.mode = Mode::Drain;
         }
-        if self.mode == Mode::Drain
-            && self.inflight_at_edt(event.bytes_in_flight)
-                <= self.target_inflight(self.ext.bandwidth_filter.max_bw(), 1.0)
-        {
-            self.enter_probe_bw();
+        if self.mode == Mode::Drain {
+            let inflight = self.inflight_at_edt(event.bytes_in_flight);
+            let target = self.target_inflight(self.ext.bandwidth_filter.max_bw(), 1.0);
+            let ctx = extension::DrainContext {
+                event,
+                round_start,
+                round_count: self.rounds.count(),
+                inflight,
+                target,
+            };
+            if self.ext.drain_exit.drain_done(&ctx, inflight <= target) {
+                self.enter_probe_bw();
+            }
         }
         self.update_min_rtt(event, round_start);
         (round_start, app_limited)
@@ -862,6 +870,7 @@ impl CongestionControl for Bbr {
         self.ext.cwnd_gain.trace(&mut extra);
         self.ext.probe_gain.trace(&mut extra);
         self.ext.loss_reaction.trace(&mut extra);
+        self.ext.drain_exit.trace(&mut extra);
         if let Some(d) = &self.ext.drop_detector {
             d.trace(&mut extra);
         }

@@ -13,10 +13,25 @@
 //! it decays back towards oBBR's gain by `alpha` per BDP acknowledged, as
 //! oBBR's gain regrows. Alone, in a shallow buffer or under random loss
 //! (RTT ratio below `g_max` at the loss) it never engages.
+//!
+//! That trigger also fires on a cellular link's capacity dips, where the
+//! queue is the flow's own. With a [`StandingQueue`] test
+//! ([`with_standing_queue`](DeepBufferGain::with_standing_queue)) the gain
+//! answers the competitor instead of the loss: while the test says a queue
+//! survived the flow's own draining (Drain's end, ProbeRTT), the ProbeBW
+//! gain is at least `g_max x SRTT / RTprop` (at most `deep_max`), the
+//! window BBRv1 would have if RTprop were the RTT the competitor imposes,
+//! and oBBR's shallow-buffer cut is overridden: beside CUBIC the windowed
+//! RTprop itself is inflated by CUBIC's queue, so oBBR's test (`RTT <
+//! g_max x RTprop` at a loss) reads CUBIC's deep buffer as shallow and cuts
+//! the gain to about 1.05, under the `RTT / RTprop` the estimate needs not
+//! to shrink. Losses do not engage anything then: the test does.
 
 use crate::bbr::extension::{AckContext, CwndGainPolicy};
 use crate::bbr::Mode;
 use crate::units::Bytes;
+
+use super::standing::StandingQueue;
 
 /// A cwnd-gain policy that raises `inner`'s gain to the RTT ratio of the
 /// latest deep-buffer loss, decaying.
@@ -29,6 +44,7 @@ pub struct DeepBufferGain<P> {
     /// The deep gain in force; 0 when none.
     g_deep: f64,
     engaged: u64,
+    standing: Option<StandingQueue>,
 }
 
 impl<P: CwndGainPolicy + Clone> DeepBufferGain<P> {
@@ -43,7 +59,33 @@ impl<P: CwndGainPolicy + Clone> DeepBufferGain<P> {
             alpha,
             g_deep: 0.0,
             engaged: 0,
+            standing: None,
         }
+    }
+
+    /// Engages on `test`'s verdict (a competitor's standing queue) instead
+    /// of on deep-buffer losses.
+    pub fn with_standing_queue(mut self, test: StandingQueue) -> Self {
+        self.standing = Some(test);
+        self
+    }
+
+    /// The standing-queue test, if the gain engages on it.
+    pub fn standing_queue(&self) -> Option<&StandingQueue> {
+        self.standing.as_ref()
+    }
+
+    /// The gain the standing-queue verdict holds: `g_max x SRTT / RTprop`
+    /// within `[g_max, deep_max]`; `None` without a verdict or outside
+    /// ProbeBW.
+    fn standing_gain(&self, ctx: &AckContext) -> Option<f64> {
+        let test = self.standing.as_ref()?;
+        if !test.competitor() || ctx.mode != Mode::ProbeBw {
+            return None;
+        }
+        let rtprop = ctx.min_rtt.filter(|m| !m.is_zero())?;
+        let ratio = ctx.event.rtt.smoothed.as_secs_f64() / rtprop.as_secs_f64();
+        Some((self.g_max * ratio).clamp(self.g_max, self.deep_max))
     }
 
     /// The deep gain in force (0 when disengaged).
@@ -56,7 +98,7 @@ impl<P: CwndGainPolicy + Clone> DeepBufferGain<P> {
         &self.inner
     }
 
-    fn active(&self, ctx: &AckContext, base: f64) -> bool {
+    fn loss_engaged(&self, ctx: &AckContext, base: f64) -> bool {
         ctx.mode == Mode::ProbeBw && self.g_deep > self.inner.cwnd_gain(ctx, base)
     }
 }
@@ -64,6 +106,14 @@ impl<P: CwndGainPolicy + Clone> DeepBufferGain<P> {
 impl<P: CwndGainPolicy + Clone + 'static> CwndGainPolicy for DeepBufferGain<P> {
     fn on_ack(&mut self, ctx: &AckContext) {
         self.inner.on_ack(ctx);
+        if let Some(test) = &mut self.standing {
+            let before = test.competitor();
+            test.on_ack(ctx);
+            if test.competitor() && !before {
+                self.engaged += 1;
+            }
+            return;
+        }
         let event = ctx.event;
         let ratio = match (event.rtt.latest, ctx.min_rtt) {
             (Some(rtt), Some(rtprop)) if !rtprop.is_zero() => {
@@ -92,7 +142,10 @@ impl<P: CwndGainPolicy + Clone + 'static> CwndGainPolicy for DeepBufferGain<P> {
 
     fn cwnd_gain(&self, ctx: &AckContext, base: f64) -> f64 {
         let gain = self.inner.cwnd_gain(ctx, base);
-        if self.active(ctx, base) {
+        if let Some(g) = self.standing_gain(ctx) {
+            return g.max(gain);
+        }
+        if self.loss_engaged(ctx, base) {
             self.g_deep
         } else {
             gain
@@ -105,7 +158,7 @@ impl<P: CwndGainPolicy + Clone + 'static> CwndGainPolicy for DeepBufferGain<P> {
 
     fn inflight_cap(&self, ctx: &AckContext) -> Option<Bytes> {
         // The deep gain exceeds oBBR's, whose cap would undo it.
-        if self.g_deep > 0.0 && ctx.mode == Mode::ProbeBw {
+        if (self.g_deep > 0.0 && ctx.mode == Mode::ProbeBw) || self.standing_gain(ctx).is_some() {
             return None;
         }
         self.inner.inflight_cap(ctx)
@@ -115,5 +168,8 @@ impl<P: CwndGainPolicy + Clone + 'static> CwndGainPolicy for DeepBufferGain<P> {
         self.inner.trace(out);
         out.push(("g_deep", self.g_deep));
         out.push(("deep_engaged", self.engaged as f64));
+        if let Some(test) = &self.standing {
+            test.trace(out);
+        }
     }
 }

@@ -42,13 +42,25 @@
 //! (Copilot's padding itself is the transport's: a flow with `copilot =
 //! true` pads under this controller as under any BBR.)
 //!
-//! Off by default, for experiments: a **deep-buffer gain** ([`deep`]). A
-//! loss at `RTT >= g_max x RTprop` is oBBR's sign of a deep buffer another
-//! flow fills; the gain then rises to the RTT ratio (at most `deep_max`) so
-//! BBRv1's two-BDP window stops starving the flow beside CUBIC. Measured on
-//! the development set it helps against CUBIC in deep buffers and triples
-//! the retransmissions on a cellular trace, whose capacity dips look the
-//! same (docs/ALGORITHMS.md), hence off.
+//! And **whose queue it is** ([`standing`], [`drain`], [`deep`]). Beside a
+//! loss-based flow that fills a deep buffer BBR starves three ways: Drain
+//! waits for a queue that is not its own and the estimate follows the
+//! drained rate down (at 40 ms x 16 BDP beside CUBIC, 9.5 s of Drain and
+//! 23 -> 0.9 Mbit/s); the windowed RTprop, inflated by the competitor's
+//! queue, makes oBBR read the deep buffer as shallow and cut the gain below
+//! the `RTT / RTprop` the estimate needs not to shrink (BBR-CWS §3.2); and
+//! oBBR's drop detector reads the competitor's RTT as a bandwidth drop.
+//! Drain here ends after `drain_rounds` rounds at most; a queue still
+//! standing at the end of such a Drain, or at the end of ProbeRTT, at
+//! `(1 + standing)` times the connection's lowest RTT or more, is a
+//! competitor's (alone, ProbeRTT empties the flow's own queue: a cellular
+//! capacity dip does not pass this test, where a high-RTT loss does). While
+//! it stands the ProbeBW cwnd gain is `g_max x SRTT / RTprop` (at most
+//! `deep_max`) and the drop detector rests, so the window holds BBRv1's
+//! two BDPs at the RTT the competitor imposes. The verdict is revised at
+//! every ProbeRTT. The earlier trigger of the deep-buffer gain, a loss at
+//! `RTT >= g_max x RTprop`, stays as `standing=0`: it also fired on the
+//! LTE trace's dips (docs/ALGORITHMS.md).
 //!
 //! # States
 //!
@@ -74,14 +86,18 @@
 //! | `loss_thresh` | 0.02 | BBRv2 | loss rate over two rounds above which a loss may cut the gain |
 //! | `loss_queue` | 0.2 | own | a loss at `RTT >= (1 + loss_queue) RTprop` may cut the gain whatever the rate |
 //! | `mu` | 0.25 | oBBR (its default 0.5) | share of the detected buffer the window may fill |
-//! | `deep_max` | 0 (off) | own | cap of the deep-buffer gain |
+//! | `deep_max` | 16 | own | cap of the deep-buffer gain (at most `g_max`: off) |
+//! | `standing` | 0.5 | own | queue, in lowest RTTs, that draining left standing: a competitor's (0: the gain engages on deep losses instead) |
+//! | `drain_rounds` | 3 | own | Drain ends after this many rounds at most (0: Linux's Drain) |
 //! | `app_limited_plateau` | true | own | app-limited rounds count toward Startup's plateau |
 //! | `alpha`, `g_max`, `k`, `t_ms` | 0.01, 2, 30, 200 ms | oBBR | gain regrowth, deep-buffer gain, the drop detector |
 //! | `adaptive_g`, `timely_bw` | true | oBBR | the two oBBR mechanisms, for ablations |
 //! | `lt_bw`, `extra_acked`, `pacing_margin` | true, true, 0.01 | BBRv1 | the core's long-term mode, aggregation allowance, pacing margin |
 //!
-//! The defaults of `mu`, `loss_thresh`, `loss_queue` and `deep_max` were
-//! chosen on the development set (`scenarios/own-dev`, seeds 1-2) only.
+//! The defaults of `mu`, `loss_thresh` and `loss_queue` were chosen on the
+//! development set (`scenarios/own-dev`, seeds 1-2) only; those of
+//! `deep_max`, `standing` and `drain_rounds` on the league's development
+//! seeds (1-2) and the LTE trace.
 //!
 //! oBBR's `code`, `may_gain`, `low_ratio` and `estimate_max` (the authors'
 //! code revisions) are not taken: Tempered BBR runs oBBR's paper mode.
@@ -90,9 +106,13 @@
 //!
 //! [`CwndGainPolicy`](crate::bbr::extension::CwndGainPolicy) = oBBR's
 //! [`AdaptiveCwndGain`] behind a [`CongestiveLossGate`] (inside a
-//! [`DeepBufferGain`] when `deep_max` > `g_max`);
+//! [`DeepBufferGain`] with a [`StandingQueue`] test when `deep_max` >
+//! `g_max`);
 //! [`BandwidthDropDetector`](crate::bbr::extension::BandwidthDropDetector)
-//! = oBBR's [`TimelyBandwidthUpdate`];
+//! = oBBR's [`TimelyBandwidthUpdate`] (inside [`PausedBesideCompetitor`]
+//! when `standing` > 0);
+//! [`DrainExit`](crate::bbr::extension::DrainExit) = [`BoundedDrain`]
+//! (the extension point was added for it);
 //! [`StartupPlateau`](crate::bbr::extension::StartupPlateau) =
 //! [`EveryRoundCounts`] (the extension point was added for it; every other
 //! controller keeps Linux's rule). Everything else is the BBRv1 core.
@@ -103,8 +123,10 @@
 //! final runs, and the goal table on the development and held-out sets.
 
 pub mod deep;
+pub mod drain;
 pub mod loss_gate;
 pub mod plateau;
+pub mod standing;
 #[cfg(test)]
 mod tests;
 
@@ -115,8 +137,10 @@ use crate::obbr::{AdaptiveCwndGain, ObbrParams, TimelyBandwidthUpdate};
 use crate::spec::{AlgorithmInfo, AlgorithmSpec};
 
 pub use deep::DeepBufferGain;
+pub use drain::BoundedDrain;
 pub use loss_gate::{CongestiveLossGate, RoundLossRate};
 pub use plateau::EveryRoundCounts;
+pub use standing::{PausedBesideCompetitor, StandingQueue};
 
 /// The registry name.
 pub const NAME: &str = "tempered-bbr";
@@ -138,8 +162,15 @@ crate::params! {
         pub mu: f64 ["mu", 0.0..=2.0] = 0.25
             => "share of the detected bottleneck buffer the window may fill: g = 1 + mu (RTT_latest - RTprop)/RTprop on a congestive loss (oBBR's parameter; default 0.25 here, tuned on the development set, oBBR 0.5)",
         /// The deep-buffer gain's cap; 0 turns it off.
-        pub deep_max: f64 ["deep_max", 0.0..=64.0] = 0.0
-            => "a loss at RTT >= g_max x RTprop (a deep buffer another flow fills) raises the cwnd gain to the RTT ratio, at most deep_max, decaying by alpha per BDP acked (0: off)",
+        pub deep_max: f64 ["deep_max", 0.0..=64.0] = 16.0
+            => "cap of the deep-buffer gain: while the standing-queue test sees a competitor's queue, the ProbeBW cwnd gain is g_max x SRTT/RTprop, at most this (with standing=0: a loss at RTT >= g_max x RTprop raises the gain to the RTT ratio, decaying by alpha per BDP acked); at most g_max: off",
+        /// The standing-queue test's threshold; 0 leaves the deep-buffer
+        /// gain to losses.
+        pub standing: f64 ["standing", 0.0..=10.0] = 0.5
+            => "with deep_max on: the deep-buffer gain engages while the lowest RTT at the end of Drain or ProbeRTT is at least (1 + standing) x the connection's lowest RTT (a queue draining did not empty: a competitor's), instead of on deep-buffer losses (0: on losses)",
+        /// Drain's round bound; 0 is Linux's unbounded Drain.
+        pub drain_rounds: u64 ["drain_rounds", 0..=1000] = 3
+            => "Drain ends after this many round trips even if inflight is still above one BDP (a queue draining cannot empty is not the flow's own; 0: Linux's Drain, until inflight is at most one BDP)",
         /// Whether app-limited rounds count toward Startup's plateau.
         pub app_limited_plateau: bool ["app_limited_plateau"] = true
             => "app-limited rounds count toward the three flat rounds that end Startup (BBRv1: they do not, so a live stream never leaves Startup)",
@@ -192,21 +223,32 @@ pub fn new(
             params.loss_queue,
         );
         ext.cwnd_gain = if params.deep_max > obbr.g_max {
-            Box::new(DeepBufferGain::new(
-                gated,
-                obbr.g_max,
-                params.deep_max,
-                obbr.alpha,
-            ))
+            let deep = DeepBufferGain::new(gated, obbr.g_max, params.deep_max, obbr.alpha);
+            Box::new(if params.standing > 0.0 {
+                deep.with_standing_queue(StandingQueue::new(params.standing, params.drain_rounds))
+            } else {
+                deep
+            })
         } else {
             Box::new(gated)
         };
     }
     if obbr.timely_bw {
-        ext.drop_detector = Some(Box::new(TimelyBandwidthUpdate::new(obbr.detector_config())));
+        let detector = TimelyBandwidthUpdate::new(obbr.detector_config());
+        ext.drop_detector = Some(if params.standing > 0.0 {
+            Box::new(PausedBesideCompetitor::new(
+                detector,
+                StandingQueue::new(params.standing, params.drain_rounds),
+            ))
+        } else {
+            Box::new(detector)
+        });
     }
     if params.app_limited_plateau {
         ext.startup_plateau = Box::new(EveryRoundCounts);
+    }
+    if params.drain_rounds > 0 {
+        ext.drain_exit = Box::new(BoundedDrain::new(params.drain_rounds));
     }
     let core = BbrParams {
         cwnd_gain: obbr.g_max,

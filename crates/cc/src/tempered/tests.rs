@@ -1,11 +1,15 @@
 //! Mechanism tests of Tempered BBR: the loss-rate window, the gate in front
-//! of oBBR's gain, Startup's plateau for app-limited flows, the spec and its
+//! of oBBR's gain, Startup's plateau for app-limited flows, the bounded
+//! Drain and the standing-queue test with what acts on it, the spec and its
 //! errors, and determinism on the test pipe.
 
 use std::time::Duration;
 
 use super::*;
-use crate::bbr::extension::{AckContext, CwndGainPolicy};
+use crate::bbr::extension::{
+    AckContext, BandwidthDropDetector, CwndGainPolicy, DrainContext, DrainExit,
+};
+use crate::bbr::Mode;
 use crate::controller::AckEvent;
 use crate::obbr::AdaptiveGainConfig;
 use crate::rate::RateSample;
@@ -19,16 +23,22 @@ fn ms(v: u64) -> Duration {
     Duration::from_millis(v)
 }
 
-/// An ACK of one packet, losing `lost` packets, with a 140 ms RTT sample
-/// over a 100 ms RTprop (a buffer of 0.4 BDP: shallow, so oBBR would cut).
-fn ack(now_ms: u64, lost: u64) -> AckEvent {
+/// An ACK of one packet at `now_ms` with an RTT sample (and smoothed RTT)
+/// of `rtt_ms`, the connection's lowest RTT `min_ms`, losing `lost`
+/// packets with 500 KB in flight.
+fn ack_at(now_ms: u64, rtt_ms: u64, min_ms: u64, lost: u64) -> AckEvent {
     Ack::at(Instant::from_nanos(now_ms * 1_000_000))
-        .rtt(ms(140))
-        .min_rtt(ms(100))
-        .acked(MSS)
+        .rtt(ms(rtt_ms))
+        .min_rtt(ms(min_ms))
         .lost(MSS * lost)
         .in_flight(Bytes(500_000))
         .build()
+}
+
+/// An ACK of one packet, losing `lost` packets, with a 140 ms RTT sample
+/// over a 100 ms RTprop (a buffer of 0.4 BDP: shallow, so oBBR would cut).
+fn ack(now_ms: u64, lost: u64) -> AckEvent {
+    ack_at(now_ms, 140, 100, lost)
 }
 
 /// The core's context in ProbeBW cruise: 40 Mbit/s x 100 ms.
@@ -127,15 +137,7 @@ fn a_loss_at_a_standing_queue_cuts_the_gain_whatever_the_rate() {
 #[test]
 fn a_loss_at_a_deep_standing_queue_raises_the_gain_to_the_rtt_ratio_then_it_decays() {
     let mut d = DeepBufferGain::new(gate(0.05, 0.1), 2.0, 4.0, 0.01);
-    let deep = |now_ms: u64, lost: u64, rtt: u64| {
-        Ack::at(Instant::from_nanos(now_ms * 1_000_000))
-            .rtt(ms(rtt))
-            .min_rtt(ms(100))
-            .acked(MSS)
-            .lost(MSS * lost)
-            .in_flight(Bytes(500_000))
-            .build()
-    };
+    let deep = |now_ms: u64, lost: u64, rtt: u64| ack_at(now_ms, rtt, 100, lost);
     let event = deep(0, 1, 300);
     d.on_ack(&ctx(&event, true));
     assert!(
@@ -228,6 +230,8 @@ fn the_spec_takes_its_own_then_obbr_then_bbrv1_parameters() {
             "loss_queue",
             "mu",
             "deep_max",
+            "standing",
+            "drain_rounds",
             "app_limited_plateau",
             "alpha",
             "g_max",
@@ -264,6 +268,9 @@ fn bad_parameters_are_errors_that_name_them() {
         ("tempered-bbr:loss_thresh=x", "loss_thresh"),
         ("tempered-bbr:app_limited_plateau=2", "app_limited_plateau"),
         ("tempered-bbr:mu=-1", "mu"),
+        ("tempered-bbr:standing=-0.5", "standing"),
+        ("tempered-bbr:drain_rounds=x", "drain_rounds"),
+        ("tempered-bbr:drain_rounds=-1", "drain_rounds"),
     ] {
         let err: SpecError = AlgorithmSpec::parse(spec).unwrap_err();
         assert!(
@@ -301,4 +308,180 @@ fn alone_on_a_lossless_pipe_it_fills_it_as_bbrv1_does() {
     let bw = snap.bandwidth_estimate.unwrap().as_bps_f64();
     assert!((bw / 20e6 - 1.0).abs() < 0.05, "estimate {bw}");
     assert_eq!(snap.cwnd_gain, 2.0, "no loss: oBBR's g stays g_max");
+}
+
+/// A lossless ACK with an RTT sample of `rtt_ms` (smoothed too), the
+/// connection's lowest RTT 40 ms.
+fn ack_rtt(now_ms: u64, rtt_ms: u64) -> AckEvent {
+    ack_at(now_ms, rtt_ms, 40, 0)
+}
+
+/// The core's context in `mode` at round `round`, RTprop `rtprop_ms`.
+fn mode_ctx(event: &AckEvent, mode: Mode, round: u64, rtprop_ms: u64) -> AckContext<'_> {
+    AckContext {
+        mode,
+        round_count: round,
+        round_start: true,
+        ..cruise_context(event, Bandwidth::from_mbps(50), ms(rtprop_ms))
+    }
+}
+
+fn drain_ctx(event: &AckEvent, round_count: u64, inflight: Bytes) -> DrainContext<'_> {
+    DrainContext {
+        event,
+        round_start: true,
+        round_count,
+        inflight,
+        target: Bytes(100_000),
+    }
+}
+
+#[test]
+fn drain_ends_by_linux_test_or_after_its_round_bound() {
+    let event = ack_rtt(0, 300);
+    let mut d = BoundedDrain::new(3);
+    // Entered at round 10, inflight above the target: not over until 13.
+    assert!(!d.drain_done(&drain_ctx(&event, 10, Bytes(300_000)), false));
+    assert!(!d.drain_done(&drain_ctx(&event, 12, Bytes(300_000)), false));
+    assert!(d.drain_done(&drain_ctx(&event, 13, Bytes(300_000)), false));
+    assert_eq!(d.bounded(), 1);
+    // A second Drain counts from its own start; Linux's test ends it.
+    assert!(!d.drain_done(&drain_ctx(&event, 50, Bytes(300_000)), false));
+    assert!(d.drain_done(&drain_ctx(&event, 51, Bytes(90_000)), true));
+    assert_eq!(d.bounded(), 1, "Linux's test ended it, not the bound");
+    // Bound 0: Linux's Drain, however long.
+    let mut linux = BoundedDrain::new(0);
+    assert!(!linux.drain_done(&drain_ctx(&event, 0, Bytes(300_000)), false));
+    assert!(!linux.drain_done(&drain_ctx(&event, 1_000, Bytes(300_000)), false));
+}
+
+/// Feeds `test` a ProbeRTT of two rounds at `rtt_ms`, then the ACK that
+/// returns to ProbeBW.
+fn probe_rtt_at(test: &mut StandingQueue, start_round: u64, rtt_ms: u64) {
+    for (i, mode) in [Mode::ProbeBw, Mode::ProbeRtt, Mode::ProbeRtt, Mode::ProbeBw]
+        .into_iter()
+        .enumerate()
+    {
+        let event = ack_rtt(start_round * 100 + i as u64, rtt_ms);
+        test.on_ack(&mode_ctx(&event, mode, start_round + i as u64, 40));
+    }
+}
+
+#[test]
+fn a_queue_probe_rtt_cannot_drain_is_a_competitors_and_an_empty_one_clears_it() {
+    let mut test = StandingQueue::new(0.5, 3);
+    probe_rtt_at(&mut test, 10, 41);
+    assert!(!test.competitor(), "ratio {}", test.ratio());
+    // 300 ms at four packets in flight over a 40 ms path.
+    probe_rtt_at(&mut test, 20, 300);
+    assert!(test.competitor());
+    assert!((test.ratio() - 7.5).abs() < 1e-9);
+    // The next ProbeRTT sees the path again: the competitor left.
+    probe_rtt_at(&mut test, 30, 44);
+    assert!(!test.competitor(), "1.1 < 1.5");
+}
+
+/// Feeds `test` a Drain of `rounds` rounds at `rtt_ms`, then ProbeBW.
+fn drain_at(test: &mut StandingQueue, rounds: u64, rtt_ms: u64) {
+    let mut modes = vec![Mode::Startup];
+    modes.extend(std::iter::repeat_n(Mode::Drain, rounds as usize));
+    modes.push(Mode::ProbeBw);
+    for (i, mode) in modes.into_iter().enumerate() {
+        let event = ack_rtt(i as u64, rtt_ms);
+        test.on_ack(&mode_ctx(&event, mode, i as u64, 40));
+    }
+}
+
+#[test]
+fn only_a_drain_its_bound_ended_measures_the_queue() {
+    // Linux's test ended Drain after a round: the high RTT of its samples
+    // is Startup's own queue, and says nothing.
+    let mut test = StandingQueue::new(0.5, 3);
+    drain_at(&mut test, 1, 200);
+    assert!(!test.competitor());
+    assert_eq!(test.ratio(), 0.0, "no measurement");
+    // Three rounds of draining left the RTT at 5 times the path's.
+    let mut test = StandingQueue::new(0.5, 3);
+    drain_at(&mut test, 3, 200);
+    assert!(test.competitor());
+    // Without a drain bound, no Drain counts.
+    let mut test = StandingQueue::new(0.5, 0);
+    drain_at(&mut test, 3, 200);
+    assert!(!test.competitor());
+}
+
+#[test]
+fn beside_a_competitor_the_gain_holds_g_max_srtt_over_rtprop_and_no_cap() {
+    let mut d = DeepBufferGain::new(gate(0.05, 0.1), 2.0, 16.0, 0.01)
+        .with_standing_queue(StandingQueue::new(0.5, 3));
+    // A shallow-buffer loss (RTT 1.4 RTprop) cuts oBBR's g.
+    let event = ack(0, 1);
+    d.on_ack(&ctx(&event, true));
+    let event = ack(1, 0);
+    let gain = d.cwnd_gain(&ctx(&event, false), 2.0);
+    assert!(gain < 1.5, "cut: {gain}");
+    assert!(d.inflight_cap(&ctx(&event, false)).is_some());
+    // A ProbeRTT at a 300 ms RTT over a 40 ms path: a competitor's queue.
+    let mut with = DeepBufferGain::new(gate(0.05, 0.1), 2.0, 16.0, 0.01)
+        .with_standing_queue(StandingQueue::new(0.5, 3));
+    for (i, mode) in [Mode::ProbeBw, Mode::ProbeRtt, Mode::ProbeRtt, Mode::ProbeBw]
+        .into_iter()
+        .enumerate()
+    {
+        let event = ack_rtt(2000 + i as u64, 300);
+        with.on_ack(&mode_ctx(&event, mode, 20 + i as u64, 40));
+    }
+    assert!(with.standing_queue().unwrap().competitor());
+    // SRTT 360 ms over a 240 ms RTprop: 2 x 1.5 = 3.
+    let event = ack_rtt(3000, 360);
+    let c = mode_ctx(&event, Mode::ProbeBw, 30, 240);
+    assert!((with.cwnd_gain(&c, 2.0) - 3.0).abs() < 1e-9);
+    assert_eq!(with.inflight_cap(&c), None);
+    // Capped at deep_max; never below g_max; ProbeRTT keeps the core's.
+    let event = ack_rtt(3001, 3000);
+    assert_eq!(
+        with.cwnd_gain(&mode_ctx(&event, Mode::ProbeBw, 30, 40), 2.0),
+        16.0
+    );
+    let event = ack_rtt(3002, 240);
+    assert_eq!(
+        with.cwnd_gain(&mode_ctx(&event, Mode::ProbeBw, 30, 240), 2.0),
+        2.0
+    );
+    assert_eq!(
+        with.cwnd_gain(&mode_ctx(&event, Mode::ProbeRtt, 30, 240), 1.0),
+        1.0
+    );
+}
+
+/// A drop detector that proposes 1 Mbit/s on every ACK.
+#[derive(Clone, Debug)]
+struct AlwaysDrop;
+impl BandwidthDropDetector for AlwaysDrop {
+    fn on_ack(&mut self, _ctx: &AckContext, _sample: Option<Bandwidth>) -> Option<Bandwidth> {
+        Some(Bandwidth::from_mbps(1))
+    }
+}
+
+#[test]
+fn the_drop_detector_rests_while_a_competitor_holds_the_queue() {
+    let mut p = PausedBesideCompetitor::new(AlwaysDrop, StandingQueue::new(0.5, 3));
+    let event = ack_rtt(0, 300);
+    assert_eq!(
+        p.on_ack(&mode_ctx(&event, Mode::ProbeBw, 1, 40), None),
+        Some(Bandwidth::from_mbps(1))
+    );
+    for (i, mode) in [Mode::ProbeRtt, Mode::ProbeRtt, Mode::ProbeBw]
+        .into_iter()
+        .enumerate()
+    {
+        let event = ack_rtt(10 + i as u64, 300);
+        p.on_ack(&mode_ctx(&event, mode, 2 + i as u64, 40), None);
+    }
+    let event = ack_rtt(20, 300);
+    assert_eq!(
+        p.on_ack(&mode_ctx(&event, Mode::ProbeBw, 5, 40), None),
+        None
+    );
+    assert!(p.paused() >= 2);
 }
