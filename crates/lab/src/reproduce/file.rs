@@ -5260,4 +5260,77 @@ targets = { "1" = "half" }
         let unknown = harm("", "at = { buffer = \"1\" }");
         assert!(unknown.contains("unknown field `at`"), "{unknown}");
     }
+
+    #[test]
+    fn drop_response_takes_windows_a_drop_sets() {
+        let (dir, mut runs) = grid_with_series("drop-windows", |params, run| {
+            // Capacity 40, 10 (2-4 s), 40, 10 (5 s to the end), Mbit/s; cc
+            // a's estimate follows at once, b's never; RTT 100 ms from 2 to
+            // 4 s, 10 ms otherwise; inflight 10 t, cumulative lost t^2.
+            let b = params.iter().any(|(k, v)| k == "cc" && v == "b");
+            let mut link = String::from("t_s,queue_bytes,capacity_bps\n");
+            let mut flows = String::from("t_s,flow,bw_estimate_bps,latest_rtt_ms,inflight,lost\n");
+            for (t, capacity) in [
+                (0.0, 40e6),
+                (1.0, 40e6),
+                (2.0, 10e6),
+                (3.0, 10e6),
+                (4.0, 40e6),
+                (5.0, 10e6),
+                (6.0, 10e6),
+            ] {
+                let estimate = if b { 40e6 } else { capacity };
+                let rtt = if (2.0..4.0).contains(&t) { 100.0 } else { 10.0 };
+                link.push_str(&format!("{t},0,{capacity}\n"));
+                flows.push_str(&format!("{t},0,{estimate},{rtt},{},{}\n", 10.0 * t, t * t));
+            }
+            std::fs::write(run.join("series_link.csv"), link).unwrap();
+            std::fs::write(run.join("series_flows.csv"), flows).unwrap();
+        });
+        for (_, r) in &mut runs.points {
+            r.summary["flows"][0]["base_rtt_ms"] = serde_json::json!(20.0);
+        }
+        let f = file(
+            r#"
+measure = [
+    { id = "high-rtt", kind = "named", name = "drop_response", params = { gives = "high_rtt_at", rtt_above = 2.5, at = { cc = "b" } } },
+    { id = "inflight-before", kind = "named", name = "drop_response", params = { gives = "mean", column = "inflight", window = "before", before_s = 1.0, at = { cc = "b" } } },
+    { id = "inflight-until", kind = "named", name = "drop_response", params = { gives = "mean", column = "inflight", window = "until_followed", at = { cc = "b" } } },
+    { id = "lost-low", kind = "named", name = "drop_response", params = { gives = "increase", column = "lost", window = "low", at = { cc = "b" } } },
+    { id = "loss-rate-before", kind = "named", name = "drop_response", params = { gives = "rate", column = "lost", window = "before", before_s = 2.0, at = { cc = "b" } } },
+    { id = "followed-at-once", kind = "named", name = "drop_response", params = { gives = "rate", column = "lost", window = "until_followed", at = { cc = "a" } } },
+    { id = "no-column", kind = "named", name = "drop_response", params = { gives = "mean", window = "low" } },
+    { id = "no-window", kind = "named", name = "drop_response", params = { gives = "rate", column = "lost" } },
+    { id = "bad-window", kind = "named", name = "drop_response", params = { gives = "increase", column = "lost", window = "after" } },
+    { id = "bad-column", kind = "named", name = "drop_response", params = { gives = "mean", column = 3, window = "low" } },
+]
+"#,
+        );
+        // RTT above 50 ms at once in the first drop, never in the second
+        // (its whole 1 s).
+        assert_eq!(number(&f, &runs, "high-rtt"), 0.5);
+        // [1, 2) and [4, 5): 10 and 40.
+        assert_eq!(number(&f, &runs, "inflight-before"), 25.0);
+        // b never follows: [2, 4) and [5, 6): 25 and 50.
+        assert_eq!(number(&f, &runs, "inflight-until"), 37.5);
+        // 16 - 4 and 36 - 25.
+        assert_eq!(number(&f, &runs, "lost-low"), 11.5);
+        // (4 - 0) / 2 and (25 - 9) / 2.
+        assert_eq!(number(&f, &runs, "loss-rate-before"), 5.0);
+        // a follows at the drop: an empty window has no rate.
+        assert!(number(&f, &runs, "followed-at-once").is_nan());
+        for (id, says) in [
+            ("no-column", "needs `column`"),
+            ("no-window", "`window` must be"),
+            ("bad-window", "`window` must be"),
+            ("bad-column", "`column` must be"),
+        ] {
+            let e = f.evaluate(&runs, id, 0.0).unwrap_err().to_string();
+            assert!(
+                e.starts_with("drop_response: ") && e.contains(says),
+                "{id}: {e}"
+            );
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

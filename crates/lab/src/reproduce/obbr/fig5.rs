@@ -11,10 +11,10 @@
 
 use report::{Cell, Figure, Line, LineStyle, ReferenceLine, Section, Table};
 
-use super::fig4::{capacity, CapacityDrop};
 use crate::reproduce::claims::{Claim, Declaration, Measured, Origin, Paper, Test};
 use crate::reproduce::data::series_column;
 use crate::reproduce::{Analysis, Experiment, Runs};
+use crate::store::RunRecord;
 
 /// Fig. 5: bandwidth-sample CDF and low-sample runs.
 pub const SAMPLES: Experiment = Experiment {
@@ -23,6 +23,69 @@ pub const SAMPLES: Experiment = Experiment {
     series: true,
     analyze: fig5_samples,
 };
+
+/// The first fall of the capacity: when (s), from and to (Mbit/s).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct CapacityDrop {
+    pub t: f64,
+    pub from: f64,
+    pub to: f64,
+}
+
+/// The capacity over a run, from its link series.
+struct Capacity {
+    /// `(t_s, Mbit/s)` at the start, at every change and at the end.
+    pub steps: Vec<(f64, f64)>,
+    /// The first drop, if the capacity falls.
+    pub drop: Option<CapacityDrop>,
+}
+
+/// The capacity schedule of a run, read from its link series.
+fn capacity(runs: &Runs, record: &RunRecord) -> Capacity {
+    let mut out = Capacity {
+        steps: Vec::new(),
+        drop: None,
+    };
+    let Ok(rows) = runs.link_series(record) else {
+        return out;
+    };
+    let Some(header) = rows.first() else {
+        return out;
+    };
+    let col = |n: &str| header.iter().position(|h| h == n);
+    let (Some(t), Some(c)) = (col("t_s"), col("capacity_bps")) else {
+        return out;
+    };
+    let points: Vec<(f64, f64)> = rows[1..]
+        .iter()
+        .filter_map(|r| {
+            Some((
+                r.get(t)?.parse().ok()?,
+                r.get(c)?.parse::<f64>().ok()? / 1e6,
+            ))
+        })
+        .collect();
+    for &(t, v) in &points {
+        match out.steps.last() {
+            Some(&(_, last)) if last == v => {}
+            Some(&(_, last)) => {
+                if out.drop.is_none() && v < last {
+                    out.drop = Some(CapacityDrop {
+                        t,
+                        from: last,
+                        to: v,
+                    });
+                }
+                out.steps.push((t, v));
+            }
+            None => out.steps.push((t, v)),
+        }
+    }
+    if let Some(&last) = points.last() {
+        out.steps.push(last);
+    }
+    out
+}
 
 const FIG5: &str = "§4.2, Fig. 5";
 

@@ -1,7 +1,6 @@
 //! The `obbr` suite: the oBBR paper (Bi et al.) evaluation, one experiment per figure or table.
 
 pub(crate) mod fig3;
-pub(crate) mod fig4;
 mod fig5;
 pub(crate) mod fig7;
 mod fig7_claims;
@@ -19,7 +18,7 @@ pub static EXPERIMENTS: &[Entry] = &[
     super::experiment_file!("experiments/obbr/fig3-gain-one.toml"),
     super::experiment_file!("experiments/obbr/fig3-gain.toml"),
     super::experiment_file!("experiments/obbr/competitiveness-deep.toml"),
-    Entry::Rust(fig4::DROP),
+    super::experiment_file!("experiments/obbr/fig4-drop.toml"),
     Entry::Rust(fig5::SAMPLES),
     Entry::Rust(fig7::FAST_LINK),
     Entry::Rust(fig7::LONG_LINK),
