@@ -1061,6 +1061,7 @@ pub fn named(name: &str) -> Option<NamedMeasure> {
         "held_sample_rmse" => Some(held_sample_rmse_measure),
         "drop_response" => Some(super::measures::drop_response::drop_response),
         "uptake_lag" => Some(super::bbr2::uptake_lag_measure),
+        "converge_share" => Some(super::measures::converge_share::converge_share),
         _ => None,
     }
 }
@@ -1072,6 +1073,7 @@ pub const NAMED: &[&str] = &[
     "held_sample_rmse",
     "drop_response",
     "uptake_lag",
+    "converge_share",
 ];
 
 impl Take {
