@@ -4616,15 +4616,15 @@ lines = [{ label = "a", series = { column = "min_rtt_ms" } }]
         assert!(e.contains("unknown variant `median`"), "{e}");
     }
 
-    #[test]
-    fn drop_response_pools_every_drop_of_the_runs_taken() {
-        let (dir, mut runs) = grid_with_series("drops", |params, run| {
-            // Capacity 40, 10 (2-4 s), 40, 10 (5 s to the end), Mbit/s; cc
-            // a's estimate follows at once, b's never; RTT 100 ms from 2 to
-            // 4 s, 10 ms otherwise.
+    /// The [`grid`] with two capacity drops: capacity 40, 10 (2-4 s), 40,
+    /// 10 (5 s to the end), Mbit/s; cc a's estimate follows at once, b's
+    /// never; RTT 100 ms from 2 to 4 s, 10 ms otherwise (base RTT 20 ms);
+    /// inflight 10 t, cumulative lost t^2.
+    fn drop_grid(name: &str) -> (PathBuf, Runs) {
+        let (dir, mut runs) = grid_with_series(name, |params, run| {
             let b = params.iter().any(|(k, v)| k == "cc" && v == "b");
             let mut link = String::from("t_s,queue_bytes,capacity_bps\n");
-            let mut flows = String::from("t_s,flow,bw_estimate_bps,latest_rtt_ms\n");
+            let mut flows = String::from("t_s,flow,bw_estimate_bps,latest_rtt_ms,inflight,lost\n");
             for (t, capacity) in [
                 (0.0, 40e6),
                 (1.0, 40e6),
@@ -4637,7 +4637,7 @@ lines = [{ label = "a", series = { column = "min_rtt_ms" } }]
                 let estimate = if b { 40e6 } else { capacity };
                 let rtt = if (2.0..4.0).contains(&t) { 100.0 } else { 10.0 };
                 link.push_str(&format!("{t},0,{capacity}\n"));
-                flows.push_str(&format!("{t},0,{estimate},{rtt}\n"));
+                flows.push_str(&format!("{t},0,{estimate},{rtt},{},{}\n", 10.0 * t, t * t));
             }
             std::fs::write(run.join("series_link.csv"), link).unwrap();
             std::fs::write(run.join("series_flows.csv"), flows).unwrap();
@@ -4645,6 +4645,12 @@ lines = [{ label = "a", series = { column = "min_rtt_ms" } }]
         for (_, r) in &mut runs.points {
             r.summary["flows"][0]["base_rtt_ms"] = serde_json::json!(20.0);
         }
+        (dir, runs)
+    }
+
+    #[test]
+    fn drop_response_pools_every_drop_of_the_runs_taken() {
+        let (dir, runs) = drop_grid("drops");
         let f = file(
             r#"
 measure = [
@@ -5265,33 +5271,7 @@ targets = { "1" = "half" }
 
     #[test]
     fn drop_response_takes_windows_a_drop_sets() {
-        let (dir, mut runs) = grid_with_series("drop-windows", |params, run| {
-            // Capacity 40, 10 (2-4 s), 40, 10 (5 s to the end), Mbit/s; cc
-            // a's estimate follows at once, b's never; RTT 100 ms from 2 to
-            // 4 s, 10 ms otherwise; inflight 10 t, cumulative lost t^2.
-            let b = params.iter().any(|(k, v)| k == "cc" && v == "b");
-            let mut link = String::from("t_s,queue_bytes,capacity_bps\n");
-            let mut flows = String::from("t_s,flow,bw_estimate_bps,latest_rtt_ms,inflight,lost\n");
-            for (t, capacity) in [
-                (0.0, 40e6),
-                (1.0, 40e6),
-                (2.0, 10e6),
-                (3.0, 10e6),
-                (4.0, 40e6),
-                (5.0, 10e6),
-                (6.0, 10e6),
-            ] {
-                let estimate = if b { 40e6 } else { capacity };
-                let rtt = if (2.0..4.0).contains(&t) { 100.0 } else { 10.0 };
-                link.push_str(&format!("{t},0,{capacity}\n"));
-                flows.push_str(&format!("{t},0,{estimate},{rtt},{},{}\n", 10.0 * t, t * t));
-            }
-            std::fs::write(run.join("series_link.csv"), link).unwrap();
-            std::fs::write(run.join("series_flows.csv"), flows).unwrap();
-        });
-        for (_, r) in &mut runs.points {
-            r.summary["flows"][0]["base_rtt_ms"] = serde_json::json!(20.0);
-        }
+        let (dir, runs) = drop_grid("drop-windows");
         let f = file(
             r#"
 measure = [

@@ -113,35 +113,27 @@ mod tests {
             let e = format!("{e:#}");
             assert!(e.starts_with("converge_share") && e.contains(what), "{e}");
         };
-        says(
-            "gives = \"p\"",
-            &[("link.buffer", "2bdp")],
-            "`g` (a number) is required",
-        );
-        says(
-            "g = \"two\"",
-            &[("link.buffer", "2bdp")],
-            "`g` must be a number",
-        );
-        says(
-            "g = 2\ngives = \"q\"",
-            &[("link.buffer", "2bdp")],
-            "`gives` must be",
-        );
-        says(
-            "g = 2\naxis = 3",
-            &[("link.buffer", "2bdp")],
-            "`axis` must be",
-        );
-        says(
-            "g = 2",
-            &[("flow.0.cc", "bbr")],
-            "no value of `link.buffer`",
-        );
-        says(
-            "g = 2",
-            &[("link.buffer", "200KB")],
-            "is not a buffer in BDP",
-        );
+        for (params, context, what) in [
+            (
+                "gives = \"p\"",
+                ("link.buffer", "2bdp"),
+                "`g` (a number) is required",
+            ),
+            (
+                "g = \"two\"",
+                ("link.buffer", "2bdp"),
+                "`g` must be a number",
+            ),
+            (
+                "g = 2\ngives = \"q\"",
+                ("link.buffer", "2bdp"),
+                "`gives` must be",
+            ),
+            ("g = 2\naxis = 3", ("link.buffer", "2bdp"), "`axis` must be"),
+            ("g = 2", ("flow.0.cc", "bbr"), "no value of `link.buffer`"),
+            ("g = 2", ("link.buffer", "200KB"), "is not a buffer in BDP"),
+        ] {
+            says(params, &[context], what);
+        }
     }
 }
