@@ -1062,6 +1062,7 @@ pub fn named(name: &str) -> Option<NamedMeasure> {
         "drop_response" => Some(super::measures::drop_response::drop_response),
         "uptake_lag" => Some(super::bbr2::uptake_lag_measure),
         "converge_share" => Some(super::measures::converge_share::converge_share),
+        "sample_runs" => Some(super::measures::sample_runs::sample_runs),
         _ => None,
     }
 }
@@ -1074,6 +1075,7 @@ pub const NAMED: &[&str] = &[
     "drop_response",
     "uptake_lag",
     "converge_share",
+    "sample_runs",
 ];
 
 impl Take {
@@ -5310,6 +5312,89 @@ measure = [
             let e = f.evaluate(&runs, id, 0.0).unwrap_err().to_string();
             assert!(
                 e.starts_with("drop_response: ") && e.contains(says),
+                "{id}: {e}"
+            );
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn sample_runs_counts_distinct_samples_and_runs_as_the_detector_does() {
+        let (dir, runs) = grid_with_series("sample-runs", |_, run| {
+            // Capacity 10; a sample repeated in the next row counts once;
+            // ProbeBW's samples count two min_rtts (0.4 s) after it starts.
+            let rows = [
+                "0.0,0,5,10,200,200,startup",
+                "0.25,0,6,10,200,200,probe_bw",
+                "0.5,0,4,10,200,200,probe_bw",
+                "0.75,0,4,10,600,200,probe_bw",
+                "1.0,0,4,10,600,200,probe_bw",
+                "1.25,0,9,10,600,200,probe_bw",
+                "1.5,0,2,10,200,200,probe_rtt",
+                "1.75,0,3,10,520,200,probe_bw",
+            ];
+            let flows = format!(
+                "t_s,flow,delivery_rate_bps,bw_estimate_bps,latest_rtt_ms,min_rtt_ms,mode\n{}\n",
+                rows.join("\n")
+            );
+            std::fs::write(run.join("series_flows.csv"), flows).unwrap();
+            std::fs::write(
+                run.join("series_link.csv"),
+                "t_s,queue_bytes,capacity_bps\n0.0,0,10\n1.75,0,10\n",
+            )
+            .unwrap();
+        });
+        let f = file(
+            r#"
+measure = [
+    { id = "samples", kind = "named", name = "sample_runs", params = { gives = "samples", view = "all", from_s = 0.0 } },
+    { id = "samples-late", kind = "named", name = "sample_runs", params = { gives = "samples", view = "all", from_s = 0.6 } },
+    { id = "counted", kind = "named", name = "sample_runs", params = { gives = "samples", from_s = 0.0 } },
+    { id = "below", kind = "named", name = "sample_runs", params = { gives = "share_below", below = 0.5, view = "all", from_s = 0.0 } },
+    { id = "below-counted", kind = "named", name = "sample_runs", params = { gives = "share_below", below = 0.5, from_s = 0.0 } },
+    { id = "lowest", kind = "named", name = "sample_runs", params = { gives = "lowest", view = "all", from_s = 0.0 } },
+    { id = "lowest-counted", kind = "named", name = "sample_runs", params = { gives = "lowest", view = "detector", from_s = 0.0 } },
+    { id = "low-run", kind = "named", name = "sample_runs", params = { gives = "low_run", fraction = 0.75, view = "all", from_s = 0.0 } },
+    { id = "low-run-counted", kind = "named", name = "sample_runs", params = { gives = "low_run", fraction = 0.75, from_s = 0.0 } },
+    { id = "high-rtt-run", kind = "named", name = "sample_runs", params = { gives = "high_rtt_run", multiple = 2.5, view = "all", from_s = 0.0 } },
+    { id = "left-out", kind = "named", name = "sample_runs", params = { gives = "left_out", from_s = 0.0 } },
+    { id = "no-below", kind = "named", name = "sample_runs", params = { gives = "share_below" } },
+    { id = "bad-gives", kind = "named", name = "sample_runs", params = { gives = "median" } },
+    { id = "bad-view", kind = "named", name = "sample_runs", params = { gives = "lowest", view = "some" } },
+]
+"#,
+        );
+        // The mean of eight runs' equal shares, to the last bits.
+        let near = |id: &str, want: f64| {
+            let got = number(&f, &runs, id);
+            assert!((got - want).abs() < 1e-12, "{id}: {got} against {want}");
+        };
+        // Seven distinct samples (the 1 s row repeats 0.75 s's), four
+        // from 0.6 s on; the detector counts 0.75 and 1.25 s.
+        assert_eq!(number(&f, &runs, "samples"), 7.0);
+        assert_eq!(number(&f, &runs, "samples-late"), 4.0);
+        assert_eq!(number(&f, &runs, "counted"), 2.0);
+        // Below 5: 4, 4, 2 and 3 of seven; 4 of the two counted.
+        near("below", 4.0 / 7.0);
+        near("below-counted", 0.5);
+        near("lowest", 0.2);
+        near("lowest-counted", 0.4);
+        // Below 7.5: the first four samples in a row; the detector's run
+        // starts over in Startup and ProbeRTT and skips early ProbeBW.
+        assert_eq!(number(&f, &runs, "low-run"), 4.0);
+        assert_eq!(number(&f, &runs, "low-run-counted"), 1.0);
+        // RTT above 500 ms: 0.75 and 1.25 s (1.75 s after ProbeRTT's 200).
+        assert_eq!(number(&f, &runs, "high-rtt-run"), 2.0);
+        // Six samples from the end of Drain (0.25 s) on, two counted.
+        near("left-out", 1.0 - 2.0 / 6.0);
+        for (id, says) in [
+            ("no-below", "`below` (a number) is required"),
+            ("bad-gives", "`gives` must be"),
+            ("bad-view", "`view` must be"),
+        ] {
+            let e = format!("{:#}", f.evaluate(&runs, id, 0.0).unwrap_err());
+            assert!(
+                e.starts_with("sample_runs") && e.contains(says),
                 "{id}: {e}"
             );
         }

@@ -3,3 +3,4 @@
 
 pub(crate) mod converge_share;
 pub(crate) mod drop_response;
+pub(crate) mod sample_runs;

@@ -1,6 +1,5 @@
 //! The `obbr` suite: the oBBR paper (Bi et al.) evaluation, one experiment per figure or table.
 
-mod fig5;
 pub(crate) mod fig7;
 mod fig7_claims;
 
@@ -18,7 +17,7 @@ pub static EXPERIMENTS: &[Entry] = &[
     super::experiment_file!("experiments/obbr/fig3-gain.toml"),
     super::experiment_file!("experiments/obbr/competitiveness-deep.toml"),
     super::experiment_file!("experiments/obbr/fig4-drop.toml"),
-    Entry::Rust(fig5::SAMPLES),
+    super::experiment_file!("experiments/obbr/fig5-samples.toml"),
     Entry::Rust(fig7::FAST_LINK),
     Entry::Rust(fig7::LONG_LINK),
     Entry::Rust(fig7::BUFFERS),
