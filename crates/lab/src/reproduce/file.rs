@@ -1061,6 +1061,8 @@ pub fn named(name: &str) -> Option<NamedMeasure> {
         "held_sample_rmse" => Some(held_sample_rmse_measure),
         "drop_response" => Some(super::measures::drop_response::drop_response),
         "uptake_lag" => Some(super::bbr2::uptake_lag_measure),
+        "converge_share" => Some(super::measures::converge_share::converge_share),
+        "sample_runs" => Some(super::measures::sample_runs::sample_runs),
         _ => None,
     }
 }
@@ -1072,6 +1074,8 @@ pub const NAMED: &[&str] = &[
     "held_sample_rmse",
     "drop_response",
     "uptake_lag",
+    "converge_share",
+    "sample_runs",
 ];
 
 impl Take {
@@ -4614,15 +4618,15 @@ lines = [{ label = "a", series = { column = "min_rtt_ms" } }]
         assert!(e.contains("unknown variant `median`"), "{e}");
     }
 
-    #[test]
-    fn drop_response_pools_every_drop_of_the_runs_taken() {
-        let (dir, mut runs) = grid_with_series("drops", |params, run| {
-            // Capacity 40, 10 (2-4 s), 40, 10 (5 s to the end), Mbit/s; cc
-            // a's estimate follows at once, b's never; RTT 100 ms from 2 to
-            // 4 s, 10 ms otherwise.
+    /// The [`grid`] with two capacity drops: capacity 40, 10 (2-4 s), 40,
+    /// 10 (5 s to the end), Mbit/s; cc a's estimate follows at once, b's
+    /// never; RTT 100 ms from 2 to 4 s, 10 ms otherwise (base RTT 20 ms);
+    /// inflight 10 t, cumulative lost t^2.
+    fn drop_grid(name: &str) -> (PathBuf, Runs) {
+        let (dir, mut runs) = grid_with_series(name, |params, run| {
             let b = params.iter().any(|(k, v)| k == "cc" && v == "b");
             let mut link = String::from("t_s,queue_bytes,capacity_bps\n");
-            let mut flows = String::from("t_s,flow,bw_estimate_bps,latest_rtt_ms\n");
+            let mut flows = String::from("t_s,flow,bw_estimate_bps,latest_rtt_ms,inflight,lost\n");
             for (t, capacity) in [
                 (0.0, 40e6),
                 (1.0, 40e6),
@@ -4635,7 +4639,7 @@ lines = [{ label = "a", series = { column = "min_rtt_ms" } }]
                 let estimate = if b { 40e6 } else { capacity };
                 let rtt = if (2.0..4.0).contains(&t) { 100.0 } else { 10.0 };
                 link.push_str(&format!("{t},0,{capacity}\n"));
-                flows.push_str(&format!("{t},0,{estimate},{rtt}\n"));
+                flows.push_str(&format!("{t},0,{estimate},{rtt},{},{}\n", 10.0 * t, t * t));
             }
             std::fs::write(run.join("series_link.csv"), link).unwrap();
             std::fs::write(run.join("series_flows.csv"), flows).unwrap();
@@ -4643,6 +4647,12 @@ lines = [{ label = "a", series = { column = "min_rtt_ms" } }]
         for (_, r) in &mut runs.points {
             r.summary["flows"][0]["base_rtt_ms"] = serde_json::json!(20.0);
         }
+        (dir, runs)
+    }
+
+    #[test]
+    fn drop_response_pools_every_drop_of_the_runs_taken() {
+        let (dir, runs) = drop_grid("drops");
         let f = file(
             r#"
 measure = [
@@ -5259,5 +5269,135 @@ targets = { "1" = "half" }
         );
         let unknown = harm("", "at = { buffer = \"1\" }");
         assert!(unknown.contains("unknown field `at`"), "{unknown}");
+    }
+
+    #[test]
+    fn drop_response_takes_windows_a_drop_sets() {
+        let (dir, runs) = drop_grid("drop-windows");
+        let f = file(
+            r#"
+measure = [
+    { id = "high-rtt", kind = "named", name = "drop_response", params = { gives = "high_rtt_at", rtt_above = 2.5, at = { cc = "b" } } },
+    { id = "inflight-before", kind = "named", name = "drop_response", params = { gives = "mean", column = "inflight", window = "before", before_s = 1.0, at = { cc = "b" } } },
+    { id = "inflight-until", kind = "named", name = "drop_response", params = { gives = "mean", column = "inflight", window = "until_followed", at = { cc = "b" } } },
+    { id = "lost-low", kind = "named", name = "drop_response", params = { gives = "increase", column = "lost", window = "low", at = { cc = "b" } } },
+    { id = "loss-rate-before", kind = "named", name = "drop_response", params = { gives = "rate", column = "lost", window = "before", before_s = 2.0, at = { cc = "b" } } },
+    { id = "followed-at-once", kind = "named", name = "drop_response", params = { gives = "rate", column = "lost", window = "until_followed", at = { cc = "a" } } },
+    { id = "no-column", kind = "named", name = "drop_response", params = { gives = "mean", window = "low" } },
+    { id = "no-window", kind = "named", name = "drop_response", params = { gives = "rate", column = "lost" } },
+    { id = "bad-window", kind = "named", name = "drop_response", params = { gives = "increase", column = "lost", window = "after" } },
+    { id = "bad-column", kind = "named", name = "drop_response", params = { gives = "mean", column = 3, window = "low" } },
+]
+"#,
+        );
+        // RTT above 50 ms at once in the first drop, never in the second
+        // (its whole 1 s).
+        assert_eq!(number(&f, &runs, "high-rtt"), 0.5);
+        // [1, 2) and [4, 5): 10 and 40.
+        assert_eq!(number(&f, &runs, "inflight-before"), 25.0);
+        // b never follows: [2, 4) and [5, 6): 25 and 50.
+        assert_eq!(number(&f, &runs, "inflight-until"), 37.5);
+        // 16 - 4 and 36 - 25.
+        assert_eq!(number(&f, &runs, "lost-low"), 11.5);
+        // (4 - 0) / 2 and (25 - 9) / 2.
+        assert_eq!(number(&f, &runs, "loss-rate-before"), 5.0);
+        // a follows at the drop: an empty window has no rate.
+        assert!(number(&f, &runs, "followed-at-once").is_nan());
+        for (id, says) in [
+            ("no-column", "needs `column`"),
+            ("no-window", "`window` must be"),
+            ("bad-window", "`window` must be"),
+            ("bad-column", "`column` must be"),
+        ] {
+            let e = f.evaluate(&runs, id, 0.0).unwrap_err().to_string();
+            assert!(
+                e.starts_with("drop_response: ") && e.contains(says),
+                "{id}: {e}"
+            );
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn sample_runs_counts_distinct_samples_and_runs_as_the_detector_does() {
+        let (dir, runs) = grid_with_series("sample-runs", |_, run| {
+            // Capacity 10; a sample repeated in the next row counts once;
+            // ProbeBW's samples count two min_rtts (0.4 s) after it starts.
+            let rows = [
+                "0.0,0,5,10,200,200,startup",
+                "0.25,0,6,10,200,200,probe_bw",
+                "0.5,0,4,10,200,200,probe_bw",
+                "0.75,0,4,10,600,200,probe_bw",
+                "1.0,0,4,10,600,200,probe_bw",
+                "1.25,0,9,10,600,200,probe_bw",
+                "1.5,0,2,10,200,200,probe_rtt",
+                "1.75,0,3,10,520,200,probe_bw",
+            ];
+            let flows = format!(
+                "t_s,flow,delivery_rate_bps,bw_estimate_bps,latest_rtt_ms,min_rtt_ms,mode\n{}\n",
+                rows.join("\n")
+            );
+            std::fs::write(run.join("series_flows.csv"), flows).unwrap();
+            std::fs::write(
+                run.join("series_link.csv"),
+                "t_s,queue_bytes,capacity_bps\n0.0,0,10\n1.75,0,10\n",
+            )
+            .unwrap();
+        });
+        let f = file(
+            r#"
+measure = [
+    { id = "samples", kind = "named", name = "sample_runs", params = { gives = "samples", view = "all", from_s = 0.0 } },
+    { id = "samples-late", kind = "named", name = "sample_runs", params = { gives = "samples", view = "all", from_s = 0.6 } },
+    { id = "counted", kind = "named", name = "sample_runs", params = { gives = "samples", from_s = 0.0 } },
+    { id = "below", kind = "named", name = "sample_runs", params = { gives = "share_below", below = 0.5, view = "all", from_s = 0.0 } },
+    { id = "below-counted", kind = "named", name = "sample_runs", params = { gives = "share_below", below = 0.5, from_s = 0.0 } },
+    { id = "lowest", kind = "named", name = "sample_runs", params = { gives = "lowest", view = "all", from_s = 0.0 } },
+    { id = "lowest-counted", kind = "named", name = "sample_runs", params = { gives = "lowest", view = "detector", from_s = 0.0 } },
+    { id = "low-run", kind = "named", name = "sample_runs", params = { gives = "low_run", fraction = 0.75, view = "all", from_s = 0.0 } },
+    { id = "low-run-counted", kind = "named", name = "sample_runs", params = { gives = "low_run", fraction = 0.75, from_s = 0.0 } },
+    { id = "high-rtt-run", kind = "named", name = "sample_runs", params = { gives = "high_rtt_run", multiple = 2.5, view = "all", from_s = 0.0 } },
+    { id = "left-out", kind = "named", name = "sample_runs", params = { gives = "left_out", from_s = 0.0 } },
+    { id = "no-below", kind = "named", name = "sample_runs", params = { gives = "share_below" } },
+    { id = "bad-gives", kind = "named", name = "sample_runs", params = { gives = "median" } },
+    { id = "bad-view", kind = "named", name = "sample_runs", params = { gives = "lowest", view = "some" } },
+]
+"#,
+        );
+        // The mean of eight runs' equal shares, to the last bits.
+        let near = |id: &str, want: f64| {
+            let got = number(&f, &runs, id);
+            assert!((got - want).abs() < 1e-12, "{id}: {got} against {want}");
+        };
+        // Seven distinct samples (the 1 s row repeats 0.75 s's), four
+        // from 0.6 s on; the detector counts 0.75 and 1.25 s.
+        assert_eq!(number(&f, &runs, "samples"), 7.0);
+        assert_eq!(number(&f, &runs, "samples-late"), 4.0);
+        assert_eq!(number(&f, &runs, "counted"), 2.0);
+        // Below 5: 4, 4, 2 and 3 of seven; 4 of the two counted.
+        near("below", 4.0 / 7.0);
+        near("below-counted", 0.5);
+        near("lowest", 0.2);
+        near("lowest-counted", 0.4);
+        // Below 7.5: the first four samples in a row; the detector's run
+        // starts over in Startup and ProbeRTT and skips early ProbeBW.
+        assert_eq!(number(&f, &runs, "low-run"), 4.0);
+        assert_eq!(number(&f, &runs, "low-run-counted"), 1.0);
+        // RTT above 500 ms: 0.75 and 1.25 s (1.75 s after ProbeRTT's 200).
+        assert_eq!(number(&f, &runs, "high-rtt-run"), 2.0);
+        // Six samples from the end of Drain (0.25 s) on, two counted.
+        near("left-out", 1.0 - 2.0 / 6.0);
+        for (id, says) in [
+            ("no-below", "`below` (a number) is required"),
+            ("bad-gives", "`gives` must be"),
+            ("bad-view", "`view` must be"),
+        ] {
+            let e = format!("{:#}", f.evaluate(&runs, id, 0.0).unwrap_err());
+            assert!(
+                e.starts_with("sample_runs") && e.contains(says),
+                "{id}: {e}"
+            );
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

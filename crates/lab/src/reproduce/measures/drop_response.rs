@@ -14,7 +14,18 @@
 //! - `inflated`: seconds of RTT samples (`latest_rtt_ms`) above `rtt_above`
 //!   times the flow's base RTT within the low period, each sample standing
 //!   for the interval to the next;
-//! - `peak_rtt`: the highest RTT sample (ms) within the low period.
+//! - `peak_rtt`: the highest RTT sample (ms) within the low period;
+//! - `high_rtt_at`: seconds from the drop to the first RTT sample above
+//!   `rtt_above` times the base RTT; the whole low period when none is;
+//! - `mean`, `increase`, `rate`: of flow 0's series `column`, within a
+//!   `window` set by the drop: `"before"` (the `before_s` seconds before
+//!   it), `"until_followed"` (from the drop until the estimate is within
+//!   `within` of the new rate, or the low period's end) or `"low"` (the
+//!   low period): the samples' mean over `[from, to)`, a cumulative
+//!   column's increase (its value at the first sample at or after `to`
+//!   less that at `from`), or that increase per second of the window.
+//!   Fig. 4: BBR keeps its bytes in flight and loses more per second
+//!   until its estimate follows, and loses more after the drop than oBBR.
 //!
 //! The measure is the mean (and sd) over every drop of every run at `at`,
 //! pooled in the runs' order; with `among = { axis, values }` over the
@@ -27,7 +38,7 @@ use anyhow::Context;
 
 use crate::reproduce::data::{link_column, metric, series_column, Runs};
 use crate::reproduce::file::{at_param, number_param, Value};
-use crate::stats::Stat;
+use crate::stats::{window_mean, Stat};
 use crate::store::RunRecord;
 
 /// A fall of the link capacity, as the link's time series shows it.
@@ -62,20 +73,28 @@ pub(crate) fn capacity_drops(capacity: &[(f64, f64)]) -> Vec<CapacityDrop> {
     drops
 }
 
-/// Seconds from `start` to the first sample in `[start, end)` within
-/// `tolerance` (relative) of `target`; `None` if none is.
-pub(crate) fn time_to_reach(
+/// The time of the first sample in `[start, end)` whose value passes `test`.
+fn first_where(
     series: &[(f64, f64)],
     start: f64,
     end: f64,
-    target: f64,
-    tolerance: f64,
+    test: impl Fn(f64) -> bool,
 ) -> Option<f64> {
     series
         .iter()
         .filter(|(t, _)| *t >= start && *t < end)
-        .find(|(_, v)| (v - target).abs() <= tolerance * target)
-        .map(|(t, _)| t - start)
+        .find(|(_, v)| test(*v))
+        .map(|(t, _)| *t)
+}
+
+/// The value of a sampled series at the first sample at or after `t` (the
+/// last sample's if none is; NaN for an empty series).
+fn value_at(series: &[(f64, f64)], t: f64) -> f64 {
+    series
+        .iter()
+        .find(|(x, _)| *x >= t)
+        .or(series.last())
+        .map_or(f64::NAN, |(_, v)| *v)
 }
 
 /// Seconds within `[start, end)` that a sampled series spends above
@@ -94,36 +113,60 @@ enum Gives {
     Lag,
     Inflated,
     PeakRtt,
+    HighRttAt,
+    /// The mean of `column` over the window.
+    Mean,
+    /// A cumulative `column`'s increase over the window.
+    Increase,
+    /// That increase per second of the window.
+    Rate,
+}
+
+/// The window a drop sets for `mean`, `increase` and `rate`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Window {
+    /// The `before_s` seconds before the drop.
+    Before,
+    /// From the drop until the estimate is within `within` of the new rate
+    /// (or the low period's end).
+    UntilFollowed,
+    /// The low period.
+    Low,
 }
 
 /// The measure's parameters.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct Params {
     gives: Gives,
     /// How close (relative) to the new rate the estimate must come.
     within: f64,
     /// The multiple of the base RTT above which an RTT sample is inflated.
     rtt_above: f64,
+    /// Flow 0's series column of `mean`, `increase` and `rate`.
+    column: String,
+    /// Their window.
+    window: Window,
+    /// The length of the `before` window, s.
+    before_s: f64,
 }
 
 /// One value per capacity drop of a run (`None`: the run has no series or
 /// no base RTT).
-fn per_drop(runs: &Runs, record: &RunRecord, p: Params) -> Option<Vec<f64>> {
+fn per_drop(runs: &Runs, record: &RunRecord, p: &Params) -> Option<Vec<f64>> {
     let flows = runs.flow_series(record).ok()?;
     let link = runs.link_series(record).ok()?;
     let base_rtt = metric(record, "/flows/0/base_rtt_ms")?;
     let drops = capacity_drops(&link_column(&link, "capacity_bps"));
+    let estimate = series_column(&flows, 0, "bw_estimate_bps");
+    // When the estimate follows drop `d` (the low period's end if never).
+    let followed = |d: &CapacityDrop| {
+        first_where(&estimate, d.at, d.until, |v| {
+            (v - d.rate).abs() <= p.within * d.rate
+        })
+        .unwrap_or(d.until)
+    };
     Some(match p.gives {
-        Gives::Lag => {
-            let estimate = series_column(&flows, 0, "bw_estimate_bps");
-            drops
-                .iter()
-                .map(|d| {
-                    time_to_reach(&estimate, d.at, d.until, d.rate, p.within)
-                        .unwrap_or(d.until - d.at)
-                })
-                .collect()
-        }
+        Gives::Lag => drops.iter().map(|d| followed(d) - d.at).collect(),
         Gives::Inflated => {
             let rtt = series_column(&flows, 0, "latest_rtt_ms");
             drops
@@ -143,11 +186,50 @@ fn per_drop(runs: &Runs, record: &RunRecord, p: Params) -> Option<Vec<f64>> {
                 })
                 .collect()
         }
+        Gives::HighRttAt => {
+            let rtt = series_column(&flows, 0, "latest_rtt_ms");
+            drops
+                .iter()
+                .map(|d| {
+                    first_where(&rtt, d.at, d.until, |v| v > p.rtt_above * base_rtt)
+                        .unwrap_or(d.until)
+                        - d.at
+                })
+                .collect()
+        }
+        Gives::Mean | Gives::Increase | Gives::Rate => {
+            let column = series_column(&flows, 0, &p.column);
+            drops
+                .iter()
+                .map(|d| {
+                    let (from, to) = match p.window {
+                        Window::Before => (d.at - p.before_s, d.at),
+                        Window::UntilFollowed => (d.at, followed(d)),
+                        Window::Low => (d.at, d.until),
+                    };
+                    let increase = value_at(&column, to) - value_at(&column, from);
+                    // The `before` window is `before_s` long, whatever the
+                    // rounding of `at - before_s`.
+                    let seconds = match p.window {
+                        Window::Before => p.before_s,
+                        _ => to - from,
+                    };
+                    match p.gives {
+                        Gives::Mean => window_mean(&column, from, to),
+                        Gives::Increase => increase,
+                        _ if seconds > 0.0 => increase / seconds,
+                        _ => f64::NAN,
+                    }
+                })
+                .collect()
+        }
     })
 }
 
 /// The named measure: parameters `gives` (`"lag"`, `"inflated"`,
-/// `"peak_rtt"`), `within` (0.25), `rtt_above` (2.5), `at`, `among`.
+/// `"peak_rtt"`, `"high_rtt_at"`, `"mean"`, `"increase"`, `"rate"`),
+/// `within` (0.25), `rtt_above` (2.5), `column`, `window`, `before_s` (5),
+/// `at`, `among`.
 pub(crate) fn drop_response(
     runs: &Runs,
     params: &toml::Table,
@@ -158,12 +240,45 @@ pub(crate) fn drop_response(
         Some("lag") => Gives::Lag,
         Some("inflated") => Gives::Inflated,
         Some("peak_rtt") => Gives::PeakRtt,
-        _ => anyhow::bail!("drop_response: `gives` must be \"lag\", \"inflated\" or \"peak_rtt\""),
+        Some("high_rtt_at") => Gives::HighRttAt,
+        Some("mean") => Gives::Mean,
+        Some("increase") => Gives::Increase,
+        Some("rate") => Gives::Rate,
+        _ => anyhow::bail!(
+            "drop_response: `gives` must be \"lag\", \"inflated\", \"peak_rtt\", \"high_rtt_at\", \
+             \"mean\", \"increase\" or \"rate\""
+        ),
+    };
+    let windowed = matches!(gives, Gives::Mean | Gives::Increase | Gives::Rate);
+    let column = match params.get("column") {
+        Some(c) => c
+            .as_str()
+            .context("drop_response: `column` must be a series column's name (a string)")?
+            .to_string(),
+        None if windowed => {
+            anyhow::bail!(
+                "drop_response: `gives = \"mean\"`, \"increase\" or \"rate\" needs `column`"
+            )
+        }
+        None => String::new(),
+    };
+    let window = match params.get("window").map(|w| w.as_str()) {
+        None if !windowed => Window::Low,
+        Some(Some("before")) => Window::Before,
+        Some(Some("until_followed")) => Window::UntilFollowed,
+        Some(Some("low")) => Window::Low,
+        _ => anyhow::bail!(
+            "drop_response: `window` must be \"before\", \"until_followed\" or \"low\" \
+             (required with `gives = \"mean\"`, \"increase\" or \"rate\")"
+        ),
     };
     let p = Params {
         gives,
         within: number_param(params, "within", Some(0.25)).context("drop_response")?,
         rtt_above: number_param(params, "rtt_above", Some(2.5)).context("drop_response")?,
+        column,
+        window,
+        before_s: number_param(params, "before_s", Some(5.0)).context("drop_response")?,
     };
     let at = at_param(params, context);
     // The conditions pooled: `at` alone, or `at` with each value of `among`.
@@ -199,7 +314,7 @@ pub(crate) fn drop_response(
     for c in &conditions {
         let fixed: Vec<(&str, &str)> = c.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         for record in runs.select(&fixed) {
-            values.extend(per_drop(runs, record, p).unwrap_or_default());
+            values.extend(per_drop(runs, record, &p).unwrap_or_default());
         }
     }
     Ok(Value::Stat(Stat::of(&values)))
@@ -240,7 +355,7 @@ mod tests {
     }
 
     #[test]
-    fn time_to_reach_stays_in_its_window() {
+    fn first_where_stays_in_its_window_and_value_at_takes_the_next_sample() {
         let s = [
             (0.0, 40.0),
             (1.0, 30.0),
@@ -248,9 +363,14 @@ mod tests {
             (3.0, 10.0),
             (9.0, 10.0),
         ];
-        assert_eq!(time_to_reach(&s, 1.0, 5.0, 10.0, 0.25), Some(1.0));
-        assert_eq!(time_to_reach(&s, 1.0, 2.0, 10.0, 0.25), None);
-        assert_eq!(time_to_reach(&s, 0.0, 9.0, 10.0, 0.0), Some(3.0));
+        let within = |v: f64| (v - 10.0).abs() <= 0.25 * 10.0;
+        assert_eq!(first_where(&s, 1.0, 5.0, within), Some(2.0));
+        assert_eq!(first_where(&s, 1.0, 2.0, within), None);
+        assert_eq!(first_where(&s, 0.0, 9.0, |v| v == 10.0), Some(3.0));
+        assert_eq!(value_at(&s, 1.5), 12.0);
+        assert_eq!(value_at(&s, 3.0), 10.0);
+        assert_eq!(value_at(&s, 20.0), 10.0);
+        assert!(value_at(&[], 1.0).is_nan());
     }
 
     #[test]

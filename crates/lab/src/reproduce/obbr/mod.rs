@@ -1,8 +1,5 @@
 //! The `obbr` suite: the oBBR paper (Bi et al.) evaluation, one experiment per figure or table.
 
-pub(crate) mod fig3;
-pub(crate) mod fig4;
-mod fig5;
 pub(crate) mod fig7;
 mod fig7_claims;
 
@@ -15,12 +12,12 @@ pub(crate) const OBBR_AS_TESTED: &str = "obbr:mu=0.5,code=true,low_ratio=1.3333,
 
 /// The experiments, in report order.
 pub static EXPERIMENTS: &[Entry] = &[
-    Entry::Rust(fig3::BUFFER),
+    super::experiment_file!("experiments/obbr/fig3-buffer.toml"),
     super::experiment_file!("experiments/obbr/fig3-gain-one.toml"),
     super::experiment_file!("experiments/obbr/fig3-gain.toml"),
     super::experiment_file!("experiments/obbr/competitiveness-deep.toml"),
-    Entry::Rust(fig4::DROP),
-    Entry::Rust(fig5::SAMPLES),
+    super::experiment_file!("experiments/obbr/fig4-drop.toml"),
+    super::experiment_file!("experiments/obbr/fig5-samples.toml"),
     Entry::Rust(fig7::FAST_LINK),
     Entry::Rust(fig7::LONG_LINK),
     Entry::Rust(fig7::BUFFERS),
