@@ -748,6 +748,21 @@ fn reproduce_quick_writes_a_report_that_renders() {
         html,
         "deterministic rebuild"
     );
+    // A store whose recorded scenarios directory is gone (copied to
+    // another machine) is judged with this checkout's scenarios.
+    let claims = std::fs::read_to_string(out.join("claims.json")).unwrap();
+    let manifest = out.join("suite.json");
+    let mut recorded: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
+    recorded["scenarios"] = serde_json::json!(out.join("moved-away").to_str().unwrap());
+    std::fs::write(&manifest, recorded.to_string()).unwrap();
+    let o = bbrlab(&["report", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(out.join("claims.json")).unwrap(),
+        claims,
+        "the same claims from this checkout's scenarios"
+    );
 
     check_in_browser(&out.join("report.html"), "quick");
     std::fs::remove_dir_all(&out).ok();

@@ -544,6 +544,12 @@ fn run_suite(
 /// Rebuilds `report.html` from the stores `reproduce` left in `dir` (no
 /// simulation); returns its path and the run records it left out as
 /// unusable, `(file, why)`.
+///
+/// The experiments' sweeps are read from the scenarios directory the
+/// reproduction recorded; if that is gone (the store was copied to another
+/// machine, or the checkout moved), from this checkout's (see
+/// [`scenarios_dir`]). Runs are found by the hash of their scenario, so a
+/// scenario that differs there finds no runs rather than the wrong ones.
 pub fn rebuild(dir: &Path) -> anyhow::Result<(PathBuf, Vec<(PathBuf, String)>)> {
     let path = dir.join("suite.json");
     let text = std::fs::read_to_string(&path).with_context(|| {
@@ -553,8 +559,17 @@ pub fn rebuild(dir: &Path) -> anyhow::Result<(PathBuf, Vec<(PathBuf, String)>)> 
             dir.display()
         )
     })?;
-    let manifest: Manifest = serde_json::from_str(&text)
+    let mut manifest: Manifest = serde_json::from_str(&text)
         .with_context(|| format!("{}: not a suite manifest", path.display()))?;
+    if !manifest.scenarios.is_dir() {
+        manifest.scenarios = scenarios_dir(None).with_context(|| {
+            format!(
+                "{}: the scenarios directory it names, {}, is gone",
+                path.display(),
+                manifest.scenarios.display()
+            )
+        })?;
+    }
     let suite = match &manifest.experiment_file {
         Some(path) if manifest.suite == EXPERIMENT_SUITE => file_suite(path)?,
         _ => find_suite(&manifest.suite)?,
