@@ -5,7 +5,6 @@
 //! This module also holds what several of its analyses share: statistics
 //! over seeds, controller labels, table cells, binning of time series.
 
-mod bounds;
 mod decision_tree;
 pub(crate) mod loss;
 mod uptake;
@@ -26,7 +25,7 @@ pub static EXPERIMENTS: &[Entry] = &[
     super::experiment_file!("experiments/bbr2/table2-harm.toml"),
     super::experiment_file!("experiments/bbr2/table4-changing-bandwidth.toml"),
     super::experiment_file!("experiments/bbr2/cellular.toml"),
-    Entry::Rust(bounds::BOUNDS),
+    super::experiment_file!("experiments/bbr2/figs5-6-bounds.toml"),
     super::experiment_file!("experiments/bbr2/table5-dash.toml"),
 ];
 
@@ -58,7 +57,7 @@ fn times_cell(ratio: f64) -> Cell {
 /// The mean of `points` in consecutive bins of `width` along x, as
 /// `(bin centre, mean)`; empty bins are left out. Smooths per-sample series
 /// (a delivery-rate sample every 100 ms) into readable curves.
-fn bin_mean(points: &[(f64, f64)], width: f64) -> Vec<(f64, f64)> {
+pub(crate) fn bin_mean(points: &[(f64, f64)], width: f64) -> Vec<(f64, f64)> {
     let mut bins: Vec<(f64, f64, usize)> = Vec::new();
     for &(x, y) in points {
         if !(x.is_finite() && y.is_finite()) {
@@ -76,12 +75,6 @@ fn bin_mean(points: &[(f64, f64)], width: f64) -> Vec<(f64, f64)> {
     bins.into_iter()
         .map(|(i, sum, n)| ((i + 0.5) * width, sum / n as f64))
         .collect()
-}
-
-/// The median of the values of `points` whose x lies in `[from, to)`; NaN
-/// when there are none.
-fn median_between(points: &[(f64, f64)], from: f64, to: f64) -> f64 {
-    crate::stats::window_median(points, from, to)
 }
 
 #[cfg(test)]
@@ -103,20 +96,6 @@ mod tests {
             vec![(0.5, 2.0), (1.5, 10.0), (3.5, 4.0)]
         );
         assert!(bin_mean(&[], 1.0).is_empty());
-    }
-
-    #[test]
-    fn median_between_takes_the_window_only() {
-        let points = [
-            (0.0, 100.0),
-            (1.0, 3.0),
-            (2.0, 1.0),
-            (3.0, 2.0),
-            (4.0, 50.0),
-        ];
-        assert_eq!(median_between(&points, 1.0, 4.0), 2.0);
-        assert_eq!(median_between(&points, 1.0, 3.0), 2.0);
-        assert!(median_between(&points, 10.0, 20.0).is_nan());
     }
 
     #[test]

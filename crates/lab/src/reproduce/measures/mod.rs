@@ -1,4 +1,5 @@
 //! Named measures of experiment files ([`super::file::named`]) that live in
 //! modules of their own: analyses the primitives cannot express.
 
+pub(crate) mod bounds;
 pub(crate) mod drop_response;
