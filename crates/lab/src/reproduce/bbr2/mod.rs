@@ -2,26 +2,23 @@
 //! BBRv2: A Performance Evaluation") evaluation, one experiment per figure or
 //! table.
 //!
-//! This module also holds what several of its analyses share: statistics
-//! over seeds, controller labels, table cells, binning of time series.
+//! This module also holds what several of its analyses share: controller
+//! and loss labels, binning of time series (which the experiment files'
+//! `run_window` uses too).
 
 mod decision_tree;
-pub(crate) mod loss;
 mod uptake;
 
 pub(crate) use uptake::uptake_lag_measure;
 
-use report::Cell;
-
-use super::data::metric;
-use super::verdict::{mean_sd_cell, paper_name as cc_label};
-use super::{Entry, Runs};
+use super::verdict::paper_name as cc_label;
+use super::Entry;
 
 /// The experiments, in report order.
 pub static EXPERIMENTS: &[Entry] = &[
     Entry::Rust(decision_tree::DECISION_TREE),
     Entry::Rust(decision_tree::LINUX_RECEIVE_WINDOW),
-    Entry::Rust(loss::GOODPUT_UNDER_LOSS),
+    super::experiment_file!("experiments/bbr2/goodput-under-loss.toml"),
     super::experiment_file!("experiments/bbr2/table2-harm.toml"),
     super::experiment_file!("experiments/bbr2/table4-changing-bandwidth.toml"),
     super::experiment_file!("experiments/bbr2/cellular.toml"),
@@ -36,22 +33,6 @@ fn loss_label(value: &str) -> String {
     } else {
         format!("{value} loss")
     }
-}
-
-/// Mean and sample standard deviation of a summary metric over the runs that
-/// match `fixed` (one per seed); NaN when none has it.
-fn stats(runs: &Runs, fixed: &[(&str, &str)], pointer: &str) -> (f64, f64) {
-    runs.over_seeds(fixed, |r| metric(r, pointer)).pair()
-}
-
-/// Mean goodput (bit/s) of flow 0 over the runs that match `fixed`.
-fn mean_goodput(runs: &Runs, fixed: &[(&str, &str)]) -> f64 {
-    stats(runs, fixed, "/flows/0/goodput_bps").0
-}
-
-/// A ratio cell ("7.8x"); "—" when unknown.
-fn times_cell(ratio: f64) -> Cell {
-    Cell::fixed(ratio, 2).with_unit("x")
 }
 
 /// The mean of `points` in consecutive bins of `width` along x, as
