@@ -201,6 +201,12 @@ pub enum Metric {
     /// Run-wide: the bottleneck's mean capacity over the measurement
     /// window, bit/s (a schedule's time-weighted mean).
     LinkCapacityBps,
+    /// The flow's path's bandwidth-delay product, bytes: the bottleneck's
+    /// mean capacity (`link_capacity_bps`) times the flow's base RTT.
+    BdpBytes,
+    /// Run-wide: the bottleneck's buffer, bytes (a limit in packets counted
+    /// as 1500-byte datagrams), from the run's scenario.
+    LinkBufferBytes,
 }
 
 impl Metric {
@@ -264,6 +270,7 @@ impl Metric {
             LiveFrameDelayP95Ms => f.live.as_ref()?.frame_delay_ms.p95,
             JainIndex | LinkUtilization | LinkCapacityPeakBps | QueueDelayP50Ms
             | QueueDelayP95Ms | QueueDelayMeanMs | LinkCapacityBps => return None,
+            BdpBytes | LinkBufferBytes => return None,
         })
     }
 
@@ -282,6 +289,24 @@ impl Metric {
 }
 
 impl Quantity {
+    /// The metrics of the path rather than of the run's summary alone:
+    /// `Some(number or none)` for `bdp_bytes` (of flow `flow`, an index)
+    /// and `link_buffer_bytes`, `None` for the other metrics.
+    fn of_path(&self, record: &RunRecord, r: &sim::RunResult) -> Option<Option<f64>> {
+        match (self.metric, &self.flow) {
+            (Metric::BdpBytes, FlowSel::Index(i)) => Some(
+                r.flows
+                    .get(*i)
+                    .map(|f| r.link.capacity_bps * (f.base_rtt_ms / 1e3) / 8.0),
+            ),
+            (Metric::BdpBytes, _) => Some(None),
+            (Metric::LinkBufferBytes, _) => {
+                Some(super::data::link_of(record).map(|l| super::data::buffer_bytes(&l)))
+            }
+            _ => None,
+        }
+    }
+
     /// The quantity of one run (`None`: the run has no such number).
     pub fn of(&self, record: &RunRecord) -> Option<f64> {
         let mut value = self.raw(record)?;
@@ -299,6 +324,9 @@ impl Quantity {
         let r = record.result().ok()?;
         if let Some(v) = self.metric.of_run(r) {
             return Some(v);
+        }
+        if let Some(v) = self.of_path(record, r) {
+            return v;
         }
         let total: f64 = r.flows.iter().map(|f| f.goodput_bps).sum();
         let n = r.flows.len();
@@ -448,6 +476,8 @@ pub enum WindowTake {
     Min,
     /// The samples' standard deviation.
     Sd,
+    /// The samples' median.
+    Median,
 }
 
 impl WindowTake {
@@ -463,8 +493,54 @@ impl WindowTake {
             WindowTake::Sd => stats::mean_sd(&values).1,
             WindowTake::Max => values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
             WindowTake::Min => values.iter().copied().fold(f64::INFINITY, f64::min),
+            WindowTake::Median => stats::median(&values),
         })
     }
+}
+
+/// [`Measure::RunWindow`]'s statistic of `points` over the fractions
+/// `(from, to)` of a run of `length` seconds, the end included (to within
+/// a nanosecond); of means over `bin_s` intervals when given, with zero
+/// samples as gaps when `zero_unset`.
+fn run_window(
+    points: &[(f64, f64)],
+    take: WindowTake,
+    (from, to): (f64, f64),
+    length: f64,
+    bin_s: Option<f64>,
+    zero_unset: bool,
+) -> Option<f64> {
+    let kept: Vec<(f64, f64)> = points
+        .iter()
+        .map(|&(t, v)| (t, if zero_unset && v == 0.0 { f64::NAN } else { v }))
+        .collect();
+    let kept = match bin_s {
+        Some(width) => super::bbr2::bin_mean(&kept, width),
+        None => kept,
+    };
+    take.of(&kept, from * length, to * length + 1e-9)
+}
+
+/// Conditions as a claim's row with `every_condition` shows them: each
+/// named with its outcome, "X (holds)" or "X (does not)".
+fn every_condition(conditions: &[(String, bool)]) -> Measured {
+    Measured::Conditions {
+        held: conditions.iter().filter(|(_, ok)| *ok).count(),
+        total: conditions.len(),
+        detail: conditions
+            .iter()
+            .map(|(label, ok)| format!("{label} ({})", if *ok { "holds" } else { "does not" }))
+            .collect::<Vec<_>>()
+            .join("; "),
+    }
+}
+
+/// The `{ID}` placeholders of a text, in order.
+fn placeholders(text: &str) -> Vec<&str> {
+    text.split('{')
+        .skip(1)
+        .filter_map(|rest| rest.split_once('}').map(|(id, _)| id))
+        .collect()
 }
 
 /// An arithmetic operation of [`Measure::Arithmetic`].
@@ -873,6 +949,36 @@ pub enum Measure {
         /// The new name, `{label}` standing for the old one.
         label: String,
     },
+    /// A statistic of a time series over a window given as fractions of
+    /// the run's length (`sim_time_s`), `[from_run, to_run]`, the end
+    /// included; of the series' means over `bin_s` intervals (placed at
+    /// their centres) when given, and with a sample of 0 as a gap when
+    /// `zero_unset` (a controller's bound that is unset); per run, mean and
+    /// spread over seeds.
+    RunWindow {
+        /// The measure's id.
+        id: String,
+        /// The series.
+        series: SeriesColumn,
+        /// Which statistic of the window's samples.
+        take: WindowTake,
+        /// Window start, a fraction of the run's length.
+        from_run: f64,
+        /// Window end, a fraction of the run's length (included).
+        to_run: f64,
+        /// The width of the intervals whose means are taken first, s.
+        #[serde(default)]
+        bin_s: Option<f64>,
+        /// Whether a sample of 0 is a gap (an unset bound).
+        #[serde(default)]
+        zero_unset: bool,
+        /// Fixed parameters.
+        #[serde(default)]
+        at: BTreeMap<String, String>,
+        /// The axis along which it is taken.
+        #[serde(default)]
+        by: Option<String>,
+    },
 }
 
 /// The default name of a [`Measure::PerValue`] condition.
@@ -908,7 +1014,8 @@ impl Measure {
             | Measure::Most { id, .. }
             | Measure::PerValue { id, .. }
             | Measure::Near { id, .. }
-            | Measure::Relabel { id, .. } => id,
+            | Measure::Relabel { id, .. }
+            | Measure::RunWindow { id, .. } => id,
         }
     }
 
@@ -935,7 +1042,8 @@ impl Measure {
             | Measure::Arithmetic { by, .. }
             | Measure::Jain { by, .. }
             | Measure::Across { by, .. }
-            | Measure::Harm { by, .. } => by.as_deref(),
+            | Measure::Harm { by, .. }
+            | Measure::RunWindow { by, .. } => by.as_deref(),
             _ => None,
         }
     }
@@ -973,7 +1081,9 @@ impl Measure {
     fn series(&self) -> Vec<&SeriesColumn> {
         match self {
             Measure::WindowMean { series, per, .. } => std::iter::once(series).chain(per).collect(),
-            Measure::Window { series, .. } | Measure::FirstCrossing { series, .. } => vec![series],
+            Measure::Window { series, .. }
+            | Measure::FirstCrossing { series, .. }
+            | Measure::RunWindow { series, .. } => vec![series],
             _ => Vec::new(),
         }
     }
@@ -1063,6 +1173,8 @@ pub fn named(name: &str) -> Option<NamedMeasure> {
         "uptake_lag" => Some(super::bbr2::uptake_lag_measure),
         "converge_share" => Some(super::measures::converge_share::converge_share),
         "sample_runs" => Some(super::measures::sample_runs::sample_runs),
+        "bound_cuts" => Some(super::measures::bounds::bound_cuts),
+        "first_in_mode" => Some(super::measures::bounds::first_in_mode),
         _ => None,
     }
 }
@@ -1076,6 +1188,8 @@ pub const NAMED: &[&str] = &[
     "uptake_lag",
     "converge_share",
     "sample_runs",
+    "bound_cuts",
+    "first_in_mode",
 ];
 
 impl Take {
@@ -1654,6 +1768,10 @@ struct ClaimSpec {
     /// (`Claim::requires`).
     #[serde(default)]
     precondition: Option<PreconditionSpec>,
+    /// Whether the row names every condition with its outcome
+    /// ("X (holds)", "Y (does not)"), not only those that fail.
+    #[serde(default)]
+    every_condition: bool,
 }
 
 /// A claim's precondition: its text and the condition measure that checks
@@ -1663,6 +1781,14 @@ struct ClaimSpec {
 struct PreconditionSpec {
     text: String,
     measure: String,
+    /// What the row says where the precondition fails, `{ID}` standing for
+    /// one-number measure `ID`'s number (default: "not at" the conditions
+    /// that fail).
+    #[serde(default)]
+    unmet: Option<String>,
+    /// The decimals of the numbers in `unmet`.
+    #[serde(default = "two")]
+    decimals: usize,
 }
 
 fn leak(s: &str) -> &'static str {
@@ -1786,6 +1912,36 @@ impl ExperimentFile {
                     &needle,
                     format!("`{}` is declared twice", m.id()),
                 ));
+            }
+            if let Measure::RunWindow {
+                from_run,
+                to_run,
+                bin_s,
+                ..
+            } = m
+            {
+                if !(0.0 <= *from_run && from_run < to_run && *to_run <= 1.0) {
+                    return Err(key_error(
+                        name,
+                        text,
+                        "measure.from_run",
+                        &needle,
+                        format!(
+                            "`{}` needs 0 <= from_run < to_run <= 1 (fractions of the run), \
+                             not {from_run} and {to_run}",
+                            m.id()
+                        ),
+                    ));
+                }
+                if bin_s.is_some_and(|b| b.is_nan() || b <= 0.0) {
+                    return Err(key_error(
+                        name,
+                        text,
+                        "measure.bin_s",
+                        &needle,
+                        format!("`{}` needs a positive bin_s (seconds)", m.id()),
+                    ));
+                }
             }
             if let Some(of) = m.refers_to() {
                 let ok = ids.get(of).is_some_and(|o| o.by().is_some());
@@ -2186,6 +2342,22 @@ impl ExperimentFile {
                     ))
                 }
                 Some(false) => {}
+            }
+            if let Some(unmet) = c.precondition.as_ref().and_then(|p| p.unmet.as_ref()) {
+                for id in placeholders(unmet) {
+                    if !ids
+                        .get(id)
+                        .is_some_and(|m| m.by().is_none() && !m.gives_conditions())
+                    {
+                        return Err(key_error(
+                            name,
+                            text,
+                            "claim.precondition.unmet",
+                            &format!("{{{id}}}"),
+                            format!("`{{{id}}}` must name a one-number measure"),
+                        ));
+                    }
+                }
             }
             if let Some(p) = &c.precondition {
                 let conditions = ids
@@ -2784,6 +2956,28 @@ impl ExperimentFile {
                 }
                 Value::Conditions(kept)
             }
+            Measure::RunWindow {
+                series,
+                take,
+                from_run,
+                to_run,
+                bin_s,
+                zero_unset,
+                at,
+                by,
+                ..
+            } => along(at, by, &|r| {
+                let points = self.series_points(runs, r, series).ok()?;
+                let length = super::data::metric(r, "/sim_time_s")?;
+                run_window(
+                    &points,
+                    *take,
+                    (*from_run, *to_run),
+                    length,
+                    *bin_s,
+                    *zero_unset,
+                )
+            }),
         })
     }
 
@@ -3279,6 +3473,32 @@ impl ExperimentFile {
         Analysis::judged(section, judged, &self.spec.all_reproduced)
     }
 
+    /// A precondition's `unmet` text with each `{ID}` replaced by one-number
+    /// measure `ID`'s number in `context` ("—" without one).
+    fn unmet_text(
+        &self,
+        runs: &Runs,
+        text: &str,
+        decimals: usize,
+        context: &[(String, String)],
+    ) -> String {
+        placeholders(text)
+            .into_iter()
+            .fold(text.to_string(), |out, id| {
+                let number = match self.evaluate_in(runs, id, 0.0, context) {
+                    Ok(Value::Number(v)) => v,
+                    Ok(Value::Stat(s)) => s.mean,
+                    _ => f64::NAN,
+                };
+                let shown = if number.is_finite() {
+                    format!("{number:.decimals$}")
+                } else {
+                    "—".to_string()
+                };
+                out.replace(&format!("{{{id}}}"), &shown)
+            })
+    }
+
     /// A claim judged on `measure` (and its precondition's) in `context`.
     fn judge(
         &self,
@@ -3288,13 +3508,20 @@ impl ExperimentFile {
         precondition: Option<&str>,
         context: &[(String, String)],
     ) -> Judged {
+        let spec = self.spec.claims.iter().find(|c| c.id == claim.id());
         let measured = match self.evaluate_in(runs, measure, claim.margin(), context) {
+            Ok(Value::Conditions(c)) if spec.is_some_and(|s| s.every_condition) => {
+                every_condition(&c)
+            }
             Ok(v) => v.measured(),
             Err(e) => Measured::NotRun(format!("{e:#}")),
         };
         let Some(precondition) = precondition else {
             return claim.judge(measured);
         };
+        let unmet = spec
+            .and_then(|s| s.precondition.as_ref())
+            .and_then(|p| Some((p.unmet.as_deref()?, p.decimals)));
         match self.evaluate_in(runs, precondition, 0.0, context) {
             Ok(Value::Conditions(c)) if !c.is_empty() => {
                 let failed: Vec<&str> = c
@@ -3302,11 +3529,11 @@ impl ExperimentFile {
                     .filter(|(_, ok)| !ok)
                     .map(|(l, _)| l.as_str())
                     .collect();
-                claim.judge_given(
-                    failed.is_empty(),
-                    &format!("not at {}", failed.join(", ")),
-                    measured,
-                )
+                let detail = match unmet {
+                    Some((text, decimals)) => self.unmet_text(runs, text, decimals, context),
+                    None => format!("not at {}", failed.join(", ")),
+                };
+                claim.judge_given(failed.is_empty(), &detail, measured)
             }
             Ok(_) => claim.judge(Measured::NotRun(
                 "its precondition has no condition measured".into(),
@@ -4613,9 +4840,9 @@ lines = [{ label = "a", series = { column = "min_rtt_ms" } }]
         let e = error(&body.replace("from_s = 2.0\nto_s = 4.0", "from_s = 4.0\nto_s = 2.0"));
         assert!(e.starts_with("t.toml: timeline.to_s (line "), "{e}");
         assert!(e.contains("expected from_s < to_s"), "{e}");
-        let e = error(&body.replace("take = \"sd\"", "take = \"median\""));
+        let e = error(&body.replace("take = \"sd\"", "take = \"mode\""));
         assert!(e.starts_with("t.toml: take (line 9): "), "{e}");
-        assert!(e.contains("unknown variant `median`"), "{e}");
+        assert!(e.contains("unknown variant `mode`"), "{e}");
     }
 
     /// The [`grid`] with two capacity drops: capacity 40, 10 (2-4 s), 40,
@@ -4702,10 +4929,9 @@ measure = [
         assert_eq!(held_sample_rmse(&held, &[(30.0, 24e6)], 20.0, 30.0), None);
     }
 
-    #[test]
-    fn a_condition_label_shows_its_numbers_and_a_named_measure_needs_its_params() {
-        let runs = grid(Path::new("."));
-        let body = r#"
+    /// Flow 0's goodput / 3 of cc `a` and of cc `b` at buffer 1 (2 and
+    /// 2 / 3), as measures `a-goodput` and `b-goodput`.
+    const GOODPUTS_OF_A_AND_B: &str = r#"
 [[measure]]
 id = "a-goodput"
 kind = "mean"
@@ -4717,6 +4943,13 @@ id = "b-goodput"
 kind = "mean"
 of = { metric = "goodput_bps", per = 3 }
 at = { cc = "b", buffer = "1" }
+"#;
+
+    #[test]
+    fn a_condition_label_shows_its_numbers_and_a_named_measure_needs_its_params() {
+        let runs = grid(Path::new("."));
+        let body = GOODPUTS_OF_A_AND_B.to_string()
+            + r#"
 
 [[measure]]
 id = "a-above"
@@ -4727,7 +4960,7 @@ holds = "above"
 label = "a {a}, b {b}"
 decimals = 1
 "#;
-        let f = file(body);
+        let f = file(&body);
         assert_eq!(
             conditions(&f, &runs, "a-above", 0.0),
             vec![("a 2.0, b 0.7".to_string(), true)]
@@ -5399,5 +5632,198 @@ measure = [
             );
         }
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_run_window_takes_a_statistic_over_fractions_of_the_run() {
+        // A 10 s run; 0 is an unset bound.
+        let points = [
+            (0.0, 0.0),
+            (1.0, 4.0),
+            (2.0, 0.0),
+            (3.0, 2.0),
+            (4.0, 6.0),
+            (5.0, 8.0),
+            (10.0, 3.0),
+        ];
+        let take =
+            |t, window, bin_s, zero_unset| run_window(&points, t, window, 10.0, bin_s, zero_unset);
+        // [1, 5] s, the end included: 4, 2, 6, 8 without the unset 0.
+        assert_eq!(take(WindowTake::Median, (0.1, 0.5), None, true), Some(5.0));
+        assert_eq!(take(WindowTake::Median, (0.1, 0.5), None, false), Some(4.0));
+        // The last sample, at the run's end, is in a window to 1.
+        assert_eq!(take(WindowTake::Max, (0.6, 1.0), None, false), Some(3.0));
+        assert_eq!(take(WindowTake::Mean, (0.6, 0.9), None, false), None);
+        // Means over 2 s bins (at 1, 3, 5 and 11 s: 4, 2, 7, 3), then the window.
+        assert_eq!(
+            take(WindowTake::Min, (0.0, 0.6), Some(2.0), true),
+            Some(2.0)
+        );
+        assert_eq!(
+            take(WindowTake::Max, (0.0, 0.6), Some(2.0), true),
+            Some(7.0)
+        );
+        // The last bin's centre, 11 s, lies after the run's end.
+        assert_eq!(
+            take(WindowTake::Median, (0.0, 1.0), Some(2.0), true),
+            Some(4.0)
+        );
+
+        let (dir, runs) = grid_with_series("run-window", |params, run| {
+            // inflight: 0 (unset) then 1, 2, ... every 50 ms; cc b's doubled.
+            let double = params.iter().any(|(k, v)| k == "cc" && v == "b");
+            let mut flows = String::from("t_s,flow,inflight\n");
+            for i in 0..=10 {
+                let v = if i == 0 { 0.0 } else { i as f64 };
+                let v = if double { 2.0 * v } else { v };
+                flows.push_str(&format!("{},0,{v}\n", i as f64 * 0.05));
+            }
+            std::fs::write(run.join("series_flows.csv"), flows).unwrap();
+        });
+        let length = super::super::data::metric(&runs.points[0].1, "/sim_time_s").unwrap();
+        assert_eq!(length, 0.5, "the template's run lasts 500 ms");
+        let body = r#"
+[[measure]]
+id = "early"
+kind = "run_window"
+series = { column = "inflight" }
+take = "median"
+from_run = 0.0
+to_run = 0.3
+zero_unset = true
+at = { cc = "a", buffer = "1" }
+
+[[measure]]
+id = "late-by-cc"
+kind = "run_window"
+series = { column = "inflight" }
+take = "mean"
+from_run = 0.8
+to_run = 1.0
+at = { buffer = "1" }
+by = "cc"
+"#;
+        let f = file(body);
+        // 0 to 0.15 s: 1, 2, 3 without the unset first sample.
+        assert_eq!(number(&f, &runs, "early"), 2.0);
+        match f.evaluate(&runs, "late-by-cc", 0.0).unwrap() {
+            // 0.4 to 0.5 s: 8, 9, 10; cc b's doubled.
+            Value::ByAxis(v) => {
+                assert_eq!(
+                    v.iter().map(|x| x.2.mean).collect::<Vec<_>>(),
+                    vec![9.0, 18.0]
+                )
+            }
+            v => panic!("{v:?}"),
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+        let e = error(&body.replace("to_run = 0.3", "to_run = 0.0"));
+        assert!(e.starts_with("t.toml: measure.from_run (line 7): "), "{e}");
+        assert!(e.contains("0 <= from_run < to_run <= 1"), "{e}");
+        let e = error(&body.replace("to_run = 1.0", "to_run = 1.5"));
+        assert!(e.starts_with("t.toml: measure.from_run (line 17): "), "{e}");
+        let e = error(&body.replace("zero_unset = true", "bin_s = 0.0"));
+        assert!(e.starts_with("t.toml: measure.bin_s (line 7): "), "{e}");
+        let e = error(&body.replace("take = \"mean\"", "take = \"mode\""));
+        assert!(e.contains("unknown variant `mode`"), "{e}");
+    }
+
+    #[test]
+    fn the_bdp_and_the_buffer_are_metrics_of_the_path() {
+        let text = "name = \"t\"\nduration = \"500ms\"\n[link]\nrate = \"10Mbit\"\nrtt = \"20ms\"\nbuffer = \"1bdp\"\n\
+                    [[flow]]\ncc = \"bbr\"\ncount = 3\n";
+        let record = RunRecord::new("r".into(), Vec::new(), text.into(), template());
+        let r = record.result().unwrap();
+        let quantity = |text: &str| -> Quantity { toml::from_str(text).unwrap() };
+        let bdp = quantity("metric = \"bdp_bytes\"\nflow = 1")
+            .of(&record)
+            .unwrap();
+        let expected = r.link.capacity_bps * (r.flows[1].base_rtt_ms / 1e3) / 8.0;
+        assert_eq!(bdp, expected);
+        assert!(bdp > 0.0);
+        assert_eq!(
+            quantity("metric = \"bdp_bytes\"\nflow = \"sum\"").of(&record),
+            None
+        );
+        // 1 BDP of 10 Mbit/s x 20 ms.
+        let buffer = quantity("metric = \"link_buffer_bytes\"\nper = 1e3").of(&record);
+        assert_eq!(buffer, Some(25.0));
+        // A record without its scenario has no buffer.
+        let (_, bare) = point(&[], &[1.0, 1.0, 1.0], &[0, 0, 0]);
+        assert_eq!(quantity("metric = \"link_buffer_bytes\"").of(&bare), None);
+    }
+
+    /// A `direction` claim `t.claim` judged on `measure`, its other keys
+    /// placeholders.
+    fn direction_claim(measure: &str) -> String {
+        format!(
+            "[[claim]]\nid = \"t.claim\"\npaper = \"obbr\"\nplace = \"p\"\nstatement = \"s\"\n\
+             about = \"a\"\nmetric = \"m\"\nunit = \"\"\npaper_says = \"p\"\n\
+             test = {{ kind = \"direction\" }}\ntolerance_reason = \"r\"\n\
+             origin = \"project target\"\nmeasure = \"{measure}\"\n"
+        )
+    }
+
+    #[test]
+    fn a_row_may_name_every_condition_and_an_unmet_precondition_its_numbers() {
+        let runs = grid(Path::new("."));
+        let body = GOODPUTS_OF_A_AND_B.to_string()
+            + r#"
+[[measure]]
+id = "a-below-b"
+kind = "condition"
+a = "a-goodput"
+b = "b-goodput"
+holds = "below"
+label = "buffer 1: {a} against {b}"
+
+[[measure]]
+id = "b-below-a"
+kind = "condition"
+a = "b-goodput"
+b = "a-goodput"
+holds = "below"
+label = "b below a"
+
+"# + &direction_claim("a-below-b")
+            + r#"every_condition = true
+precondition = { text = "a is ahead", measure = "b-below-a", unmet = "a at {a-goodput}, b at {b-goodput}", decimals = 1 }
+"#;
+        let judged = file(&body).analyze(&runs).claims.remove(0);
+        assert_eq!(judged.verdict, report::VerdictStatus::Differs);
+        assert_eq!(
+            judged.ours,
+            "holds in 0 of 1 (buffer 1: 2.00 against 0.67 (does not))"
+        );
+        // Where the precondition fails, its numbers follow.
+        let swapped = body
+            .replace("measure = \"b-below-a\"", "measure = \"a-below-b\"")
+            .replace(
+                "measure = \"a-below-b\"\nevery",
+                "measure = \"b-below-a\"\nevery",
+            );
+        let judged = file(&swapped).analyze(&runs).claims.remove(0);
+        assert_eq!(
+            judged.ours,
+            "holds in 1 of 1 (b below a (holds)); precondition unmet: a at 2.0, b at 0.7"
+        );
+        // Without every_condition, only the conditions that fail are named.
+        let judged = file(&body.replace("every_condition = true\n", ""))
+            .analyze(&runs)
+            .claims
+            .remove(0);
+        assert_eq!(
+            judged.ours,
+            "holds in 0 of 1 (not at buffer 1: 2.00 against 0.67)"
+        );
+        let e = error(&body.replace("{b-goodput}", "{nothing}"));
+        assert!(
+            e.starts_with("t.toml: claim.precondition.unmet (line 48): "),
+            "{e}"
+        );
+        assert!(
+            e.contains("`{nothing}` must name a one-number measure"),
+            "{e}"
+        );
     }
 }

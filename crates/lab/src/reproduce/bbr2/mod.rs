@@ -2,31 +2,27 @@
 //! BBRv2: A Performance Evaluation") evaluation, one experiment per figure or
 //! table.
 //!
-//! This module also holds what several of its analyses share: statistics
-//! over seeds, controller labels, table cells, binning of time series.
+//! This module also holds what several of its analyses share: controller
+//! and loss labels, binning of time series (which the experiment files'
+//! `run_window` uses too).
 
-mod bounds;
 mod decision_tree;
-pub(crate) mod loss;
 mod uptake;
 
 pub(crate) use uptake::uptake_lag_measure;
 
-use report::Cell;
-
-use super::data::metric;
-use super::verdict::{mean_sd_cell, paper_name as cc_label};
-use super::{Entry, Runs};
+use super::verdict::paper_name as cc_label;
+use super::Entry;
 
 /// The experiments, in report order.
 pub static EXPERIMENTS: &[Entry] = &[
     Entry::Rust(decision_tree::DECISION_TREE),
     Entry::Rust(decision_tree::LINUX_RECEIVE_WINDOW),
-    Entry::Rust(loss::GOODPUT_UNDER_LOSS),
+    super::experiment_file!("experiments/bbr2/goodput-under-loss.toml"),
     super::experiment_file!("experiments/bbr2/table2-harm.toml"),
     super::experiment_file!("experiments/bbr2/table4-changing-bandwidth.toml"),
     super::experiment_file!("experiments/bbr2/cellular.toml"),
-    Entry::Rust(bounds::BOUNDS),
+    super::experiment_file!("experiments/bbr2/figs5-6-bounds.toml"),
     super::experiment_file!("experiments/bbr2/table5-dash.toml"),
 ];
 
@@ -39,26 +35,10 @@ fn loss_label(value: &str) -> String {
     }
 }
 
-/// Mean and sample standard deviation of a summary metric over the runs that
-/// match `fixed` (one per seed); NaN when none has it.
-fn stats(runs: &Runs, fixed: &[(&str, &str)], pointer: &str) -> (f64, f64) {
-    runs.over_seeds(fixed, |r| metric(r, pointer)).pair()
-}
-
-/// Mean goodput (bit/s) of flow 0 over the runs that match `fixed`.
-fn mean_goodput(runs: &Runs, fixed: &[(&str, &str)]) -> f64 {
-    stats(runs, fixed, "/flows/0/goodput_bps").0
-}
-
-/// A ratio cell ("7.8x"); "—" when unknown.
-fn times_cell(ratio: f64) -> Cell {
-    Cell::fixed(ratio, 2).with_unit("x")
-}
-
 /// The mean of `points` in consecutive bins of `width` along x, as
 /// `(bin centre, mean)`; empty bins are left out. Smooths per-sample series
 /// (a delivery-rate sample every 100 ms) into readable curves.
-fn bin_mean(points: &[(f64, f64)], width: f64) -> Vec<(f64, f64)> {
+pub(crate) fn bin_mean(points: &[(f64, f64)], width: f64) -> Vec<(f64, f64)> {
     let mut bins: Vec<(f64, f64, usize)> = Vec::new();
     for &(x, y) in points {
         if !(x.is_finite() && y.is_finite()) {
@@ -76,12 +56,6 @@ fn bin_mean(points: &[(f64, f64)], width: f64) -> Vec<(f64, f64)> {
     bins.into_iter()
         .map(|(i, sum, n)| ((i + 0.5) * width, sum / n as f64))
         .collect()
-}
-
-/// The median of the values of `points` whose x lies in `[from, to)`; NaN
-/// when there are none.
-fn median_between(points: &[(f64, f64)], from: f64, to: f64) -> f64 {
-    crate::stats::window_median(points, from, to)
 }
 
 #[cfg(test)]
@@ -103,20 +77,6 @@ mod tests {
             vec![(0.5, 2.0), (1.5, 10.0), (3.5, 4.0)]
         );
         assert!(bin_mean(&[], 1.0).is_empty());
-    }
-
-    #[test]
-    fn median_between_takes_the_window_only() {
-        let points = [
-            (0.0, 100.0),
-            (1.0, 3.0),
-            (2.0, 1.0),
-            (3.0, 2.0),
-            (4.0, 50.0),
-        ];
-        assert_eq!(median_between(&points, 1.0, 4.0), 2.0);
-        assert_eq!(median_between(&points, 1.0, 3.0), 2.0);
-        assert!(median_between(&points, 10.0, 20.0).is_nan());
     }
 
     #[test]
