@@ -6,7 +6,7 @@ use std::time::Duration;
 use cc::Bandwidth;
 use sim::app::dash::DashConfig;
 use sim::app::Application;
-use sim::{Dumbbell, FlowSample, LinkSample, RunResult, Simulation};
+use sim::{Dumbbell, FlowColumn, FlowSample, LinkColumn, LinkSample, RunResult, Simulation};
 
 #[test]
 fn a_summary_and_its_series_rows_read_back_as_they_were_written() {
@@ -44,4 +44,61 @@ fn a_summary_and_its_series_rows_read_back_as_they_were_written() {
         let back: LinkSample = serde_json::from_value(serde_json::to_value(row).unwrap()).unwrap();
         assert_eq!(&back, row);
     }
+}
+
+#[test]
+fn the_series_columns_are_the_rows_fields_by_name_and_value() {
+    let d = Dumbbell::new(Bandwidth::from_mbps(10), Duration::from_millis(40))
+        .duration(Duration::from_secs(3))
+        .flow("bbr")
+        .unwrap();
+    let r = Simulation::new(d.build()).run();
+    let row = r.series.flows.last().unwrap();
+    let json = serde_json::to_value(row).unwrap();
+    let fields = json.as_object().unwrap();
+    // Every numeric field but the row's keys (time, flow) is a column.
+    let numeric: Vec<&str> = fields
+        .iter()
+        .filter(|(k, v)| v.is_number() && !matches!(k.as_str(), "t_s" | "flow"))
+        .map(|(k, _)| k.as_str())
+        .collect();
+    let names: Vec<String> = FlowColumn::ALL
+        .iter()
+        .map(|c| serde_json::to_value(c).unwrap().as_str().unwrap().to_string())
+        .collect();
+    // (JSON objects here keep their keys sorted: compare as sets.)
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(numeric, sorted, "FlowColumn::ALL against FlowSample's fields");
+    for (column, name) in FlowColumn::ALL.iter().zip(&names) {
+        assert_eq!(Some(column.of(row)), fields[name].as_f64(), "{name}");
+        let parsed: FlowColumn = serde_json::from_value(serde_json::json!(name)).unwrap();
+        assert_eq!(parsed, *column);
+    }
+    let flow_points = FlowColumn::Delivered.points(&r.series.flows, 0);
+    assert_eq!(flow_points.len(), r.series.flows.len());
+    assert!(FlowColumn::Delivered.points(&r.series.flows, 1).is_empty());
+
+    let link = r.series.link.last().unwrap();
+    let json = serde_json::to_value(link).unwrap();
+    let fields = json.as_object().unwrap();
+    let numeric: Vec<&str> = fields
+        .keys()
+        .map(String::as_str)
+        .filter(|k| *k != "t_s")
+        .collect();
+    let names: Vec<String> = LinkColumn::ALL
+        .iter()
+        .map(|c| serde_json::to_value(c).unwrap().as_str().unwrap().to_string())
+        .collect();
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(numeric, sorted, "LinkColumn::ALL against LinkSample's fields");
+    for (column, name) in LinkColumn::ALL.iter().zip(&names) {
+        assert_eq!(Some(column.of(link)), fields[name].as_f64(), "{name}");
+    }
+    assert_eq!(
+        LinkColumn::CapacityBps.points(&r.series.link).last(),
+        Some(&(link.t_s, link.capacity_bps))
+    );
 }
