@@ -64,12 +64,21 @@ fn the_series_columns_are_the_rows_fields_by_name_and_value() {
         .collect();
     let names: Vec<String> = FlowColumn::ALL
         .iter()
-        .map(|c| serde_json::to_value(c).unwrap().as_str().unwrap().to_string())
+        .map(|c| {
+            serde_json::to_value(c)
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
         .collect();
     // (JSON objects here keep their keys sorted: compare as sets.)
     let mut sorted = names.clone();
     sorted.sort();
-    assert_eq!(numeric, sorted, "FlowColumn::ALL against FlowSample's fields");
+    assert_eq!(
+        numeric, sorted,
+        "FlowColumn::ALL against FlowSample's fields"
+    );
     for (column, name) in FlowColumn::ALL.iter().zip(&names) {
         assert_eq!(Some(column.of(row)), fields[name].as_f64(), "{name}");
         let parsed: FlowColumn = serde_json::from_value(serde_json::json!(name)).unwrap();
@@ -89,11 +98,20 @@ fn the_series_columns_are_the_rows_fields_by_name_and_value() {
         .collect();
     let names: Vec<String> = LinkColumn::ALL
         .iter()
-        .map(|c| serde_json::to_value(c).unwrap().as_str().unwrap().to_string())
+        .map(|c| {
+            serde_json::to_value(c)
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
         .collect();
     let mut sorted = names.clone();
     sorted.sort();
-    assert_eq!(numeric, sorted, "LinkColumn::ALL against LinkSample's fields");
+    assert_eq!(
+        numeric, sorted,
+        "LinkColumn::ALL against LinkSample's fields"
+    );
     for (column, name) in LinkColumn::ALL.iter().zip(&names) {
         assert_eq!(Some(column.of(link)), fields[name].as_f64(), "{name}");
     }

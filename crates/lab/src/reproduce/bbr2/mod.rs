@@ -55,85 +55,13 @@ fn times_cell(ratio: f64) -> Cell {
     Cell::fixed(ratio, 2).with_unit("x")
 }
 
-/// The mean of `points` in consecutive bins of `width` along x, as
-/// `(bin centre, mean)`; empty bins are left out. Smooths per-sample series
-/// (a delivery-rate sample every 100 ms) into readable curves.
-fn bin_mean(points: &[(f64, f64)], width: f64) -> Vec<(f64, f64)> {
-    let mut bins: Vec<(f64, f64, usize)> = Vec::new();
-    for &(x, y) in points {
-        if !(x.is_finite() && y.is_finite()) {
-            continue;
-        }
-        let index = (x / width).floor();
-        match bins.last_mut() {
-            Some((i, sum, n)) if *i == index => {
-                *sum += y;
-                *n += 1;
-            }
-            _ => bins.push((index, y, 1)),
-        }
-    }
-    bins.into_iter()
-        .map(|(i, sum, n)| ((i + 0.5) * width, sum / n as f64))
-        .collect()
-}
-
-/// The median of the values of `points` whose x lies in `[from, to)`; NaN
-/// when there are none.
-fn median_between(points: &[(f64, f64)], from: f64, to: f64) -> f64 {
-    crate::stats::window_median(points, from, to)
-}
+// The series helpers of the analyses still written in Rust, from the
+// statistics module under the names they use.
+use crate::stats::{bin_mean, window_median as median_between};
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reproduce::data::link_column;
-
-    #[test]
-    fn bin_mean_averages_consecutive_bins_and_skips_empty_ones() {
-        let points = [
-            (0.1, 1.0),
-            (0.5, 3.0),
-            (1.2, 10.0),
-            (3.9, 4.0),
-            (3.1, f64::NAN),
-        ];
-        assert_eq!(
-            bin_mean(&points, 1.0),
-            vec![(0.5, 2.0), (1.5, 10.0), (3.5, 4.0)]
-        );
-        assert!(bin_mean(&[], 1.0).is_empty());
-    }
-
-    #[test]
-    fn median_between_takes_the_window_only() {
-        let points = [
-            (0.0, 100.0),
-            (1.0, 3.0),
-            (2.0, 1.0),
-            (3.0, 2.0),
-            (4.0, 50.0),
-        ];
-        assert_eq!(median_between(&points, 1.0, 4.0), 2.0);
-        assert_eq!(median_between(&points, 1.0, 3.0), 2.0);
-        assert!(median_between(&points, 10.0, 20.0).is_nan());
-    }
-
-    #[test]
-    fn link_column_reads_by_name() {
-        let rows = vec![
-            csv::StringRecord::from(vec!["t_s", "queue_bytes", "capacity_bps"]),
-            csv::StringRecord::from(vec!["0.0", "10", "5e8"]),
-            csv::StringRecord::from(vec!["0.1", "x", "4.5e8"]),
-        ];
-        assert_eq!(
-            link_column(&rows, "capacity_bps"),
-            vec![(0.0, 5e8), (0.1, 4.5e8)]
-        );
-        assert_eq!(link_column(&rows, "queue_bytes"), vec![(0.0, 10.0)]);
-        assert!(link_column(&rows, "nosuch").is_empty());
-        assert!(link_column(&[], "capacity_bps").is_empty());
-    }
 
     #[test]
     fn zero_loss_reads_as_no_loss() {

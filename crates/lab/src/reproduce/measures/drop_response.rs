@@ -25,10 +25,11 @@
 
 use anyhow::Context;
 
-use crate::reproduce::data::{link_column, metric, series_column, Runs};
+use crate::reproduce::data::Runs;
 use crate::reproduce::file::{at_param, number_param, Value};
 use crate::stats::Stat;
 use crate::store::RunRecord;
+use sim::{FlowColumn, LinkColumn};
 
 /// A fall of the link capacity, as the link's time series shows it.
 #[derive(Debug, Clone, PartialEq)]
@@ -109,13 +110,13 @@ struct Params {
 /// One value per capacity drop of a run (`None`: the run has no series or
 /// no base RTT).
 fn per_drop(runs: &Runs, record: &RunRecord, p: Params) -> Option<Vec<f64>> {
-    let flows = runs.flow_series(record).ok()?;
-    let link = runs.link_series(record).ok()?;
-    let base_rtt = metric(record, "/flows/0/base_rtt_ms")?;
-    let drops = capacity_drops(&link_column(&link, "capacity_bps"));
+    let flows = runs.flow_rows(record).ok()?;
+    let link = runs.link_rows(record).ok()?;
+    let base_rtt = record.result().ok()?.flows.first()?.base_rtt_ms;
+    let drops = capacity_drops(&LinkColumn::CapacityBps.points(&link));
     Some(match p.gives {
         Gives::Lag => {
-            let estimate = series_column(&flows, 0, "bw_estimate_bps");
+            let estimate = FlowColumn::BwEstimateBps.points(&flows, 0);
             drops
                 .iter()
                 .map(|d| {
@@ -125,14 +126,14 @@ fn per_drop(runs: &Runs, record: &RunRecord, p: Params) -> Option<Vec<f64>> {
                 .collect()
         }
         Gives::Inflated => {
-            let rtt = series_column(&flows, 0, "latest_rtt_ms");
+            let rtt = FlowColumn::LatestRttMs.points(&flows, 0);
             drops
                 .iter()
                 .map(|d| time_above(&rtt, d.at, d.until, p.rtt_above * base_rtt))
                 .collect()
         }
         Gives::PeakRtt => {
-            let rtt = series_column(&flows, 0, "latest_rtt_ms");
+            let rtt = FlowColumn::LatestRttMs.points(&flows, 0);
             drops
                 .iter()
                 .map(|d| {
@@ -266,15 +267,5 @@ mod tests {
         assert_eq!(time_above(&s, 0.0, 10.0, 2.0), 4.0);
         assert_eq!(time_above(&s, 0.0, 5.0, 2.0), 3.0);
         assert_eq!(time_above(&s, 2.5, 10.0, 2.0), 2.0);
-    }
-
-    #[test]
-    fn link_column_reads_by_name() {
-        let rows = vec![
-            csv::StringRecord::from(vec!["t_s", "queue_bytes", "capacity_bps"]),
-            csv::StringRecord::from(vec!["0.5", "10", "4e7"]),
-        ];
-        assert_eq!(link_column(&rows, "capacity_bps"), vec![(0.5, 4e7)]);
-        assert!(link_column(&rows, "nosuch").is_empty());
     }
 }
