@@ -54,69 +54,51 @@ fn the_series_columns_are_the_rows_fields_by_name_and_value() {
         .unwrap();
     let r = Simulation::new(d.build()).run();
     let row = r.series.flows.last().unwrap();
-    let json = serde_json::to_value(row).unwrap();
-    let fields = json.as_object().unwrap();
-    // Every numeric field but the row's keys (time, flow) is a column.
-    let numeric: Vec<&str> = fields
-        .iter()
-        .filter(|(k, v)| v.is_number() && !matches!(k.as_str(), "t_s" | "flow"))
-        .map(|(k, _)| k.as_str())
-        .collect();
-    let names: Vec<String> = FlowColumn::ALL
-        .iter()
-        .map(|c| {
-            serde_json::to_value(c)
-                .unwrap()
-                .as_str()
-                .unwrap()
-                .to_string()
-        })
-        .collect();
-    // (JSON objects here keep their keys sorted: compare as sets.)
-    let mut sorted = names.clone();
-    sorted.sort();
-    assert_eq!(
-        numeric, sorted,
-        "FlowColumn::ALL against FlowSample's fields"
-    );
-    for (column, name) in FlowColumn::ALL.iter().zip(&names) {
-        assert_eq!(Some(column.of(row)), fields[name].as_f64(), "{name}");
-        let parsed: FlowColumn = serde_json::from_value(serde_json::json!(name)).unwrap();
-        assert_eq!(parsed, *column);
-    }
-    let flow_points = FlowColumn::Delivered.points(&r.series.flows, 0);
-    assert_eq!(flow_points.len(), r.series.flows.len());
-    assert!(FlowColumn::Delivered.points(&r.series.flows, 1).is_empty());
-
+    check_columns(row, &FlowColumn::ALL, |c| c.of(row), &["t_s", "flow"]);
     let link = r.series.link.last().unwrap();
-    let json = serde_json::to_value(link).unwrap();
-    let fields = json.as_object().unwrap();
-    let numeric: Vec<&str> = fields
-        .keys()
-        .map(String::as_str)
-        .filter(|k| *k != "t_s")
-        .collect();
-    let names: Vec<String> = LinkColumn::ALL
-        .iter()
-        .map(|c| {
-            serde_json::to_value(c)
-                .unwrap()
-                .as_str()
-                .unwrap()
-                .to_string()
-        })
-        .collect();
-    let mut sorted = names.clone();
-    sorted.sort();
+    check_columns(link, &LinkColumn::ALL, |c| c.of(link), &["t_s"]);
     assert_eq!(
-        numeric, sorted,
-        "LinkColumn::ALL against LinkSample's fields"
+        FlowColumn::Delivered.points(&r.series.flows, 0).len(),
+        r.series.flows.len()
     );
-    for (column, name) in LinkColumn::ALL.iter().zip(&names) {
-        assert_eq!(Some(column.of(link)), fields[name].as_f64(), "{name}");
-    }
+    assert!(FlowColumn::Delivered.points(&r.series.flows, 1).is_empty());
     assert_eq!(
         LinkColumn::CapacityBps.points(&r.series.link).last(),
         Some(&(link.t_s, link.capacity_bps))
     );
+}
+
+/// Every numeric field of the serialised `row` but its `keys` is one of
+/// `all` by name (and each name parses back to its column), with the
+/// value `of` gives.
+fn check_columns<R, C>(row: &R, all: &[C], of: impl Fn(C) -> f64, keys: &[&str])
+where
+    R: serde::Serialize,
+    C: serde::Serialize + serde::de::DeserializeOwned + Copy + PartialEq + std::fmt::Debug,
+{
+    let json = serde_json::to_value(row).unwrap();
+    let fields = json.as_object().unwrap();
+    // (JSON objects here keep their keys sorted: compare as sets.)
+    let numeric: Vec<&str> = fields
+        .iter()
+        .filter(|(k, v)| v.is_number() && !keys.contains(&k.as_str()))
+        .map(|(k, _)| k.as_str())
+        .collect();
+    let mut names: Vec<String> = all
+        .iter()
+        .map(|c| {
+            serde_json::to_value(c)
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    for (column, name) in all.iter().zip(&names) {
+        assert_eq!(Some(of(*column)), fields[name].as_f64(), "{name}");
+        let parsed: C = serde_json::from_value(serde_json::json!(name)).unwrap();
+        assert_eq!(parsed, *column);
+    }
+    names.sort();
+    assert_eq!(numeric, names, "the columns against the row's fields");
 }

@@ -201,7 +201,10 @@ fn row_name(path: &std::path::Path, index: usize) -> String {
     }
 }
 
-/// A summary metric by JSON pointer (e.g. `/flows/0/goodput_bps`).
+/// A summary metric by JSON pointer (e.g. `/flows/0/goodput_bps`); used
+/// only by the Rust experiments still being moved to files (the others
+/// read the fields of [`RunRecord::result`], or an experiment file's
+/// metric names, which map to those fields in one place).
 pub fn metric(record: &RunRecord, pointer: &str) -> Option<f64> {
     record.summary.pointer(pointer).and_then(Value::as_f64)
 }

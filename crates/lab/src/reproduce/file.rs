@@ -4610,27 +4610,17 @@ to_s = inf
         assert!(e.contains("unknown variant `controllers`"), "{e}");
         // A column the series file does not have is refused when the file
         // is read, naming the line, the key and the valid columns.
-        let e = error(
-            r#"
-[[measure]]
-id = "cwnd"
-kind = "window_mean"
-series = { column = "cwnd_bytes" }
-from_s = 0.0
-to_s = inf
-"#,
-        );
+        let measure = "\n[[measure]]\nid = \"cwnd\"\nkind = \"window_mean\"\n";
+        let e = error(&format!(
+            "{measure}series = {{ column = \"cwnd_bytes\" }}\nfrom_s = 0.0\nto_s = inf\n"
+        ));
         assert!(e.starts_with("t.toml: column (line 9): "), "{e}");
         assert!(e.contains("unknown variant `cwnd_bytes`"), "{e}");
         assert!(e.contains("`cwnd`, `inflight`"), "{e}");
-        let e = error(
-            r#"
-[[timeline]]
-title = "Over time"
-y_label = "y"
-lines = [{ label = "queue", series = { column = "queue", flow = "link" } }]
-"#,
-        );
+        let line = r#"{ label = "queue", series = { column = "queue", flow = "link" } }"#;
+        let e = error(&format!(
+            "\n[[timeline]]\ntitle = \"Over time\"\ny_label = \"y\"\nlines = [{line}]\n"
+        ));
         // (On one line with other keys, the error points at its column.)
         assert!(e.starts_with("t.toml (line 9, column "), "{e}");
         assert!(

@@ -40,7 +40,8 @@ fn loss_label(value: &str) -> String {
 }
 
 /// Mean and sample standard deviation of a summary metric over the runs that
-/// match `fixed` (one per seed); NaN when none has it.
+/// match `fixed` (one per seed); NaN when none has it. Used only by the
+/// Rust experiments still being moved to files.
 fn stats(runs: &Runs, fixed: &[(&str, &str)], pointer: &str) -> (f64, f64) {
     runs.over_seeds(fixed, |r| metric(r, pointer)).pair()
 }
