@@ -3567,38 +3567,26 @@ measure = "like"
         String::from_utf8(w.into_inner().unwrap()).unwrap()
     }
 
+    /// A row of the `keys` (name and text) and every one of `columns` at 0.
+    fn zeros<C: serde::Serialize>(columns: &[C], keys: &[(&str, &str)]) -> serde_json::Value {
+        let mut row: serde_json::Map<String, serde_json::Value> = keys
+            .iter()
+            .map(|(k, v)| (k.to_string(), serde_json::json!(v)))
+            .collect();
+        for c in columns {
+            let name = serde_json::to_value(c).unwrap();
+            row.insert(name.as_str().unwrap().to_string(), serde_json::json!(0));
+        }
+        serde_json::Value::Object(row)
+    }
+
     fn complete_flows(partial: &str) -> String {
-        let zero = sim::FlowSample {
-            t_s: 0.0,
-            flow: 0,
-            cwnd: 0,
-            inflight: 0,
-            pacing_rate_bps: 0.0,
-            delivery_rate_bps: 0.0,
-            bw_estimate_bps: 0.0,
-            min_rtt_ms: 0.0,
-            srtt_ms: 0.0,
-            latest_rtt_ms: 0.0,
-            mode: "startup",
-            pacing_gain: 0.0,
-            cwnd_gain: 0.0,
-            delivered: 0,
-            retransmitted: 0,
-            lost: 0,
-            padding: 0,
-            controller: Vec::new(),
-        };
-        complete_series(partial, zero)
+        let keys = [("t_s", "0"), ("flow", "0"), ("mode", "startup")];
+        complete_series(partial, zeros(&sim::FlowColumn::ALL, &keys))
     }
 
     fn complete_link(partial: &str) -> String {
-        let zero = sim::LinkSample {
-            t_s: 0.0,
-            queue_bytes: 0,
-            capacity_bps: 0.0,
-            forwarded: 0,
-        };
-        complete_series(partial, zero)
+        complete_series(partial, zeros(&sim::LinkColumn::ALL, &[("t_s", "0")]))
     }
 
     const HEAD: &str = r#"
