@@ -5,7 +5,7 @@ use std::fs;
 use std::path::Path;
 
 use anyhow::Context;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sim::RunResult;
 
 use crate::table::{self, Format};
@@ -93,7 +93,7 @@ pub fn write_series(dir: &Path, result: &RunResult, format: Format) -> anyhow::R
                 .map(move |&(name, value)| ControllerRow {
                     t_s: s.t_s,
                     flow: s.flow,
-                    name,
+                    name: name.into(),
                     value,
                 })
         }),
@@ -101,13 +101,18 @@ pub fn write_series(dir: &Path, result: &RunResult, format: Format) -> anyhow::R
     Ok(())
 }
 
-/// One series_controller row: a controller state variable at one instant.
-#[derive(Serialize)]
-struct ControllerRow {
-    t_s: f64,
-    flow: usize,
-    name: &'static str,
-    value: f64,
+/// One series_controller row: a controller state variable at one instant
+/// (written from a run's samples, read back by the experiments' measures).
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+pub struct ControllerRow {
+    /// Time, seconds.
+    pub t_s: f64,
+    /// Flow index.
+    pub flow: usize,
+    /// The variable's name (`Snapshot::extra`, e.g. `inflight_hi`).
+    pub name: std::borrow::Cow<'static, str>,
+    /// Its value.
+    pub value: f64,
 }
 
 fn write(dir: &Path, name: &str, content: String) -> anyhow::Result<()> {

@@ -1,7 +1,8 @@
 //! Statistics over runs and time series, in one place: mean and sample
 //! standard deviation over seeds, median and quantiles, an empirical CDF,
-//! the mean or median of a series over a time window, and the first time a
-//! series crosses a level. Non-finite values are left out everywhere; an
+//! the mean or median of a series over a time window, a series binned (the
+//! mean per bin, a counter's rate per bin), and the first time a series
+//! crosses a level. Non-finite values are left out everywhere; an
 //! empty input gives NaN (or an empty CDF, or `None` for a crossing).
 
 /// Mean and sample standard deviation (`(NaN, NaN)` without values, sd 0
@@ -224,6 +225,29 @@ pub fn binned_rate(cumulative: &[(f64, f64)], bin_s: f64) -> Vec<(f64, f64)> {
     out
 }
 
+/// The mean of `points` in consecutive bins of `width` along x, as
+/// `(bin centre, mean)`; empty bins are left out. Smooths per-sample series
+/// (a delivery-rate sample every 100 ms) into readable curves.
+pub fn bin_mean(points: &[(f64, f64)], width: f64) -> Vec<(f64, f64)> {
+    let mut bins: Vec<(f64, f64, usize)> = Vec::new();
+    for &(x, y) in points {
+        if !(x.is_finite() && y.is_finite()) {
+            continue;
+        }
+        let index = (x / width).floor();
+        match bins.last_mut() {
+            Some((i, sum, n)) if *i == index => {
+                *sum += y;
+                *n += 1;
+            }
+            _ => bins.push((index, y, 1)),
+        }
+    }
+    bins.into_iter()
+        .map(|(i, sum, n)| ((i + 0.5) * width, sum / n as f64))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -314,5 +338,21 @@ mod tests {
 
     fn close_to(a: f64, b: f64) -> bool {
         (a - b).abs() < 1e-9
+    }
+
+    #[test]
+    fn bin_mean_averages_consecutive_bins_and_skips_empty_ones() {
+        let points = [
+            (0.1, 1.0),
+            (0.5, 3.0),
+            (1.2, 10.0),
+            (3.9, 4.0),
+            (3.1, f64::NAN),
+        ];
+        assert_eq!(
+            bin_mean(&points, 1.0),
+            vec![(0.5, 2.0), (1.5, 10.0), (3.5, 4.0)]
+        );
+        assert!(bin_mean(&[], 1.0).is_empty());
     }
 }

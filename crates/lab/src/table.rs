@@ -19,7 +19,10 @@
 //! alike (tests/data holds two of the old files). They lack only the
 //! `ARROW:schema` metadata, so pyarrow reads text columns as `string`
 //! where it read `large_string`. Reading goes row by row through the
-//! crate's record API, each value printed as the CSV writer prints it.
+//! crate's record API: [`read_rows`] turns each row's typed values back
+//! into the serde row type that wrote them (the `cells` glue run in
+//! reverse), and [`read_records`] prints each value as the CSV writer
+//! prints it, for readers that want text.
 //! Dropping Arrow (arrow-array, arrow-cast, arrow-select, arrow-ipc, ...,
 //! serde_arrow) cut the first build's CPU time by a third (docs/BENCHMARKS.md).
 
@@ -38,6 +41,7 @@ use parquet::file::serialized_reader::SerializedFileReader;
 use parquet::file::writer::{SerializedColumnWriter, SerializedFileWriter};
 use parquet::record::Field;
 use parquet::schema::types::Type;
+use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use cells::{Cell, Column};
@@ -356,6 +360,48 @@ fn read_csv(path: &Path) -> anyhow::Result<Vec<csv::StringRecord>> {
 }
 
 fn read_parquet(path: &Path) -> anyhow::Result<Vec<csv::StringRecord>> {
+    let (names, cells) = read_parquet_cells(path)?;
+    let mut rows = vec![names.iter().collect::<csv::StringRecord>()];
+    rows.extend(
+        cells
+            .into_iter()
+            .map(|row| row.iter().map(Cell::text).collect::<csv::StringRecord>()),
+    );
+    Ok(rows)
+}
+
+/// Reads a table file (by its extension: `.parquet` or `.csv`) as rows of
+/// type `T`, the type that wrote it: CSV through csv's serde reader,
+/// Parquet through its typed values (numbers are not printed and parsed
+/// again). A row that does not fit `T` (a missing column, a cell of the
+/// wrong type, a short CSV line) is an error naming the file and the row:
+/// its line in CSV, its row (from 1) in Parquet.
+pub fn read_rows<T: DeserializeOwned>(path: &Path) -> anyhow::Result<Vec<T>> {
+    let read = if path.extension().is_some_and(|e| e == "parquet") {
+        read_parquet_cells(path).and_then(|(names, rows)| {
+            rows.into_iter()
+                .enumerate()
+                .map(|(n, row)| {
+                    cells::row(&names, row).map_err(|e| anyhow::anyhow!("row {}: {e}", n + 1))
+                })
+                .collect()
+        })
+    } else {
+        csv::Reader::from_path(path)
+            .map_err(anyhow::Error::from)
+            .and_then(|mut reader| {
+                reader
+                    .deserialize()
+                    .enumerate()
+                    .map(|(i, row)| row.with_context(|| format!("line {}", i + 2)))
+                    .collect()
+            })
+    };
+    read.with_context(|| format!("cannot read {}", path.display()))
+}
+
+/// A Parquet table's column names and its rows of typed cells.
+fn read_parquet_cells(path: &Path) -> anyhow::Result<(Vec<String>, Vec<Vec<Cell>>)> {
     let file = File::open(path)?;
     let reader = SerializedFileReader::new(file).context("not a Parquet file")?;
     let schema = reader.metadata().file_metadata().schema();
@@ -365,36 +411,41 @@ fn read_parquet(path: &Path) -> anyhow::Result<Vec<csv::StringRecord>> {
             nested.name()
         );
     }
-    let header: csv::StringRecord = schema.get_fields().iter().map(|f| f.name()).collect();
-    let mut rows = vec![header];
+    let names = schema
+        .get_fields()
+        .iter()
+        .map(|f| f.name().to_string())
+        .collect();
+    let mut rows = Vec::new();
     for (n, row) in reader.get_row_iter(None)?.enumerate() {
         let row = row.with_context(|| format!("row {}", n + 1))?;
-        let record = row
+        let cells = row
             .get_column_iter()
-            .map(|(name, value)| field_text(value).with_context(|| format!("column {name}")))
-            .collect::<anyhow::Result<csv::StringRecord>>()?;
-        rows.push(record);
+            .map(|(name, value)| field_cell(value).with_context(|| format!("column {name}")))
+            .collect::<anyhow::Result<Vec<Cell>>>()?;
+        rows.push(cells);
     }
-    Ok(rows)
+    Ok((names, rows))
 }
 
-/// A value as text, as the CSV writer would have printed it; null is
-/// empty.
-fn field_text(value: &Field) -> anyhow::Result<String> {
+/// A Parquet value as a cell of its type; a 32-bit float is widened
+/// (through its shortest text, so that it prints as the CSV writer printed
+/// it).
+fn field_cell(value: &Field) -> anyhow::Result<Cell> {
     Ok(match value {
-        Field::Null => String::new(),
-        Field::Bool(v) => v.to_string(),
-        Field::Double(v) => v.to_string(),
-        Field::Float(v) => v.to_string(),
-        Field::Long(v) => v.to_string(),
-        Field::Int(v) => v.to_string(),
-        Field::Short(v) => v.to_string(),
-        Field::Byte(v) => v.to_string(),
-        Field::ULong(v) => v.to_string(),
-        Field::UInt(v) => v.to_string(),
-        Field::UShort(v) => v.to_string(),
-        Field::UByte(v) => v.to_string(),
-        Field::Str(v) => v.clone(),
+        Field::Null => Cell::Null,
+        Field::Bool(v) => Cell::Bool(*v),
+        Field::Double(v) => Cell::F64(*v),
+        Field::Float(v) => Cell::F64(v.to_string().parse()?),
+        Field::Long(v) => Cell::I64(*v),
+        Field::Int(v) => Cell::I64((*v).into()),
+        Field::Short(v) => Cell::I64((*v).into()),
+        Field::Byte(v) => Cell::I64((*v).into()),
+        Field::ULong(v) => Cell::U64(*v),
+        Field::UInt(v) => Cell::U64((*v).into()),
+        Field::UShort(v) => Cell::U64((*v).into()),
+        Field::UByte(v) => Cell::U64((*v).into()),
+        Field::Str(v) => Cell::Str(v.clone()),
         other => anyhow::bail!("unsupported value {other} (expected numbers, text or booleans)"),
     })
 }
@@ -403,11 +454,11 @@ fn field_text(value: &Field) -> anyhow::Result<String> {
 mod tests {
     use super::*;
 
-    #[derive(Serialize)]
+    #[derive(Debug, Serialize, serde::Deserialize)]
     struct Row {
         t_s: f64,
         flow: usize,
-        mode: &'static str,
+        mode: std::borrow::Cow<'static, str>,
         cwnd: u64,
         rate: f64,
     }
@@ -417,7 +468,7 @@ mod tests {
             .map(|i| Row {
                 t_s: i as f64 * 0.01,
                 flow: i % 2,
-                mode: if i < 100 { "startup" } else { "probe_bw" },
+                mode: if i < 100 { "startup" } else { "probe_bw" }.into(),
                 cwnd: 14_600 + i as u64,
                 rate: if i == 3 {
                     f64::NAN
@@ -456,6 +507,84 @@ mod tests {
         assert!(!dir.join("s.csv").exists());
         assert_eq!(find(&dir, "s").unwrap().extension().unwrap(), "parquet");
         assert_eq!(find(&dir, "absent"), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    enum Mode {
+        Startup,
+        ProbeBw,
+    }
+
+    /// The cell types `Row` lacks: a unit variant, a signed integer, an
+    /// optional text, a boolean (under another name).
+    #[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
+    struct Other {
+        mode: Mode,
+        delta: i64,
+        note: Option<String>,
+        #[serde(rename = "ok")]
+        app_limited: bool,
+    }
+
+    #[test]
+    fn typed_rows_read_back_as_written_from_both_formats() {
+        let dir = temp("typed");
+        let others: Vec<Other> = (0..50)
+            .map(|i| Other {
+                mode: if i < 10 { Mode::Startup } else { Mode::ProbeBw },
+                delta: 5 - i,
+                note: (i % 4 == 0).then(|| format!("n{i}")),
+                app_limited: i % 2 == 0,
+            })
+            .collect();
+        for format in Format::ALL {
+            let path = write(&dir, "o", format, others.iter()).unwrap();
+            assert_eq!(read_rows::<Other>(&path).unwrap(), others, "{format}");
+            // Numbers read typed are the numbers written (NaN included),
+            // and the numbers the text reader gives.
+            let path = write(&dir, "s", format, rows().into_iter()).unwrap();
+            let back: Vec<Row> = read_rows(&path).unwrap();
+            assert_eq!(format!("{back:?}"), format!("{:?}", rows()), "{format}");
+            let text = read_records(&path).unwrap();
+            let number = |cell: &str| format!("{:?}", cell.parse::<f64>().unwrap());
+            for (row, record) in back.iter().zip(&text[1..]) {
+                assert_eq!(format!("{:?}", row.t_s), number(&record[0]));
+                assert_eq!(format!("{:?}", row.rate), number(&record[4]));
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn typed_rows_that_do_not_fit_are_errors_naming_file_and_row() {
+        let dir = temp("typed-bad");
+        let err = |path: &Path| format!("{:#}", read_rows::<Other>(path).unwrap_err());
+        // A truncated CSV line.
+        let path = dir.join("short.csv");
+        std::fs::write(&path, "mode,delta,note,ok\nstartup,2,,true\nstartup,3\n").unwrap();
+        let e = err(&path);
+        assert!(e.contains("short.csv") && e.contains("line 3"), "{e}");
+        // A garbled CSV cell.
+        std::fs::write(&path, "mode,delta,note,ok\nstartup,x,,true\n").unwrap();
+        let e = err(&path);
+        assert!(e.contains("line 2"), "{e}");
+        // A Parquet file without a column the type needs.
+        let path = write(&dir, "other", Format::Parquet, rows().into_iter()).unwrap();
+        let e = err(&path);
+        assert!(
+            e.contains("other.parquet") && e.contains("row 1") && e.contains("missing field"),
+            "{e}"
+        );
+        // A Parquet column of the wrong type (text where a number belongs).
+        #[derive(serde::Deserialize, Debug)]
+        struct ModeAsNumber {
+            #[allow(dead_code)]
+            mode: u64,
+        }
+        let e = format!("{:#}", read_rows::<ModeAsNumber>(&path).unwrap_err());
+        assert!(e.contains("row 1") && e.contains("invalid type"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

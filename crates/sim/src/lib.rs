@@ -30,6 +30,7 @@ pub use cc::derive_seed;
 pub use config::{AckPolicy, CopilotConfig, FlowConfig, SimConfig, TransportConfig};
 pub use recorder::{DelayHistogram, RootMeanSquare};
 pub use results::{
-    FlowSample, FlowSummary, LinkSample, LinkSummary, LostSplit, Percentiles, RunResult, Series,
+    FlowColumn, FlowSample, FlowSummary, LinkColumn, LinkSample, LinkSummary, LostSplit,
+    Percentiles, RunResult, Series,
 };
 pub use simulation::Simulation;

@@ -221,6 +221,130 @@ pub struct LinkSample {
     pub forwarded: u64,
 }
 
+/// A numeric column of the flows' series (`series_flows`), by the name the
+/// series file gives it: what an experiment file's `column = "..."` names,
+/// parsed once when the file is read. The names are [`FlowSample`]'s field
+/// names (serde's `snake_case` of the variants), and a test serialises a
+/// sample and checks every column's name and value against it, so a field
+/// cannot be renamed on one side only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FlowColumn {
+    /// [`FlowSample::cwnd`].
+    Cwnd,
+    /// [`FlowSample::inflight`].
+    Inflight,
+    /// [`FlowSample::pacing_rate_bps`].
+    PacingRateBps,
+    /// [`FlowSample::delivery_rate_bps`].
+    DeliveryRateBps,
+    /// [`FlowSample::bw_estimate_bps`].
+    BwEstimateBps,
+    /// [`FlowSample::min_rtt_ms`].
+    MinRttMs,
+    /// [`FlowSample::srtt_ms`].
+    SrttMs,
+    /// [`FlowSample::latest_rtt_ms`].
+    LatestRttMs,
+    /// [`FlowSample::pacing_gain`].
+    PacingGain,
+    /// [`FlowSample::cwnd_gain`].
+    CwndGain,
+    /// [`FlowSample::delivered`].
+    Delivered,
+    /// [`FlowSample::retransmitted`].
+    Retransmitted,
+    /// [`FlowSample::lost`].
+    Lost,
+    /// [`FlowSample::padding`].
+    Padding,
+}
+
+impl FlowColumn {
+    /// Every column, in the series file's order.
+    pub const ALL: [FlowColumn; 14] = [
+        FlowColumn::Cwnd,
+        FlowColumn::Inflight,
+        FlowColumn::PacingRateBps,
+        FlowColumn::DeliveryRateBps,
+        FlowColumn::BwEstimateBps,
+        FlowColumn::MinRttMs,
+        FlowColumn::SrttMs,
+        FlowColumn::LatestRttMs,
+        FlowColumn::PacingGain,
+        FlowColumn::CwndGain,
+        FlowColumn::Delivered,
+        FlowColumn::Retransmitted,
+        FlowColumn::Lost,
+        FlowColumn::Padding,
+    ];
+
+    /// The column's value in `sample` (counters and byte counts as `f64`).
+    pub fn of(self, sample: &FlowSample) -> f64 {
+        match self {
+            FlowColumn::Cwnd => sample.cwnd as f64,
+            FlowColumn::Inflight => sample.inflight as f64,
+            FlowColumn::PacingRateBps => sample.pacing_rate_bps,
+            FlowColumn::DeliveryRateBps => sample.delivery_rate_bps,
+            FlowColumn::BwEstimateBps => sample.bw_estimate_bps,
+            FlowColumn::MinRttMs => sample.min_rtt_ms,
+            FlowColumn::SrttMs => sample.srtt_ms,
+            FlowColumn::LatestRttMs => sample.latest_rtt_ms,
+            FlowColumn::PacingGain => sample.pacing_gain,
+            FlowColumn::CwndGain => sample.cwnd_gain,
+            FlowColumn::Delivered => sample.delivered as f64,
+            FlowColumn::Retransmitted => sample.retransmitted as f64,
+            FlowColumn::Lost => sample.lost as f64,
+            FlowColumn::Padding => sample.padding as f64,
+        }
+    }
+
+    /// `(t_s, value)` of the column for flow `flow`, in time order.
+    pub fn points(self, samples: &[FlowSample], flow: usize) -> Vec<(f64, f64)> {
+        samples
+            .iter()
+            .filter(|s| s.flow == flow)
+            .map(|s| (s.t_s, self.of(s)))
+            .collect()
+    }
+}
+
+/// A numeric column of the bottleneck's series (`series_link`), by the
+/// name the series file gives it (see [`FlowColumn`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LinkColumn {
+    /// [`LinkSample::queue_bytes`].
+    QueueBytes,
+    /// [`LinkSample::capacity_bps`].
+    CapacityBps,
+    /// [`LinkSample::forwarded`].
+    Forwarded,
+}
+
+impl LinkColumn {
+    /// Every column, in the series file's order.
+    pub const ALL: [LinkColumn; 3] = [
+        LinkColumn::QueueBytes,
+        LinkColumn::CapacityBps,
+        LinkColumn::Forwarded,
+    ];
+
+    /// The column's value in `sample`.
+    pub fn of(self, sample: &LinkSample) -> f64 {
+        match self {
+            LinkColumn::QueueBytes => sample.queue_bytes as f64,
+            LinkColumn::CapacityBps => sample.capacity_bps,
+            LinkColumn::Forwarded => sample.forwarded as f64,
+        }
+    }
+
+    /// `(t_s, value)` of the column, in time order.
+    pub fn points(self, samples: &[LinkSample]) -> Vec<(f64, f64)> {
+        samples.iter().map(|s| (s.t_s, self.of(s))).collect()
+    }
+}
+
 /// Time series of a run.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Series {

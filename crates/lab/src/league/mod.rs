@@ -281,13 +281,16 @@ impl League {
 
     fn score(&self, out: &Path, plan: &[Planned]) -> anyhow::Result<Vec<ScoreRow>> {
         let store = Store::open(out)?;
-        let summary = |id: &str| -> anyhow::Result<serde_json::Value> {
-            Ok(store
+        let summary = |id: &str| -> anyhow::Result<sim::RunResult> {
+            let record = store
                 .get(id)
-                .with_context(|| format!("{}: run {id} has no record", out.display()))?
-                .summary)
+                .with_context(|| format!("{}: run {id} has no record", out.display()))?;
+            let result = record
+                .result()
+                .with_context(|| format!("{}", store.record_path(id).display()))?;
+            Ok(result.clone())
         };
-        let mut alone: BTreeMap<(usize, &str, u64), serde_json::Value> = BTreeMap::new();
+        let mut alone: BTreeMap<(usize, &str, u64), sim::RunResult> = BTreeMap::new();
         for p in plan.iter().filter(|p| p.cc.is_none()) {
             alone.insert((p.condition, p.point.as_str(), p.seed), summary(&p.id)?);
         }

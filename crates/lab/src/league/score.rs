@@ -1,6 +1,7 @@
 //! The league's scores, each defined once: what it measures, its unit,
 //! which way is better, and where it comes from in a run's summary
-//! (summary.json, `output::summary`).
+//! (summary.json, `output::summary`), read as the simulator's
+//! [`sim::RunResult`].
 //!
 //! A condition names the scores that apply to it (`[league] scores`);
 //! every score is computed on the *subject* flows (those whose controller
@@ -24,7 +25,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use serde_json::Value;
+use sim::{FlowSummary, RunResult};
 
 /// One score of the league.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -122,45 +123,36 @@ impl Score {
     /// The score of one run: `run` its summary, `subjects` the subject
     /// flows' ids, `alone` the summary of the same scenario and seed
     /// without the subject flows (for [`Score::Harm`]).
-    pub fn of(self, run: &Value, subjects: &[usize], alone: Option<&Value>) -> f64 {
-        let flows = flows_of(run);
-        let subject = || {
-            flows.iter().filter(|f| {
-                f["id"]
-                    .as_u64()
-                    .is_some_and(|id| subjects.contains(&(id as usize)))
-            })
-        };
-        let sum = |key: &str| subject().map(|f| num(&f[key])).sum::<f64>();
+    pub fn of(self, run: &RunResult, subjects: &[usize], alone: Option<&RunResult>) -> f64 {
+        let is_subject = |f: &&FlowSummary| subjects.contains(&f.id);
+        let subject = || run.flows.iter().filter(is_subject);
+        let sum = |value: fn(&FlowSummary) -> f64| subject().map(value).sum::<f64>();
+        let goodput = |r: &RunResult| r.flows.iter().map(|f| f.goodput_bps).sum::<f64>();
         match self {
-            Score::Goodput => sum("goodput_bps") / num(&run["link"]["capacity_bps"]),
-            Score::Retx => 100.0 * sum("bytes_retransmitted") / sum("bytes_delivered"),
-            Score::Delay => num(&run["link"]["queue_delay_ms"]["p95"]),
-            Score::Jain => num(&run["jain_index"]),
+            Score::Goodput => sum(|f| f.goodput_bps) / run.link.capacity_bps,
+            Score::Retx => {
+                100.0 * sum(|f| f.bytes_retransmitted as f64) / sum(|f| f.bytes_delivered as f64)
+            }
+            Score::Delay => run.link.queue_delay_ms.p95,
+            Score::Jain => run.jain_index,
             Score::Harm => {
-                let beside: f64 = flows
+                let beside: f64 = run
+                    .flows
                     .iter()
-                    .filter(|f| {
-                        !f["id"]
-                            .as_u64()
-                            .is_some_and(|id| subjects.contains(&(id as usize)))
-                    })
-                    .map(|f| num(&f["goodput_bps"]))
+                    .filter(|f| !is_subject(f))
+                    .map(|f| f.goodput_bps)
                     .sum();
-                let alone: f64 = alone.map_or(f64::NAN, |a| {
-                    flows_of(a).iter().map(|f| num(&f["goodput_bps"])).sum()
-                });
-                crate::stats::harm(alone, beside)
+                crate::stats::harm(alone.map_or(f64::NAN, goodput), beside)
             }
             Score::FrameDelay => subject()
-                .map(|f| num(&f["live"]["frame_delay_ms"]["p95"]))
+                .map(|f| f.live.as_ref().map_or(f64::NAN, |l| l.frame_delay_ms.p95))
                 .fold(f64::NAN, f64::max),
             Score::Startup => {
                 // A controller with a Startup records its peak pacing
                 // rate there; one without (CUBIC, Reno) records null.
                 let has_startup: Vec<bool> = subject()
-                    .filter(|f| !f["startup_peak_pacing_bps"].is_null())
-                    .map(|f| !f["startup_exit_s"].is_null())
+                    .filter(|f| f.startup_peak_pacing_bps.is_some())
+                    .map(|f| f.startup_exit_s.is_some())
                     .collect();
                 if has_startup.is_empty() {
                     f64::NAN
@@ -169,12 +161,12 @@ impl Score {
                 }
             }
             Score::Qoe => {
-                let q: Vec<f64> = subject().map(|f| num(&f["dash"]["qoe_lin"])).collect();
+                let q: Vec<f64> = subject()
+                    .map(|f| f.dash.as_ref().map_or(f64::NAN, |d| d.qoe_lin))
+                    .collect();
                 crate::stats::mean_sd(&q).0
             }
-            Score::Share => {
-                sum("goodput_bps") / flows.iter().map(|f| num(&f["goodput_bps"])).sum::<f64>()
-            }
+            Score::Share => sum(|f| f.goodput_bps) / goodput(run),
         }
     }
 }
@@ -205,40 +197,58 @@ pub fn names() -> String {
         .join(", ")
 }
 
-fn flows_of(run: &Value) -> Vec<&Value> {
-    run["flows"]
-        .as_array()
-        .map(|a| a.iter().collect())
-        .unwrap_or_default()
-}
-
-fn num(v: &Value) -> f64 {
-    v.as_f64().unwrap_or(f64::NAN)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn run(flows: Value) -> Value {
-        serde_json::json!({
-            "link": {"capacity_bps": 10e6, "queue_delay_ms": {"p95": 12.5}},
-            "jain_index": 0.8,
-            "flows": flows,
-        })
+    /// A run of three flows (two BBR, one CUBIC) on a 10 Mbit/s link,
+    /// its numbers then set by `set`.
+    fn run(set: impl FnOnce(&mut RunResult)) -> RunResult {
+        let mut r = sim::Simulation::new(
+            sim::Dumbbell::new(
+                cc::Bandwidth::from_mbps(10),
+                std::time::Duration::from_millis(20),
+            )
+            .duration(std::time::Duration::from_millis(300))
+            .flow("bbr")
+            .unwrap()
+            .flow("bbr")
+            .unwrap()
+            .flow("cubic")
+            .unwrap()
+            .build(),
+        )
+        .run();
+        r.link.capacity_bps = 10e6;
+        r.link.queue_delay_ms.p95 = 12.5;
+        r.jain_index = 0.8;
+        set(&mut r);
+        r
     }
 
     #[test]
     fn scores_read_the_subject_flows_of_a_summary() {
-        let r = run(serde_json::json!([
-            {"id": 0, "goodput_bps": 6e6, "bytes_retransmitted": 10, "bytes_delivered": 1000,
-             "startup_exit_s": 0.5, "startup_peak_pacing_bps": 2e7},
-            {"id": 1, "goodput_bps": 3e6, "bytes_retransmitted": 0, "bytes_delivered": 500,
-             "startup_exit_s": null, "startup_peak_pacing_bps": 2e7},
-            {"id": 2, "goodput_bps": 0.0, "bytes_retransmitted": 0, "bytes_delivered": 0,
-             "startup_exit_s": null, "startup_peak_pacing_bps": null},
-        ]));
-        let alone = run(serde_json::json!([{"id": 0, "goodput_bps": 9e6}]));
+        let r = run(|r| {
+            let flows = &mut r.flows;
+            for (f, (goodput, retx, delivered)) in
+                flows
+                    .iter_mut()
+                    .zip([(6e6, 10, 1000), (3e6, 0, 500), (0.0, 0, 0)])
+            {
+                f.goodput_bps = goodput;
+                f.bytes_retransmitted = retx;
+                f.bytes_delivered = delivered;
+                f.live = None;
+                f.dash = None;
+            }
+            (flows[0].startup_exit_s, flows[0].startup_peak_pacing_bps) = (Some(0.5), Some(2e7));
+            (flows[1].startup_exit_s, flows[1].startup_peak_pacing_bps) = (None, Some(2e7));
+            (flows[2].startup_exit_s, flows[2].startup_peak_pacing_bps) = (None, None);
+        });
+        let alone = run(|r| {
+            r.flows.truncate(1);
+            r.flows[0].goodput_bps = 9e6;
+        });
         assert_eq!(Score::Goodput.of(&r, &[0], None), 0.6);
         assert_eq!(Score::Goodput.of(&r, &[0, 1], None), 0.9);
         assert_eq!(Score::Retx.of(&r, &[0], None), 1.0);

@@ -5,7 +5,6 @@
 
 use std::path::Path;
 
-use anyhow::Context;
 use report::{BarGroup, Cell, Figure, Line, Report, Section, Table};
 
 use crate::reproduce::data::Stat;
@@ -26,57 +25,58 @@ pub type Rejected = Vec<(std::path::PathBuf, String)>;
 /// The metrics the page shows, each from a run's summary.
 const METRICS: [Metric; 5] = [
     ("goodput", "total goodput (Mbit/s)", |r| {
-        flows(r)
-            .map(|f| f["goodput_bps"].as_f64().unwrap_or(f64::NAN))
-            .sum::<f64>()
-            / 1e6
+        typed(r, |r| {
+            r.flows.iter().map(|f| f.goodput_bps).sum::<f64>() / 1e6
+        })
     }),
     (
         "retransmission ratio",
         "retransmitted / delivered (%)",
         |r| {
-            let delivered: f64 = flows(r).filter_map(|f| f["bytes_delivered"].as_f64()).sum();
-            let retx: f64 = flows(r)
-                .filter_map(|f| f["bytes_retransmitted"].as_f64())
-                .sum();
-            if delivered > 0.0 {
-                100.0 * retx / delivered
-            } else {
-                f64::NAN
-            }
+            typed(r, |r| {
+                let delivered: f64 = r.flows.iter().map(|f| f.bytes_delivered as f64).sum();
+                let retx: f64 = r.flows.iter().map(|f| f.bytes_retransmitted as f64).sum();
+                if delivered > 0.0 {
+                    100.0 * retx / delivered
+                } else {
+                    f64::NAN
+                }
+            })
         },
     ),
     ("p95 RTT", "worst flow's p95 RTT (ms)", |r| {
-        flows(r)
-            .filter_map(|f| f["rtt_ms"]["p95"].as_f64())
-            .fold(f64::NAN, f64::max)
+        typed(r, |r| {
+            r.flows
+                .iter()
+                .map(|f| f.rtt_ms.p95)
+                .fold(f64::NAN, f64::max)
+        })
     }),
     ("utilization", "link utilization (%)", |r| {
-        100.0
-            * r.summary["link"]["utilization"]
-                .as_f64()
-                .unwrap_or(f64::NAN)
+        typed(r, |r| 100.0 * r.link.utilization)
     }),
     ("Jain's index", "Jain's index", |r| {
-        r.summary["jain_index"].as_f64().unwrap_or(f64::NAN)
+        typed(r, |r| r.jain_index)
     }),
 ];
 
-fn flows(r: &RunRecord) -> impl Iterator<Item = &serde_json::Value> {
-    r.summary["flows"].as_array().into_iter().flatten()
+/// `f` of a run's typed results; NaN if its summary is not a run result.
+fn typed(r: &RunRecord, f: impl Fn(&sim::RunResult) -> f64) -> f64 {
+    r.result().map_or(f64::NAN, f)
 }
 
 /// The records of the sweep in `dir`, in results.csv's order (the sweep's
 /// order), each checked; unusable ones come back as `(file, why)`.
 pub fn records(dir: &Path) -> anyhow::Result<(Vec<RunRecord>, Rejected)> {
-    let table = dir.join("results.csv");
-    let mut reader = csv::Reader::from_path(&table)
-        .with_context(|| format!("cannot read {}", table.display()))?;
-    let mut ids = Vec::new();
-    for (i, row) in reader.records().enumerate() {
-        let row = row.with_context(|| format!("{}: line {}", table.display(), i + 2))?;
-        ids.push(row.get(0).unwrap_or_default().to_string());
+    /// The column of results.csv the page needs: the run's id.
+    #[derive(serde::Deserialize)]
+    struct Listed {
+        run_id: String,
     }
+    let table = dir.join("results.csv");
+    let ids = crate::table::read_rows::<Listed>(&table)?
+        .into_iter()
+        .map(|row| row.run_id);
     let store = Store::open(dir)?;
     let mut records = Vec::new();
     let mut rejected = Vec::new();
@@ -103,7 +103,8 @@ pub fn page(
 ) -> Report {
     let name = records
         .first()
-        .and_then(|r| r.summary["scenario"].as_str())
+        .and_then(|r| r.result().ok())
+        .map(|r| r.scenario.as_str())
         .unwrap_or("sweep")
         .to_string();
     let points = group(records);
@@ -113,7 +114,7 @@ pub fn page(
         .unwrap_or_default();
     let seeds: std::collections::BTreeSet<u64> = records
         .iter()
-        .filter_map(|r| r.summary["seed"].as_u64())
+        .filter_map(|r| r.result().ok().map(|r| r.seed))
         .collect();
     let mut report = Report::new(
         format!("bbrlab sweep: {name}"),

@@ -57,34 +57,23 @@ impl Runs {
     }
 
     /// Why a run's time series cannot be read, if it cannot: a file is
-    /// missing, a row is short or long (truncated), or a time is not a
-    /// finite, non-decreasing number.
+    /// missing, a row does not fit the simulator's row type (a column is
+    /// missing or garbled, a CSV line is short or long: truncated), or a
+    /// time is not a finite, non-decreasing number.
     fn series_defect(&self, record: &RunRecord) -> Option<(PathBuf, String)> {
-        for name in ["series_flows", "series_link"] {
-            let path = self.series_path(record, name);
-            let rows = match crate::table::read_records(&path) {
-                Ok(rows) => rows,
-                Err(e) => return Some((path, format!("{e:#}"))),
-            };
-            let mut previous = f64::NEG_INFINITY;
-            for (index, row) in rows.iter().enumerate().skip(1) {
-                let t = row.get(0).and_then(|t| t.parse::<f64>().ok());
-                match t {
-                    Some(t) if t.is_finite() && t >= previous => previous = t,
-                    _ => {
-                        let row_name = row_name(&path, index);
-                        return Some((
-                            path,
-                            format!(
-                                "{row_name}: expected a finite time t_s not before the previous row's, got {:?}",
-                                row.get(0).unwrap_or("")
-                            ),
-                        ));
-                    }
-                }
-            }
-        }
-        None
+        let flows = self.series_path(record, "series_flows");
+        let link = self.series_path(record, "series_link");
+        let times = |path: &Path, times: anyhow::Result<Vec<f64>>| match times {
+            Ok(times) => time_defect(path, &times).map(|why| (path.to_path_buf(), why)),
+            Err(e) => Some((path.to_path_buf(), format!("{e:#}"))),
+        };
+        let flow_times = crate::table::read_rows::<sim::FlowSample>(&flows)
+            .map(|rows| rows.iter().map(|r| r.t_s).collect());
+        let link_times = || {
+            crate::table::read_rows::<sim::LinkSample>(&link)
+                .map(|rows| rows.iter().map(|r| r.t_s).collect())
+        };
+        times(&flows, flow_times).or_else(|| times(&link, link_times()))
     }
 
     /// The values of axis `key`.
@@ -125,13 +114,29 @@ impl Runs {
         self.select(fixed).into_iter().next()
     }
 
-    /// A run's time series of flows (`series_flows`), as rows of named columns.
+    /// A run's time series of flows (`series_flows`), as the simulator's
+    /// rows; take a column with [`sim::FlowColumn::points`].
+    pub fn flow_rows(&self, record: &RunRecord) -> anyhow::Result<Vec<sim::FlowSample>> {
+        crate::table::read_rows(&self.series_path(record, "series_flows"))
+    }
+
+    /// A run's time series of the bottleneck (`series_link`), as the
+    /// simulator's rows; take a column with [`sim::LinkColumn::points`].
+    pub fn link_rows(&self, record: &RunRecord) -> anyhow::Result<Vec<sim::LinkSample>> {
+        crate::table::read_rows(&self.series_path(record, "series_link"))
+    }
+
+    /// A run's time series of flows (`series_flows`), as rows of named
+    /// columns of text; used only by the Rust experiments still being moved
+    /// to files (the others read [`Runs::flow_rows`]).
     pub fn flow_series(&self, record: &RunRecord) -> anyhow::Result<Vec<csv::StringRecord>> {
         self.series_file(record, "series_flows")
     }
 
     /// A run's time series of the bottleneck (`series_link`:
-    /// `t_s, queue_bytes, capacity_bps, forwarded`), as rows of named columns.
+    /// `t_s, queue_bytes, capacity_bps, forwarded`), as rows of named
+    /// columns of text; used only by the Rust experiments still being moved
+    /// to files (the others read [`Runs::link_rows`]).
     pub fn link_series(&self, record: &RunRecord) -> anyhow::Result<Vec<csv::StringRecord>> {
         self.series_file(record, "series_link")
     }
@@ -144,12 +149,12 @@ impl Runs {
         flow: usize,
         name: &str,
     ) -> anyhow::Result<Vec<(f64, f64)>> {
-        let rows = self.series_file(record, "series_controller")?;
-        Ok(rows[1..]
-            .iter()
-            .filter(|r| r.get(1).and_then(|f| f.parse::<usize>().ok()) == Some(flow))
-            .filter(|r| r.get(2) == Some(name))
-            .filter_map(|r| Some((r.get(0)?.parse().ok()?, r.get(3)?.parse().ok()?)))
+        let path = self.series_path(record, "series_controller");
+        let rows: Vec<crate::output::ControllerRow> = crate::table::read_rows(&path)?;
+        Ok(rows
+            .into_iter()
+            .filter(|r| r.flow == flow && r.name == name)
+            .map(|r| (r.t_s, r.value))
             .collect())
     }
 
@@ -170,6 +175,22 @@ impl Runs {
     }
 }
 
+/// Why the times of a series' rows (of the file at `path`) are unusable,
+/// if they are: a time that is not finite or runs backwards.
+fn time_defect(path: &Path, times: &[f64]) -> Option<String> {
+    let mut previous = f64::NEG_INFINITY;
+    for (index, &t) in times.iter().enumerate() {
+        if !(t.is_finite() && t >= previous) {
+            let row_name = row_name(path, index + 1);
+            return Some(format!(
+                "{row_name}: expected a finite time t_s not before the previous row's, got {t:?}"
+            ));
+        }
+        previous = t;
+    }
+    None
+}
+
 /// How to name data row `index` (1 = the first after the header) of a
 /// table file: its line in a CSV file, its row in a Parquet one.
 fn row_name(path: &std::path::Path, index: usize) -> String {
@@ -180,7 +201,10 @@ fn row_name(path: &std::path::Path, index: usize) -> String {
     }
 }
 
-/// A summary metric by JSON pointer (e.g. `/flows/0/goodput_bps`).
+/// A summary metric by JSON pointer (e.g. `/flows/0/goodput_bps`); used
+/// only by the Rust experiments still being moved to files (the others
+/// read the fields of [`RunRecord::result`], or an experiment file's
+/// metric names, which map to those fields in one place).
 pub fn metric(record: &RunRecord, pointer: &str) -> Option<f64> {
     record.summary.pointer(pointer).and_then(Value::as_f64)
 }
@@ -202,25 +226,9 @@ pub fn buffer_bdp(value: &str) -> f64 {
         .unwrap_or(f64::NAN)
 }
 
-/// Column `name` of the bottleneck's series (`series_link.csv`, which has
-/// no flow column) as `(t_s, value)`.
-pub fn link_column(rows: &[csv::StringRecord], name: &str) -> Vec<(f64, f64)> {
-    let Some(header) = rows.first() else {
-        return Vec::new();
-    };
-    let (Some(t), Some(c)) = (
-        header.iter().position(|h| h == "t_s"),
-        header.iter().position(|h| h == name),
-    ) else {
-        return Vec::new();
-    };
-    rows[1..]
-        .iter()
-        .filter_map(|r| Some((r.get(t)?.parse().ok()?, r.get(c)?.parse().ok()?)))
-        .collect()
-}
-
-/// Column `name` of a series as `(t_s, value)` for flow `flow`.
+/// Column `name` of a series as `(t_s, value)` for flow `flow`, from rows
+/// of text; used only by the Rust experiments still being moved to files
+/// (the others take a [`sim::FlowColumn`] of [`Runs::flow_rows`]).
 pub fn series_column(rows: &[csv::StringRecord], flow: usize, name: &str) -> Vec<(f64, f64)> {
     let Some(header) = rows.first() else {
         return Vec::new();

@@ -19,7 +19,7 @@ use report::{BarGroup, Cell, Figure, Line, LineStyle, ReferenceLine, Section, Ta
 use serde::Deserialize;
 
 use super::claims::{Claim, Declaration, Judged, Measured, Origin, Paper, Test};
-use super::data::{seeds_note, series_column, Runs};
+use super::data::{seeds_note, Runs};
 use super::verdict::{mean_sd_cell, paper_name};
 use super::Analysis;
 use crate::stats::{self, Crossing, Stat};
@@ -361,10 +361,11 @@ impl Quantity {
 /// `bw_estimate_bps`, `srtt_ms`, ...), or of the bottleneck when `flow` is
 /// `"link"` (`queue_bytes`, `capacity_bps`).
 #[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(try_from = "RawSeriesColumn")]
 pub struct SeriesColumn {
-    /// The column's name.
-    pub column: String,
+    /// The column, parsed against the series file it reads when the
+    /// experiment file is read.
+    pub column: SeriesName,
     /// The flow's index, or `"link"`.
     #[serde(default)]
     pub flow: SeriesOf,
@@ -373,6 +374,62 @@ pub struct SeriesColumn {
     /// variable's name, such as BBR-CWS's `upper_scaling_factor`).
     #[serde(default)]
     pub source: SeriesSource,
+}
+
+/// A [`SeriesColumn`] as written: its column by name.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSeriesColumn {
+    column: String,
+    #[serde(default)]
+    flow: SeriesOf,
+    #[serde(default)]
+    source: SeriesSource,
+}
+
+/// The column a [`SeriesColumn`] names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SeriesName {
+    /// A column of `series_flows`.
+    Flow(sim::FlowColumn),
+    /// A column of `series_link`.
+    Link(sim::LinkColumn),
+    /// A controller state variable of `series_controller` (whose names
+    /// differ between controllers, so they stay text).
+    Controller(String),
+}
+
+impl TryFrom<RawSeriesColumn> for SeriesColumn {
+    type Error = String;
+
+    /// Parses the column's name against its file: an unknown name is
+    /// refused with serde's `unknown variant` message, which lists the
+    /// valid columns (the file's error then names its line and key).
+    fn try_from(raw: RawSeriesColumn) -> Result<SeriesColumn, String> {
+        let column = match (raw.flow, raw.source) {
+            (_, SeriesSource::Controller) => SeriesName::Controller(raw.column),
+            (SeriesOf::Flow(_), SeriesSource::Flows) => {
+                SeriesName::Flow(column_named(&raw.column)?)
+            }
+            (SeriesOf::Link(_), SeriesSource::Flows) => {
+                SeriesName::Link(column_named(&raw.column)?)
+            }
+        };
+        Ok(SeriesColumn {
+            column,
+            flow: raw.flow,
+            source: raw.source,
+        })
+    }
+}
+
+/// A series column by its name in the file (`sim::FlowColumn` or
+/// `sim::LinkColumn`); the error lists the valid names.
+pub(crate) fn column_named<T: serde::de::DeserializeOwned>(name: &str) -> Result<T, String> {
+    use serde::de::IntoDeserializer;
+    let name: serde::de::value::StrDeserializer<'_, serde::de::value::Error> =
+        name.into_deserializer();
+    T::deserialize(name).map_err(|e| e.to_string())
 }
 
 impl SeriesColumn {
@@ -515,7 +572,7 @@ fn run_window(
         .map(|&(t, v)| (t, if zero_unset && v == 0.0 { f64::NAN } else { v }))
         .collect();
     let kept = match bin_s {
-        Some(width) => super::bbr2::bin_mean(&kept, width),
+        Some(width) => crate::stats::bin_mean(&kept, width),
         None => kept,
     };
     take.of(&kept, from * length, to * length + 1e-9)
@@ -1265,6 +1322,8 @@ fn fluctuation(
         .get("column")
         .and_then(toml::Value::as_str)
         .context("fluctuation: `column` (a string) is required")?;
+    let column: sim::FlowColumn =
+        column_named(column).map_err(|e| anyhow::anyhow!("fluctuation: `column`: {e}"))?;
     let flow = params
         .get("flow")
         .and_then(toml::Value::as_integer)
@@ -1274,8 +1333,9 @@ fn fluctuation(
     let fixed: Vec<(&str, &str)> = at.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let mut values = Vec::new();
     for record in runs.select(&fixed) {
-        let rows = runs.flow_series(record)?;
-        let points: Vec<f64> = series_column(&rows, flow, column)
+        let rows = runs.flow_rows(record)?;
+        let points: Vec<f64> = column
+            .points(&rows, flow)
             .into_iter()
             .filter(|(t, _)| *t >= from)
             .map(|(_, v)| v)
@@ -1373,11 +1433,11 @@ fn held_sample_rmse_measure(
     let at = at_param(params, context);
     let fixed: Vec<(&str, &str)> = at.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     Ok(Value::Stat(runs.over_seeds(&fixed, |record| {
-        let flows = runs.flow_series(record).ok()?;
-        let link = runs.link_series(record).ok()?;
+        let flows = runs.flow_rows(record).ok()?;
+        let link = runs.link_rows(record).ok()?;
         held_sample_rmse(
-            &series_column(&flows, 0, "bw_estimate_bps"),
-            &super::data::link_column(&link, "capacity_bps"),
+            &sim::FlowColumn::BwEstimateBps.points(&flows, 0),
+            &sim::LinkColumn::CapacityBps.points(&link),
             from_s,
             to_s,
         )
@@ -3040,17 +3100,15 @@ impl ExperimentFile {
         record: &RunRecord,
         s: &SeriesColumn,
     ) -> anyhow::Result<Vec<(f64, f64)>> {
-        Ok(match (s.flow, s.source) {
-            (SeriesOf::Flow(flow), SeriesSource::Flows) => {
-                series_column(&runs.flow_series(record)?, flow, &s.column)
+        Ok(match (&s.column, s.flow) {
+            (SeriesName::Flow(column), SeriesOf::Flow(flow)) => {
+                column.points(&runs.flow_rows(record)?, flow)
             }
-            (SeriesOf::Flow(flow), SeriesSource::Controller) => {
-                runs.controller_series(record, flow, &s.column)?
+            (SeriesName::Controller(name), SeriesOf::Flow(flow)) => {
+                runs.controller_series(record, flow, name)?
             }
-            (SeriesOf::Link(_), SeriesSource::Flows) => {
-                super::data::link_column(&runs.link_series(record)?, &s.column)
-            }
-            (SeriesOf::Link(_), SeriesSource::Controller) => {
+            (SeriesName::Link(column), _) => column.points(&runs.link_rows(record)?),
+            (SeriesName::Flow(_) | SeriesName::Controller(_), SeriesOf::Link(_)) => {
                 anyhow::bail!("the link has no controller series")
             }
         })
@@ -3711,6 +3769,57 @@ measure = "like"
         (dir, runs)
     }
 
+    /// A series CSV with the columns a test sets, completed with the
+    /// other columns of the simulator's row (`zero`'s values) as a run
+    /// writes them.
+    fn complete_series<T: serde::Serialize>(partial: &str, zero: T) -> String {
+        let zero = serde_json::to_value(zero).unwrap();
+        let zero = zero.as_object().unwrap();
+        let mut reader = csv::Reader::from_reader(partial.as_bytes());
+        let header = reader.headers().unwrap().clone();
+        let missing: Vec<(&String, String)> = zero
+            .iter()
+            .filter(|(name, _)| !header.iter().any(|h| h == name.as_str()))
+            .map(|(name, v)| {
+                (
+                    name,
+                    v.as_str().map_or_else(|| v.to_string(), str::to_string),
+                )
+            })
+            .collect();
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let names = header.iter().chain(missing.iter().map(|(n, _)| n.as_str()));
+        w.write_record(names).unwrap();
+        for row in reader.records() {
+            let row = row.unwrap();
+            w.write_record(row.iter().chain(missing.iter().map(|(_, v)| v.as_str())))
+                .unwrap();
+        }
+        String::from_utf8(w.into_inner().unwrap()).unwrap()
+    }
+
+    /// A row of the `keys` (name and text) and every one of `columns` at 0.
+    fn zeros<C: serde::Serialize>(columns: &[C], keys: &[(&str, &str)]) -> serde_json::Value {
+        let mut row: serde_json::Map<String, serde_json::Value> = keys
+            .iter()
+            .map(|(k, v)| (k.to_string(), serde_json::json!(v)))
+            .collect();
+        for c in columns {
+            let name = serde_json::to_value(c).unwrap();
+            row.insert(name.as_str().unwrap().to_string(), serde_json::json!(0));
+        }
+        serde_json::Value::Object(row)
+    }
+
+    fn complete_flows(partial: &str) -> String {
+        let keys = [("t_s", "0"), ("flow", "0"), ("mode", "startup")];
+        complete_series(partial, zeros(&sim::FlowColumn::ALL, &keys))
+    }
+
+    fn complete_link(partial: &str) -> String {
+        complete_series(partial, zeros(&sim::LinkColumn::ALL, &[("t_s", "0")]))
+    }
+
     const HEAD: &str = r#"
 id = "t"
 title = "T"
@@ -4116,8 +4225,8 @@ lines = [{ label = "cwnd", series = { column = "cwnd" }, rate_per_s = 0 }]
                 ));
                 link.push_str(&format!("{t},4\n"));
             }
-            std::fs::write(run.join("series_flows.csv"), flows).unwrap();
-            std::fs::write(run.join("series_link.csv"), link).unwrap();
+            std::fs::write(run.join("series_flows.csv"), complete_flows(&flows)).unwrap();
+            std::fs::write(run.join("series_link.csv"), complete_link(&link)).unwrap();
         });
         let f = file(
             r#"
@@ -4718,6 +4827,25 @@ to_s = inf
         );
         assert!(e.starts_with("t.toml: source (line 9): "), "{e}");
         assert!(e.contains("unknown variant `controllers`"), "{e}");
+        // A column the series file does not have is refused when the file
+        // is read, naming the line, the key and the valid columns.
+        let measure = "\n[[measure]]\nid = \"cwnd\"\nkind = \"window_mean\"\n";
+        let e = error(&format!(
+            "{measure}series = {{ column = \"cwnd_bytes\" }}\nfrom_s = 0.0\nto_s = inf\n"
+        ));
+        assert!(e.starts_with("t.toml: column (line 9): "), "{e}");
+        assert!(e.contains("unknown variant `cwnd_bytes`"), "{e}");
+        assert!(e.contains("`cwnd`, `inflight`"), "{e}");
+        let line = r#"{ label = "queue", series = { column = "queue", flow = "link" } }"#;
+        let e = error(&format!(
+            "\n[[timeline]]\ntitle = \"Over time\"\ny_label = \"y\"\nlines = [{line}]\n"
+        ));
+        // (On one line with other keys, the error points at its column.)
+        assert!(e.starts_with("t.toml (line 9, column "), "{e}");
+        assert!(
+            e.contains("expected one of `queue_bytes`, `capacity_bps`, `forwarded`"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -4801,7 +4929,7 @@ columns = [{ header = "factor", measure = "factor", format = "stat" }]
                 };
                 flows.push_str(&format!("{t},0,{v}\n"));
             }
-            std::fs::write(run.join("series_flows.csv"), flows).unwrap();
+            std::fs::write(run.join("series_flows.csv"), complete_flows(&flows)).unwrap();
         });
         let body = r#"
 measure = [
@@ -4868,8 +4996,8 @@ lines = [{ label = "a", series = { column = "min_rtt_ms" } }]
                 link.push_str(&format!("{t},0,{capacity}\n"));
                 flows.push_str(&format!("{t},0,{estimate},{rtt},{},{}\n", 10.0 * t, t * t));
             }
-            std::fs::write(run.join("series_link.csv"), link).unwrap();
-            std::fs::write(run.join("series_flows.csv"), flows).unwrap();
+            std::fs::write(run.join("series_link.csv"), complete_link(&link)).unwrap();
+            std::fs::write(run.join("series_flows.csv"), complete_flows(&flows)).unwrap();
         });
         for (_, r) in &mut runs.points {
             r.summary["flows"][0]["base_rtt_ms"] = serde_json::json!(20.0);
@@ -5302,6 +5430,7 @@ of = ["a-high", "b-high"]
                 flows.push_str(&format!("{t},0,{rate}\n"));
                 link.push_str(&format!("{t},{}\n", if t < 10.0 { 100 } else { 200 }));
             }
+            let (flows, link) = (complete_flows(&flows), complete_link(&link));
             for (name, text) in [("series_flows.csv", flows), ("series_link.csv", link)] {
                 std::fs::write(run.join(name), text).unwrap();
             }
@@ -5570,10 +5699,10 @@ measure = [
                 "t_s,flow,delivery_rate_bps,bw_estimate_bps,latest_rtt_ms,min_rtt_ms,mode\n{}\n",
                 rows.join("\n")
             );
-            std::fs::write(run.join("series_flows.csv"), flows).unwrap();
+            std::fs::write(run.join("series_flows.csv"), complete_flows(&flows)).unwrap();
             std::fs::write(
                 run.join("series_link.csv"),
-                "t_s,queue_bytes,capacity_bps\n0.0,0,10\n1.75,0,10\n",
+                complete_link("t_s,queue_bytes,capacity_bps\n0.0,0,10\n1.75,0,10\n"),
             )
             .unwrap();
         });
@@ -5678,7 +5807,7 @@ measure = [
                 let v = if double { 2.0 * v } else { v };
                 flows.push_str(&format!("{},0,{v}\n", i as f64 * 0.05));
             }
-            std::fs::write(run.join("series_flows.csv"), flows).unwrap();
+            std::fs::write(run.join("series_flows.csv"), complete_flows(&flows)).unwrap();
         });
         let length = super::super::data::metric(&runs.points[0].1, "/sim_time_s").unwrap();
         assert_eq!(length, 0.5, "the template's run lasts 500 ms");

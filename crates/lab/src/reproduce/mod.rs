@@ -634,7 +634,7 @@ fn write_report(
         seeds.extend(
             runs.points
                 .iter()
-                .filter_map(|(_, r)| r.summary["seed"].as_u64()),
+                .filter_map(|(_, r)| r.result().ok().map(|r| r.seed)),
         );
         let mut section = if runs.points.is_empty() {
             report::Section::new(e.id.clone(), e.id.clone())

@@ -7,9 +7,14 @@
 //! (numbers, text, booleans, unit variants as their names) or null
 //! (`None`, unit); nested values (lists, maps, structs inside a row) are
 //! an error naming the field, as a table has no place for them.
+//!
+//! The way back is here too: a [`Cell`] is a serde `Deserializer` of its
+//! one value, so a table's typed cells (a Parquet row's values) read into
+//! the same row type that wrote them ([`row`]).
 
 use std::collections::HashMap;
 
+use serde::de::{self, value::MapDeserializer, DeserializeOwned, IntoDeserializer};
 use serde::ser::{self, Impossible, Serialize};
 
 /// The error type of the serializers: serde's own plain-message error.
@@ -30,6 +35,86 @@ pub(super) enum Cell {
     F64(f64),
     /// Text.
     Str(String),
+}
+
+impl Cell {
+    /// The value as text, as the CSV writer prints it; null is empty.
+    pub(super) fn text(&self) -> String {
+        match self {
+            Cell::Null => String::new(),
+            Cell::Bool(v) => v.to_string(),
+            Cell::U64(v) => v.to_string(),
+            Cell::I64(v) => v.to_string(),
+            Cell::F64(v) => v.to_string(),
+            Cell::Str(v) => v.clone(),
+        }
+    }
+}
+
+/// One row of `names` and their `cells` (in the same order) as a `T`: the
+/// reverse of what [`columns`] does to a row. A field of `T` that the
+/// table lacks, or a cell of the wrong type, is an error naming the field.
+pub(super) fn row<T: DeserializeOwned>(names: &[String], cells: Vec<Cell>) -> Result<T, Error> {
+    T::deserialize(MapDeserializer::new(
+        names.iter().map(String::as_str).zip(cells),
+    ))
+}
+
+impl<'de> de::Deserializer<'de> for Cell {
+    type Error = Error;
+
+    fn deserialize_any<V: de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self {
+            Cell::Null => visitor.visit_unit(),
+            Cell::Bool(v) => visitor.visit_bool(v),
+            Cell::U64(v) => visitor.visit_u64(v),
+            Cell::I64(v) => visitor.visit_i64(v),
+            Cell::F64(v) => visitor.visit_f64(v),
+            Cell::Str(v) => visitor.visit_string(v),
+        }
+    }
+
+    fn deserialize_option<V: de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self {
+            Cell::Null => visitor.visit_none(),
+            other => visitor.visit_some(other),
+        }
+    }
+
+    fn deserialize_newtype_struct<V: de::Visitor<'de>>(
+        self,
+        _: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    /// A unit variant, written as its name.
+    fn deserialize_enum<V: de::Visitor<'de>>(
+        self,
+        _: &'static str,
+        _: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        match self {
+            Cell::Str(name) => visitor.visit_enum(name.into_deserializer()),
+            other => other.deserialize_any(visitor),
+        }
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct
+        identifier ignored_any
+    }
+}
+
+impl<'de> IntoDeserializer<'de, Error> for Cell {
+    type Deserializer = Cell;
+
+    fn into_deserializer(self) -> Cell {
+        self
+    }
 }
 
 /// A named column: one cell per row.

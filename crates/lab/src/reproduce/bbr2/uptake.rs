@@ -18,9 +18,10 @@
 
 use anyhow::Context;
 
-use super::bin_mean;
-use crate::reproduce::data::{link_column, metric, series_column, Runs};
+use crate::reproduce::data::Runs;
 use crate::reproduce::file::{at_param, number_param, Value};
+use crate::stats::bin_mean;
+use sim::{FlowColumn, LinkColumn};
 
 /// The changes of a sampled capacity: `(time, new rate)`, starting with the
 /// first sample.
@@ -96,11 +97,11 @@ pub(crate) fn uptake_lag_measure(
     let at = at_param(params, context);
     let fixed: Vec<(&str, &str)> = at.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     Ok(Value::Stat(runs.over_seeds(&fixed, |record| {
-        let flows = runs.flow_series(record).ok()?;
-        let link = runs.link_series(record).ok()?;
-        let steps = capacity_steps(&link_column(&link, "capacity_bps"));
-        let rate = bin_mean(&series_column(&flows, 0, "delivery_rate_bps"), bin_s);
-        let end = metric(record, "/sim_time_s").unwrap_or(f64::INFINITY);
+        let flows = runs.flow_rows(record).ok()?;
+        let link = runs.link_rows(record).ok()?;
+        let steps = capacity_steps(&LinkColumn::CapacityBps.points(&link));
+        let rate = bin_mean(&FlowColumn::DeliveryRateBps.points(&flows, 0), bin_s);
+        let end = record.result().map_or(f64::INFINITY, |r| r.sim_time_s);
         mean_lag(&uptakes(&steps, &rate, fraction, end))
     })))
 }

@@ -5,7 +5,7 @@
 //! holds the fluctuation of flows' shares over time that the files'
 //! `share_fluctuation` measure takes.
 
-use super::data::{mean_sd, series_column, Runs, Stat};
+use super::data::{mean_sd, Runs, Stat};
 use super::Entry;
 use crate::store::RunRecord;
 
@@ -26,11 +26,11 @@ fn flow_throughputs_per(
     flows: usize,
     bin_s: f64,
 ) -> Option<Vec<Vec<(f64, f64)>>> {
-    let rows = runs.flow_series(run).ok()?;
+    let rows = runs.flow_rows(run).ok()?;
     Some(
         (0..flows)
             .map(|f| {
-                crate::stats::binned_rate(&series_column(&rows, f, "delivered"), bin_s)
+                crate::stats::binned_rate(&sim::FlowColumn::Delivered.points(&rows, f), bin_s)
                     .into_iter()
                     .map(|(t, bytes_per_s)| (t, bytes_per_s * 8.0 / 1e6))
                     .collect()

@@ -36,10 +36,11 @@
 
 use anyhow::Context;
 
-use crate::reproduce::data::{link_column, metric, series_column, Runs};
+use crate::reproduce::data::Runs;
 use crate::reproduce::file::{at_param, number_param, Value};
 use crate::stats::{window_mean, Stat};
 use crate::store::RunRecord;
+use sim::{FlowColumn, LinkColumn};
 
 /// A fall of the link capacity, as the link's time series shows it.
 #[derive(Debug, Clone, PartialEq)]
@@ -143,7 +144,7 @@ struct Params {
     /// The multiple of the base RTT above which an RTT sample is inflated.
     rtt_above: f64,
     /// Flow 0's series column of `mean`, `increase` and `rate`.
-    column: String,
+    column: FlowColumn,
     /// Their window.
     window: Window,
     /// The length of the `before` window, s.
@@ -153,11 +154,11 @@ struct Params {
 /// One value per capacity drop of a run (`None`: the run has no series or
 /// no base RTT).
 fn per_drop(runs: &Runs, record: &RunRecord, p: &Params) -> Option<Vec<f64>> {
-    let flows = runs.flow_series(record).ok()?;
-    let link = runs.link_series(record).ok()?;
-    let base_rtt = metric(record, "/flows/0/base_rtt_ms")?;
-    let drops = capacity_drops(&link_column(&link, "capacity_bps"));
-    let estimate = series_column(&flows, 0, "bw_estimate_bps");
+    let flows = runs.flow_rows(record).ok()?;
+    let link = runs.link_rows(record).ok()?;
+    let base_rtt = record.result().ok()?.flows.first()?.base_rtt_ms;
+    let drops = capacity_drops(&LinkColumn::CapacityBps.points(&link));
+    let estimate = FlowColumn::BwEstimateBps.points(&flows, 0);
     // When the estimate follows drop `d` (the low period's end if never).
     let followed = |d: &CapacityDrop| {
         first_where(&estimate, d.at, d.until, |v| {
@@ -168,14 +169,14 @@ fn per_drop(runs: &Runs, record: &RunRecord, p: &Params) -> Option<Vec<f64>> {
     Some(match p.gives {
         Gives::Lag => drops.iter().map(|d| followed(d) - d.at).collect(),
         Gives::Inflated => {
-            let rtt = series_column(&flows, 0, "latest_rtt_ms");
+            let rtt = FlowColumn::LatestRttMs.points(&flows, 0);
             drops
                 .iter()
                 .map(|d| time_above(&rtt, d.at, d.until, p.rtt_above * base_rtt))
                 .collect()
         }
         Gives::PeakRtt => {
-            let rtt = series_column(&flows, 0, "latest_rtt_ms");
+            let rtt = FlowColumn::LatestRttMs.points(&flows, 0);
             drops
                 .iter()
                 .map(|d| {
@@ -187,7 +188,7 @@ fn per_drop(runs: &Runs, record: &RunRecord, p: &Params) -> Option<Vec<f64>> {
                 .collect()
         }
         Gives::HighRttAt => {
-            let rtt = series_column(&flows, 0, "latest_rtt_ms");
+            let rtt = FlowColumn::LatestRttMs.points(&flows, 0);
             drops
                 .iter()
                 .map(|d| {
@@ -198,7 +199,7 @@ fn per_drop(runs: &Runs, record: &RunRecord, p: &Params) -> Option<Vec<f64>> {
                 .collect()
         }
         Gives::Mean | Gives::Increase | Gives::Rate => {
-            let column = series_column(&flows, 0, &p.column);
+            let column = p.column.points(&flows, 0);
             drops
                 .iter()
                 .map(|d| {
@@ -251,16 +252,20 @@ pub(crate) fn drop_response(
     };
     let windowed = matches!(gives, Gives::Mean | Gives::Increase | Gives::Rate);
     let column = match params.get("column") {
-        Some(c) => c
-            .as_str()
-            .context("drop_response: `column` must be a series column's name (a string)")?
-            .to_string(),
+        Some(c) => {
+            let name = c
+                .as_str()
+                .context("drop_response: `column` must be a series column's name (a string)")?;
+            crate::reproduce::file::column_named(name)
+                .map_err(|e| anyhow::anyhow!("drop_response: `column`: {e}"))?
+        }
         None if windowed => {
             anyhow::bail!(
                 "drop_response: `gives = \"mean\"`, \"increase\" or \"rate\" needs `column`"
             )
         }
-        None => String::new(),
+        // Not read by the other `gives`.
+        None => FlowColumn::BwEstimateBps,
     };
     let window = match params.get("window").map(|w| w.as_str()) {
         None if !windowed => Window::Low,
@@ -386,15 +391,5 @@ mod tests {
         assert_eq!(time_above(&s, 0.0, 10.0, 2.0), 4.0);
         assert_eq!(time_above(&s, 0.0, 5.0, 2.0), 3.0);
         assert_eq!(time_above(&s, 2.5, 10.0, 2.0), 2.0);
-    }
-
-    #[test]
-    fn link_column_reads_by_name() {
-        let rows = vec![
-            csv::StringRecord::from(vec!["t_s", "queue_bytes", "capacity_bps"]),
-            csv::StringRecord::from(vec!["0.5", "10", "4e7"]),
-        ];
-        assert_eq!(link_column(&rows, "capacity_bps"), vec![(0.5, 4e7)]);
-        assert!(link_column(&rows, "nosuch").is_empty());
     }
 }

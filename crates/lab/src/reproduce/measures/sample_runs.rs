@@ -31,7 +31,7 @@
 
 use anyhow::Context;
 
-use crate::reproduce::data::{link_column, series_column, Runs};
+use crate::reproduce::data::{series_column, Runs};
 use crate::reproduce::file::{at_param, number_param, Value};
 use crate::stats::Stat;
 use crate::store::RunRecord;
@@ -165,8 +165,9 @@ fn of_run(runs: &Runs, record: &RunRecord, gives: Gives, view: View, from_s: f64
         .filter(|s| view == View::All || s.probe_bw)
         .collect();
     let capacity = || -> Option<f64> {
-        let link = runs.link_series(record).ok()?;
-        link_column(&link, "capacity_bps")
+        let link = runs.link_rows(record).ok()?;
+        sim::LinkColumn::CapacityBps
+            .points(&link)
             .first()
             .map(|p| p.1)
             .filter(|c| *c > 0.0)
