@@ -13,15 +13,28 @@ about 20 minutes.
 Each metric's mean over the three seeds is compared, model against
 dash.js, with the tolerances below: fixed, with their reasons, before any
 comparison was run. Prints a Markdown table with a verdict per row and
-writes every run's metrics as CSV.
+writes every run's metrics as CSV (OUT_DIR/runs.csv), each run with its
+provenance: the command, when it started (UTC), the commit and the load
+average (1 min) before and after it.
+
+One side alone: `--side model` runs only the simulator (cheap) and, with
+`--dashjs-from CSV`, compares it with the dash.js rows of an earlier
+runs.csv (links or seeds without them are not compared); `--side dashjs`
+runs only dash.js. `--data-file CSV` also writes the dash.js runs in the
+form data/dashjs-real-player.csv keeps them (the reproduction report's
+real-player column, docs/EXPERIMENTS.md), the controller and the loss
+spelled as the experiments' sweeps spell them.
 
 usage: scripts/dash-xval.py OUT_DIR [--links a,b] [--seeds N]
+       [--side both|model|dashjs] [--dashjs-from CSV] [--data-file CSV]
 (BBRLAB, if set, is the bbrlab binary; else target/release/bbrlab.)
 """
 
 import argparse
 import csv
+import datetime
 import json
+import math
 import os
 import subprocess
 import sys
@@ -71,13 +84,20 @@ TOLERANCES = {
 
 METRICS = list(TOLERANCES)
 
+# How the reproduction's experiments spell what these runs vary: the link's
+# loss as the `link.loss` axis value (experiments/obbr/fig14-dash.toml,
+# experiments/bbr2/table5-dash.toml) and a controller whose default
+# parameters the sweep writes out (oBBR's mu is 0.5 by default).
+LOSS = {"fig14-path": "1%", "table5-path": "0", "lte-trace": "0", "bandwidth-drop": "0"}
+SWEEP_CC = {"obbr": "obbr:mu=0.5"}
+
 
 def bbrlab():
     return os.environ.get("BBRLAB", str(ROOT / "target" / "release" / "bbrlab"))
 
 
 def run(scenario, cc, seed, emulate, out):
-    """One run; its flow's dash summary."""
+    """One run; its flow's dash summary and its command."""
     command = [
         bbrlab(), "run", str(scenario), "--no-series", "--quiet",
         "--seed", str(seed), "--set", f"flow.0.cc={cc}", "--out", str(out),
@@ -90,7 +110,45 @@ def run(scenario, cc, seed, emulate, out):
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(command)} failed:\n{done.stderr}")
     summary = json.loads((out / "summary.json").read_text())
-    return summary["flows"][0]["dash"]
+    return summary["flows"][0]["dash"], command
+
+
+def commit():
+    done = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"],
+                          capture_output=True, text=True)
+    head = done.stdout.strip() if done.returncode == 0 else "unknown"
+    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True).stdout.strip()
+    return head + ("+changes" if dirty else "")
+
+
+def number(text):
+    """A runs.csv cell as a number (NaN for none)."""
+    return float(text) if text not in ("", "nan") else float("nan")
+
+
+def read_runs(path, side):
+    """The `side` rows of an earlier runs.csv, their metrics as numbers."""
+    try:
+        with open(path, newline="") as f:
+            rows = list(csv.DictReader(f))
+    except OSError as e:
+        raise SystemExit(f"--dashjs-from {path}: {e.strerror}")
+    wanted = ["link", "cc", "seed", "side"] + METRICS
+    kept = []
+    for line, row in enumerate(rows, start=2):
+        missing = [k for k in wanted if k not in row or row[k] is None]
+        if missing:
+            raise SystemExit(f"--dashjs-from {path}: line {line}: no {', '.join(missing)}")
+        if row["side"] != side:
+            continue
+        try:
+            row.update({m: number(row[m]) for m in METRICS})
+            row["seed"] = int(row["seed"])
+        except ValueError as e:
+            raise SystemExit(f"--dashjs-from {path}: line {line}: {e}")
+        kept.append(row)
+    return kept
 
 
 def load_average():
@@ -114,28 +172,43 @@ def main():
     parser.add_argument("out", type=Path)
     parser.add_argument("--links", default=",".join(LINKS))
     parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--side", choices=["both", "model", "dashjs"], default="both")
+    parser.add_argument("--dashjs-from", type=Path)
+    parser.add_argument("--data-file", type=Path)
     args = parser.parse_args()
     links = args.links.split(",")
     for link in links:
         if link not in LINKS:
             raise SystemExit(f"--links: unknown link {link!r}; expected some of {', '.join(LINKS)}")
+    if args.dashjs_from and args.side != "model":
+        raise SystemExit("--dashjs-from: only with --side model (the dash.js rows come from it)")
+    sides = [s for s in (("model", False), ("dashjs", True)) if args.side in ("both", s[0])]
     args.out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
+    head = commit()
     rows = []
     for link in links:
         rtt, ccs = LINKS[link]
         scenario = SCENARIOS / f"{link}.toml"
         for cc in ccs:
             for seed in range(1, args.seeds + 1):
-                for side, emulate in (("model", False), ("dashjs", True)):
+                for side, emulate in sides:
                     out = args.out / f"{link}-{cc}-{seed}-{side}"
                     load = load_average()
-                    d = run(scenario, cc, seed, emulate, out)
+                    date = datetime.datetime.now(datetime.timezone.utc)
+                    d, command = run(scenario, cc, seed, emulate, out)
                     row = {"link": link, "cc": cc, "seed": seed, "side": side,
                            "load": round(load, 2)}
                     row.update({m: d[m] if d[m] is not None else float("nan") for m in METRICS})
                     row["segments"] = d["segments"]
                     row["stalls"] = d["stalls"]
+                    row["load_after"] = round(load_average(), 2)
+                    row["date"] = date.strftime("%Y-%m-%dT%H:%M:%SZ")
+                    row["commit"] = head
+                    row["command"] = " ".join(
+                        Path(c).name if c == bbrlab() else
+                        str(Path(c).relative_to(ROOT)) if c.startswith(str(ROOT)) else c
+                        for c in command)
                     rows.append(row)
                     print(f"{link} {cc} seed {seed} {side}: "
                           + " ".join(f"{m}={row[m]:.3f}" for m in METRICS)
@@ -144,26 +217,67 @@ def main():
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
+    if args.data_file:
+        write_data_file(args.data_file, [r for r in rows if r["side"] == "dashjs"])
+    compared = rows
+    if args.dashjs_from:
+        compared = rows + read_runs(args.dashjs_from, "dashjs")
+    elif args.side != "both":
+        print(f"{len(rows)} runs in {time.monotonic() - started:.0f} s wall time (one side: no comparison)")
+        return
     print("| link | cc | metric | model | dash.js | difference | tolerance | verdict |")
     print("|---|---|---|---|---|---|---|---|")
     misses = 0
+    judged = 0
     for link in links:
         rtt, ccs = LINKS[link]
         for cc in ccs:
+            seeds = {side: {r["seed"] for r in compared
+                            if (r["link"], r["cc"], r["side"]) == (link, cc, side)}
+                     for side in ("model", "dashjs")}
+            common = seeds["model"] & seeds["dashjs"]
+            if not common:
+                print(f"| {link} | {cc} | (all) | | | | | no dash.js runs: not compared |")
+                continue
             for metric in METRICS:
                 mean = {}
                 for side in ("model", "dashjs"):
-                    values = [r[metric] for r in rows
-                              if (r["link"], r["cc"], r["side"]) == (link, cc, side)]
+                    values = [r[metric] for r in compared
+                              if (r["link"], r["cc"], r["side"]) == (link, cc, side)
+                              and r["seed"] in common]
                     mean[side] = sum(values) / len(values)
                 diff, bound, ok = verdict(metric, mean["model"], mean["dashjs"], rtt)
+                judged += 1
                 misses += not ok
                 scale = 1e6 if metric == "mean_bitrate_bps" else 1
                 name = "mean bitrate (Mbit/s)" if scale == 1e6 else metric
                 print(f"| {link} | {cc} | {name} | {mean['model'] / scale:.3f} | "
                       f"{mean['dashjs'] / scale:.3f} | {diff / scale:+.3f} | "
                       f"{bound / scale:.3f} | {'agrees' if ok else 'MISS'} |")
-    print(f"\n{misses} misses; {len(rows)} runs in {time.monotonic() - started:.0f} s wall time")
+    print(f"\n{misses} misses of {judged} rows; {len(rows)} runs in "
+          f"{time.monotonic() - started:.0f} s wall time")
+
+
+DATA_FIELDS = ["path", "loss", "cc", "run", "aq", "qs", "rb", "mean_bitrate_bps",
+               "startup_delay_s", "segments", "stalls", "status", "date", "commit",
+               "load_before", "load_after", "command"]
+
+
+def write_data_file(path, rows):
+    """The dash.js runs as data/dashjs-real-player.csv keeps them."""
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=DATA_FIELDS)
+        writer.writeheader()
+        for r in rows:
+            writer.writerow({
+                "path": r["link"], "loss": LOSS[r["link"]], "cc": SWEEP_CC.get(r["cc"], r["cc"]),
+                "run": r["seed"],
+                **{m: "" if isinstance(r[m], float) and math.isnan(r[m]) else r[m]
+                   for m in ("aq", "qs", "rb", "mean_bitrate_bps", "startup_delay_s")},
+                "segments": r["segments"], "stalls": r["stalls"], "status": "run",
+                "date": r["date"], "commit": r["commit"], "load_before": r["load"],
+                "load_after": r["load_after"], "command": r["command"],
+            })
 
 
 if __name__ == "__main__":

@@ -3,8 +3,9 @@
 // player did, as JSON in window.bbrlabPlayer and in #record:
 // - segments: one entry per loaded media segment: quality index, segment
 //   index and start time, bytes, download time (request start to end, ms),
-//   throughput (bit/s over that time), time to first byte, and the video
-//   buffer level when it arrived (s);
+//   throughput (bit/s over that time), time to first byte, the video
+//   buffer level when it arrived (s), and dash.js's throughput estimate
+//   then (its sliding-window average, kbit/s, as the ABR rules read it);
 // - switches: quality changes dash.js requested (from, to, at playback time);
 // - stalls: the video buffer running empty (BUFFER_EMPTY) or playback
 //   waiting for data (PLAYBACK_WAITING) after the first frame played
@@ -129,6 +130,7 @@
       end_epoch_ms: end,
       throughput_bps: ms ? Math.round((r.bytesLoaded * 8 * 1000) / ms) : null,
       buffer_level: player.getBufferLength('video'),
+      throughput_estimate_kbps: player.getAverageThroughput('video'),
       error: e.error ? String(e.error.message || e.error) : null,
     });
     show();

@@ -996,6 +996,27 @@ pub enum Measure {
         /// The target of each axis value checked.
         targets: BTreeMap<String, f64>,
     },
+    /// Numbers recorded outside the simulator, from a CSV file kept in
+    /// the repository (dash.js itself on a run's path, say): information
+    /// beside the runs' numbers, for tables and figures; see
+    /// [`RecordedTable`].
+    Recorded {
+        /// The measure's id.
+        id: String,
+        /// The CSV file, from the repository root.
+        file: String,
+        /// The column holding the numbers (empty: not run).
+        value: String,
+        /// The rows taken: column = value.
+        #[serde(default)]
+        rows: BTreeMap<String, String>,
+        /// Sweep axis = the column holding its value: where the context
+        /// (a table row) fixes the axis, a row must hold its value.
+        keys: BTreeMap<String, String>,
+        /// The axis along which it is taken.
+        #[serde(default)]
+        by: Option<String>,
+    },
     /// The conditions of a condition measure renamed: `label` with
     /// `{label}` replaced by each condition's own name.
     Relabel {
@@ -1071,6 +1092,7 @@ impl Measure {
             | Measure::Most { id, .. }
             | Measure::PerValue { id, .. }
             | Measure::Near { id, .. }
+            | Measure::Recorded { id, .. }
             | Measure::Relabel { id, .. }
             | Measure::RunWindow { id, .. } => id,
         }
@@ -1099,6 +1121,7 @@ impl Measure {
             | Measure::Arithmetic { by, .. }
             | Measure::Jain { by, .. }
             | Measure::Across { by, .. }
+            | Measure::Recorded { by, .. }
             | Measure::Harm { by, .. }
             | Measure::RunWindow { by, .. } => by.as_deref(),
             _ => None,
@@ -1864,6 +1887,157 @@ enum SweepSource {
     Beside(PathBuf),
 }
 
+/// The rows a [`Measure::Recorded`] reads: numbers recorded outside the
+/// simulator (a real player's runs on a scenario's path, say), in a CSV
+/// file kept in the repository with their provenance. A row is one
+/// recorded run; a measure takes the mean and spread of its `value`
+/// column over the rows that match its `rows` and, for each of its `keys`
+/// (sweep axis = column), the value a table row or `by` fixes on that
+/// axis. An empty cell is a run not made: it counts nowhere. They are
+/// information beside the simulator's numbers; no claim is judged on them
+/// (docs/EXPERIMENTS.md, "Recorded numbers").
+#[derive(Clone, Debug, Default)]
+pub struct RecordedTable {
+    /// The rows taken (those matching the measure's `rows`): each key
+    /// column's value, and the number (None: not run).
+    rows: Vec<(BTreeMap<String, String>, Option<f64>)>,
+}
+
+impl RecordedTable {
+    /// The file of `recorded` measure: a path from the current directory
+    /// (the repository when run there), else from the repository the
+    /// binary was built in.
+    fn locate(file: &str) -> PathBuf {
+        let here = PathBuf::from(file);
+        if here.exists() {
+            return here;
+        }
+        let built = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(file);
+        if built.exists() {
+            built
+        } else {
+            here
+        }
+    }
+
+    /// Reads every `recorded` measure's file; errors name the experiment
+    /// file's line, or the CSV file's line and column.
+    fn load_all(
+        name: &str,
+        text: &str,
+        measures: &[Measure],
+    ) -> anyhow::Result<BTreeMap<String, RecordedTable>> {
+        let mut tables = BTreeMap::new();
+        for m in measures {
+            let Measure::Recorded {
+                id,
+                file,
+                value,
+                rows,
+                keys,
+                ..
+            } = m
+            else {
+                continue;
+            };
+            let needle = format!("\"{file}\"");
+            let csv_text = std::fs::read_to_string(Self::locate(file)).map_err(|e| {
+                key_error(
+                    name,
+                    text,
+                    "measure.file",
+                    &needle,
+                    format!("cannot read {file}: {e}"),
+                )
+            })?;
+            let table = Self::parse(file, &csv_text, value, rows, keys)
+                .map_err(|e| key_error(name, text, "measure.file", &needle, format!("{e:#}")))?;
+            tables.insert(id.clone(), table);
+        }
+        Ok(tables)
+    }
+
+    /// Parses `csv_text` (named `file` in errors): a header line, then
+    /// one run per line; `value` must hold a number or nothing.
+    fn parse(
+        file: &str,
+        csv_text: &str,
+        value: &str,
+        rows: &BTreeMap<String, String>,
+        keys: &BTreeMap<String, String>,
+    ) -> anyhow::Result<RecordedTable> {
+        let mut reader = csv::ReaderBuilder::new().from_reader(csv_text.as_bytes());
+        let header = reader
+            .headers()
+            .with_context(|| format!("{file}: line 1: not a CSV header"))?
+            .clone();
+        let column = |name: &str, role: &str| -> anyhow::Result<usize> {
+            header.iter().position(|h| h == name).with_context(|| {
+                format!(
+                    "{file}: line 1: no column `{name}` ({role}); the columns are {}",
+                    header.iter().collect::<Vec<_>>().join(", ")
+                )
+            })
+        };
+        let value_at = column(value, "the measure's `value`")?;
+        let row_at: Vec<(usize, &String)> = rows
+            .iter()
+            .map(|(c, v)| Ok((column(c, "a `rows` column")?, v)))
+            .collect::<anyhow::Result<_>>()?;
+        let key_at: Vec<(&String, usize)> = keys
+            .iter()
+            .map(|(axis, c)| Ok((axis, column(c, &format!("the column of axis `{axis}`"))?)))
+            .collect::<anyhow::Result<_>>()?;
+        let mut table = RecordedTable::default();
+        for (i, record) in reader.records().enumerate() {
+            let line = i + 2;
+            let record = record.with_context(|| format!("{file}: line {line}: not a CSV row"))?;
+            let cell = |at: usize| record.get(at).unwrap_or("").trim();
+            if row_at.iter().any(|(at, v)| cell(*at) != v.as_str()) {
+                continue;
+            }
+            let number = match cell(value_at) {
+                "" => None,
+                text => Some(
+                    text.parse::<f64>()
+                        .ok()
+                        .filter(|x| x.is_finite())
+                        .with_context(|| {
+                            format!(
+                                "{file}: line {line}: `{value}` is `{text}`: expected a number, \
+                             or nothing for a run not made"
+                            )
+                        })?,
+                ),
+            };
+            let keys = key_at
+                .iter()
+                .map(|(axis, at)| ((*axis).clone(), cell(*at).to_string()))
+                .collect();
+            table.rows.push((keys, number));
+        }
+        Ok(table)
+    }
+
+    /// The mean and spread of the rows matching `context` on the keys'
+    /// axes it fixes (the runs made).
+    fn stat(&self, context: &[(String, String)]) -> Stat {
+        let values: Vec<f64> = self
+            .rows
+            .iter()
+            .filter(|(keys, _)| {
+                context
+                    .iter()
+                    .all(|(axis, v)| keys.get(axis).is_none_or(|k| k == v))
+            })
+            .filter_map(|(_, number)| *number)
+            .collect();
+        Stat::of(&values)
+    }
+}
+
 /// A parsed experiment file.
 #[derive(Clone, Debug)]
 pub struct ExperimentFile {
@@ -1875,6 +2049,8 @@ pub struct ExperimentFile {
     source: SweepSource,
     /// Each claim, the measure it is judged on and its precondition's.
     claims: Vec<(&'static Claim, String, Option<String>)>,
+    /// The rows of each `recorded` measure, by its id.
+    recorded: BTreeMap<String, RecordedTable>,
 }
 
 /// A TOML error of `name`, with its line and column.
@@ -2322,8 +2498,12 @@ impl ExperimentFile {
             }
         }
         let is_mean = |id: &str| {
-            ids.get(id)
-                .is_some_and(|m| matches!(m, Measure::Mean { by: Some(_), .. }))
+            ids.get(id).is_some_and(|m| {
+                matches!(
+                    m,
+                    Measure::Mean { by: Some(_), .. } | Measure::Recorded { by: Some(_), .. }
+                )
+            })
         };
         for t in spec.tables.iter().filter(|t| t.then.is_some()) {
             if let Some(c) = t.columns.iter().find(|c| !is_mean(&c.measure)) {
@@ -2461,12 +2641,14 @@ impl ExperimentFile {
                 c.precondition.as_ref().map(|p| p.measure.clone()),
             ));
         }
+        let recorded = RecordedTable::load_all(name, text, &spec.measures)?;
         Ok(ExperimentFile {
             name: name.to_string(),
             sha256: sha256_hex(text.as_bytes()),
             spec,
             source,
             claims,
+            recorded,
         })
     }
 
@@ -2602,6 +2784,21 @@ impl ExperimentFile {
         };
         Ok(match m {
             Measure::Mean { of, at, by, .. } => along(at, by, &|r| of.of(r)),
+            Measure::Recorded { id, by, .. } => {
+                let table = &self.recorded[id];
+                match by {
+                    None => Value::Stat(table.stat(context)),
+                    Some(axis) => Value::ByAxis(
+                        runs.axis(axis)
+                            .into_iter()
+                            .map(|v| {
+                                let stat = table.stat(&at_value(context, axis, &v));
+                                (v.clone(), self.label(axis, &v), stat)
+                            })
+                            .collect(),
+                    ),
+                }
+            }
             Measure::Ratio { of, a, b, by, .. } => {
                 self.pair(runs, of, &fixed(a), &fixed(b), by, |a, b| a / b)
             }
@@ -3049,6 +3246,13 @@ impl ExperimentFile {
                     at.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
                 fixed.extend_from_slice(extra);
                 runs.over_seeds(&fixed, |r| of.of(r))
+            }
+            Some(Measure::Recorded { id, .. }) => {
+                let context: Vec<(String, String)> = extra
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect();
+                self.recorded[id].stat(&context)
             }
             _ => Stat::of(&[]),
         }
@@ -5893,6 +6097,31 @@ by = "cc"
         )
     }
 
+    /// A CSV file `bbrlab-recorded-NAME-PID.csv` in the temporary
+    /// directory holding `text`; its path.
+    fn recorded_csv(name: &str, text: &str) -> PathBuf {
+        let path =
+            std::env::temp_dir().join(format!("bbrlab-recorded-{name}-{}.csv", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    fn recorded_measure(path: &Path, value: &str, keys: &str) -> String {
+        format!(
+            r#"
+[[measure]]
+id = "real"
+kind = "recorded"
+file = "{}"
+value = "{value}"
+rows = {{ path = "p" }}
+keys = {keys}
+by = "buffer"
+"#,
+            path.display()
+        )
+    }
+
     #[test]
     fn a_row_may_name_every_condition_and_an_unmet_precondition_its_numbers() {
         let runs = grid(Path::new("."));
@@ -5954,5 +6183,102 @@ precondition = { text = "a is ahead", measure = "b-below-a", unmet = "a at {a-go
             e.contains("`{nothing}` must name a one-number measure"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn recorded_numbers_fill_a_column_beside_the_runs() {
+        // Two runs of a real player at (a, 1), one at (b, 2), one not
+        // made at (a, 2), and a row of another path left out.
+        let csv = recorded_csv(
+            "column",
+            "path,cc,buffer,run,aq,command\n\
+             p,a,1,1,7.5,x --seed 1\n\
+             p,a,1,2,6.5,x --seed 2\n\
+             p,b,2,1,3,x\n\
+             p,a,2,1,,not run\n\
+             q,a,1,1,0,x\n",
+        );
+        let runs = grid(Path::new("."));
+        let f = file(&format!(
+            r#"{}
+[[measure]]
+id = "goodput"
+kind = "mean"
+of = {{ metric = "goodput_bps", flow = 0 }}
+by = "buffer"
+
+[[table]]
+title = "Goodput"
+by = "buffer"
+then = "cc"
+columns = [
+    {{ header = "goodput", measure = "goodput", decimals = 0 }},
+    {{ header = "real AQ", measure = "real", format = "stat", decimals = 1 }},
+]
+"#,
+            recorded_measure(&csv, "aq", r#"{ cc = "cc", buffer = "buffer" }"#)
+        ));
+        let table = &f.analyze(&runs).section.tables[0];
+        let real: Vec<Cell> = table.rows.iter().map(|r| r[2].clone()).collect();
+        assert_eq!(
+            real,
+            [
+                Cell::text("7.0 ± 0.7"),
+                Cell::Empty,
+                Cell::Empty,
+                Cell::text("3.0")
+            ],
+            "{:?}",
+            table.rows
+        );
+        // Along its axis, the other keys free: every run of the path.
+        match f.evaluate(&runs, "real", 0.0).unwrap() {
+            Value::ByAxis(v) => {
+                let means: Vec<(String, f64)> =
+                    v.into_iter().map(|(x, _, s)| (x, s.mean)).collect();
+                assert_eq!(means, [("1".to_string(), 7.0), ("2".to_string(), 3.0)]);
+            }
+            v => panic!("{v:?}"),
+        }
+        std::fs::remove_file(csv).unwrap();
+    }
+
+    #[test]
+    fn a_recorded_file_is_refused_naming_the_file_the_line_and_the_key() {
+        let e = error(&recorded_measure(
+            Path::new("no/such/recorded.csv"),
+            "aq",
+            r#"{ cc = "cc" }"#,
+        ));
+        assert!(e.starts_with("t.toml: measure.file (line 9)"), "{e}");
+        assert!(e.contains("cannot read no/such/recorded.csv"), "{e}");
+
+        let csv = recorded_csv("no-column", "path,cc,run,aq\np,a,1,7\n");
+        let e = error(&recorded_measure(
+            &csv,
+            "aq",
+            r#"{ cc = "cc", buffer = "buf" }"#,
+        ));
+        assert!(e.starts_with("t.toml: measure.file (line 9)"), "{e}");
+        assert!(
+            e.contains("line 1: no column `buf` (the column of axis `buffer`); the columns are path, cc, run, aq"),
+            "{e}"
+        );
+        let e = error(&recorded_measure(&csv, "qs", r#"{ cc = "cc" }"#));
+        assert!(e.contains("no column `qs` (the measure's `value`)"), "{e}");
+        std::fs::remove_file(csv).unwrap();
+
+        let csv = recorded_csv("not-a-number", "path,cc,aq\np,a,7\np,b,seven\n");
+        let e = error(&recorded_measure(&csv, "aq", r#"{ cc = "cc" }"#));
+        assert!(
+            e.contains("line 3: `aq` is `seven`: expected a number, or nothing for a run not made"),
+            "{e}"
+        );
+        std::fs::remove_file(&csv).unwrap();
+
+        let csv = recorded_csv("ragged", "path,cc,aq\np,a,7,extra\n");
+        let e = error(&recorded_measure(&csv, "aq", r#"{ cc = "cc" }"#));
+        assert!(e.contains("line 2: not a CSV row"), "{e}");
+        std::fs::remove_file(&csv).unwrap();
     }
 }

@@ -5,7 +5,9 @@
 //!
 //! dash.js runs the rule on every progress event of the segment's request
 //! (Chromium fires an XHR's progress events at most every 50 ms, and only
-//! when bytes arrived). The first event marks the first byte; each later
+//! when bytes arrived: in-order bytes the transport hands up, so a packet
+//! that arrives behind a hole, a lost packet not yet resent, makes none).
+//! The first event marks the first byte; each later
 //! one adds a sample, the bytes loaded so far over the time since the first
 //! byte, in kbit/s rounded to a whole number. The rule can fire once the
 //! download has run for more than 500 ms (`graceTimeThreshold`) with at
@@ -74,6 +76,8 @@ pub struct Progress {
 pub struct AbandonRule {
     first_byte: Option<Instant>,
     last_event: Option<Instant>,
+    /// Bytes held at the last event.
+    last_loaded: u64,
     /// Samples, kbit/s.
     samples: Vec<f64>,
 }
@@ -88,13 +92,14 @@ impl AbandonRule {
     /// after the last), the rule runs. Returns the quality to fetch the
     /// segment at instead when it abandons the download.
     pub fn on_progress(&mut self, config: &DashConfig, p: Progress) -> Option<usize> {
-        if self
+        let waiting = self
             .last_event
-            .is_some_and(|last| p.now < last + PROGRESS_INTERVAL)
-        {
+            .is_some_and(|last| p.now < last + PROGRESS_INTERVAL);
+        if waiting || (self.last_event.is_some() && p.loaded <= self.last_loaded) {
             return None;
         }
         self.last_event = Some(p.now);
+        self.last_loaded = p.loaded;
         let Some(first_byte) = self.first_byte else {
             self.first_byte = Some(p.now);
             return None;
@@ -191,7 +196,7 @@ mod tests {
         let mut rule = AbandonRule::default();
         let p = |ms| Progress {
             now: at(ms),
-            loaded: 1000,
+            loaded: 1000 + ms,
             total: 1_000_000,
             segment: config.segment,
             quality: 3,
@@ -202,5 +207,38 @@ mod tests {
             rule.on_progress(&config, p(ms));
         }
         assert_eq!(rule.samples.len(), 2, "at 50 and 100 ms only");
+    }
+
+    #[test]
+    fn no_event_without_new_bytes() {
+        // Packets arriving behind a hole (a lost packet not yet resent)
+        // hand no bytes up: no progress event, so the stall's time does
+        // not enter the samples as near-zero rates.
+        let config = DashConfig::obbr_paper();
+        let mut rule = AbandonRule::default();
+        let p = |ms, loaded| Progress {
+            now: at(ms),
+            loaded,
+            total: 5_000_000,
+            segment: config.segment,
+            quality: 8,
+            buffer: Duration::from_secs(8),
+        };
+        rule.on_progress(&config, p(0, 3000));
+        for ms in [50, 100, 150, 200] {
+            assert_eq!(rule.on_progress(&config, p(ms, 3000)), None);
+        }
+        assert!(rule.samples.is_empty(), "{:?}", rule.samples);
+        // The hole fills: 300 KB by 250 ms, then 10 Mbit/s on.
+        for ms in (250..=700).step_by(50) {
+            let loaded = 300_000 + (ms - 250) * 1250;
+            assert_eq!(rule.on_progress(&config, p(ms, loaded)), None, "at {ms} ms");
+        }
+        assert_eq!(rule.samples.len(), 10);
+        assert!(
+            rule.samples.iter().all(|&k| k > 9000.0),
+            "{:?}",
+            rule.samples
+        );
     }
 }

@@ -12,10 +12,18 @@
 //!
 //! The strategy decides which of the first two is active: `throughput` and
 //! `bola` one each; `dynamic` BOLA from the moment the buffer exceeds the
-//! stable buffer time until it falls to half of it. BOLA's state advances
-//! at every decision either way, so it is ready when it takes over. The
-//! lowest vote wins; with no vote the quality stays (the first segment:
-//! the initial bitrate's quality).
+//! stable buffer time until it falls to half of it. dash.js moves that
+//! switch on every buffer-level measurement, not at the decisions: the
+//! scheduler decides when the buffer has drained to its target (the stable
+//! buffer time, 12 s), so the level at a decision never exceeds it, but
+//! each segment's arrival lifts the buffer a segment above it, and that
+//! peak switches BOLA on ([`AbrController::on_buffer_level`], which the
+//! player calls whenever the level changes course: before and after each
+//! append, at each decision). Only the active one of the two runs: BOLA's
+//! state begins at its first vote and advances only while it is active, as
+//! dash.js's BOLA rule returns before touching its state while the
+//! throughput rule decides. The lowest vote wins; with no vote the quality
+//! stays (the first segment: the initial bitrate's quality).
 
 use std::time::Duration;
 
@@ -113,6 +121,12 @@ impl AbrController {
         self.using_bola
     }
 
+    /// The buffer holds `buffer_s` seconds of media now: the dynamic
+    /// strategy's switch follows it (dash.js's buffer-level metric).
+    pub fn on_buffer_level(&mut self, buffer_s: f64) {
+        self.update_strategy(buffer_s);
+    }
+
     /// Picks the next segment's quality.
     pub fn decide(&mut self, ctx: Context, history: &ThroughputHistory) -> Decision {
         self.update_strategy(ctx.buffer_s);
@@ -120,12 +134,11 @@ impl AbrController {
         let safe_quality = history
             .safe_average()
             .map(|t| quality_for_bitrate(&self.config, t, latency));
-        let bola = self
-            .bola
-            .decide(ctx.now, ctx.buffer_s, safe_quality, ctx.segment_s);
         let mut votes: Vec<(usize, Duration, Rule)> = Vec::new();
         if self.using_bola {
-            if let Some(BolaDecision { quality, delay }) = bola {
+            if let Some(BolaDecision { quality, delay }) =
+                self.bola.decide(ctx.now, ctx.buffer_s, safe_quality)
+            {
                 votes.push((quality, delay, Rule::Bola));
             }
         } else if let Some(q) = safe_quality.filter(|_| !ctx.buffer_empty) {
@@ -199,6 +212,7 @@ pub fn quality_for_bitrate(config: &DashConfig, bitrate_bps: f64, latency_s: Opt
 
 #[cfg(test)]
 mod tests {
+    use super::super::bola::{BolaPhase, LoadedSegment};
     use super::*;
 
     fn ctx(buffer_s: f64, downloaded: usize) -> Context {
@@ -295,6 +309,48 @@ mod tests {
     }
 
     #[test]
+    fn dynamic_follows_the_buffer_between_decisions() {
+        // The scheduler decides at the 12 s target, so a decision never
+        // sees more; each arrival lifts the buffer a segment above it, and
+        // that switches BOLA on, as dash.js's buffer-level metric does.
+        let mut abr = AbrController::new(&config(AbrStrategy::Dynamic));
+        let h = history(8.0, 3);
+        let d = abr.decide(ctx(12.0, 2), &h);
+        assert_eq!(d.rule, Rule::Throughput);
+        abr.on_buffer_level(11.0); // drained while the segment loaded
+        abr.on_buffer_level(15.0); // the segment appended
+        let d = abr.decide(ctx(12.0, 3), &h);
+        assert_eq!(d.rule, Rule::Bola, "on since the peak");
+        abr.on_buffer_level(6.5);
+        abr.on_buffer_level(10.5);
+        assert!(abr.using_bola(), "the low point stayed above 6 s");
+        abr.on_buffer_level(5.9);
+        abr.on_buffer_level(9.9);
+        let d = abr.decide(ctx(9.9, 4), &h);
+        assert_eq!(d.rule, Rule::Throughput, "off since the low point");
+    }
+
+    #[test]
+    fn bola_is_idle_while_the_throughput_rule_decides() {
+        // Its state begins at its first vote: in Startup then, whatever
+        // the throughput rule did before.
+        let mut abr = AbrController::new(&config(AbrStrategy::Dynamic));
+        let h = history(8.0, 3);
+        for n in 0..5 {
+            abr.decide(ctx(11.0, n), &h);
+        }
+        assert_eq!(abr.bola_mut().phase(), BolaPhase::Startup);
+        abr.on_buffer_level(15.0);
+        let d = abr.decide(ctx(15.0, 5), &h);
+        assert_eq!(d.rule, Rule::Bola);
+        assert_eq!(abr.bola_mut().phase(), BolaPhase::Startup, "its first vote");
+        assert_eq!(
+            d.quality,
+            quality_for_bitrate(&abr.config, 7.2e6, Some(0.05))
+        );
+    }
+
+    #[test]
     fn bola_alone_votes_from_the_buffer() {
         let mut abr = AbrController::new(&DashConfig {
             insufficient_buffer_rule: false,
@@ -307,8 +363,18 @@ mod tests {
             (9, Rule::Bola),
             "startup: throughput's choice"
         );
+        abr.bola_mut().on_downloaded(LoadedSegment {
+            requested: Instant::ZERO + Duration::from_secs(4),
+            finished: Instant::ZERO + Duration::from_secs(8),
+            level_s: 4.0,
+            quality: 9,
+            duration_s: 4.0,
+            replacement: false,
+        });
+        abr.decide(ctx(4.0, 2), &h);
+        assert_eq!(abr.bola_mut().phase(), BolaPhase::Steady);
         abr.bola_mut().on_stall();
-        let d = abr.decide(ctx(0.5, 2), &h);
+        let d = abr.decide(ctx(0.5, 3), &h);
         assert_eq!(d.quality, 0, "steady with an empty buffer: lowest");
     }
 }

@@ -13,14 +13,22 @@
 //! every quality means "wait": BOLA then delays the next request until the
 //! buffer has drained to where the chosen quality is worth downloading.
 //!
-//! dash.js adds two states around the formula. In Startup the quality comes
+//! dash.js adds two states around the formula. Its state begins at BOLA's
+//! first vote (the dynamic strategy may leave BOLA idle for a long time
+//! first: nothing before that vote counts). In Startup the quality comes
 //! from the throughput estimate, and a "placeholder" buffer is set so that
-//! BOLA, once Steady, would choose that same quality; Steady begins when the
-//! buffer holds a segment. In Steady the placeholder grows by the time the
-//! player spent not downloading (a full buffer, a delayed request), shrinks
-//! by 1% per segment and never exceeds what the last quality's level allows,
-//! and is reset by a stall. BOLA may not step up above the quality the
-//! throughput allows, unless it is only holding the last quality.
+//! BOLA, once Steady, would choose that same quality; Steady begins at a
+//! vote when the buffer holds the last loaded segment's duration, so a
+//! segment must have loaded since the state began. In Steady the
+//! placeholder grows by the time the player spent not downloading (a full
+//! buffer, a delayed request, since the last segment finished), shrinks
+//! by 1% per loaded segment and never exceeds what the last loaded
+//! segment's quality allows at the buffer level its request left at, grows
+//! by a segment's duration when the segment replaced a buffered one (fast
+//! switching: the buffer did not grow, and BOLA should not read that as a
+//! fall), and is reset by a stall. BOLA may not step up above the quality
+//! the throughput allows, unless it is only holding the last loaded
+//! quality.
 //!
 //! The thresholds where two qualities' scores cross, and where a quality's
 //! score reaches zero, follow from the formula. (A note on the formula: it
@@ -51,6 +59,23 @@ pub enum BolaPhase {
     Steady,
 }
 
+/// A segment that finished loading, as BOLA hears of it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LoadedSegment {
+    /// When its request left.
+    pub requested: Instant,
+    /// When its last byte arrived.
+    pub finished: Instant,
+    /// The buffer level then, before the segment is appended, s.
+    pub level_s: f64,
+    /// Its quality index.
+    pub quality: usize,
+    /// Its media duration, s.
+    pub duration_s: f64,
+    /// Whether it replaced a buffered segment (fast switching).
+    pub replacement: bool,
+}
+
 /// BOLA's choice for the next segment.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BolaDecision {
@@ -72,6 +97,10 @@ pub struct Bola {
     last_quality: usize,
     last_finish: Option<Instant>,
     last_call: Option<Instant>,
+    /// Whether BOLA has voted once (dash.js creates its state then).
+    begun: bool,
+    /// The media duration of the last segment loaded since then, s.
+    last_segment_s: Option<f64>,
 }
 
 impl Bola {
@@ -102,6 +131,8 @@ impl Bola {
             last_quality: 0,
             last_finish: None,
             last_call: None,
+            begun: false,
+            last_segment_s: None,
         }
     }
 
@@ -149,15 +180,15 @@ impl Bola {
 
     /// Decides the next segment at `now` with `level_s` of buffer.
     /// `throughput_quality` is the quality the safe throughput estimate
-    /// allows (None before any download); `segment_s` the media duration of
-    /// the last segment. None: BOLA has no opinion yet.
+    /// allows (None before any download). None: BOLA has no opinion yet.
+    /// The first call begins BOLA's state.
     pub fn decide(
         &mut self,
         now: Instant,
         level_s: f64,
         throughput_quality: Option<usize>,
-        segment_s: f64,
     ) -> Option<BolaDecision> {
+        self.begun = true;
         match self.phase {
             BolaPhase::OneBitrate => Some(BolaDecision {
                 quality: 0,
@@ -167,10 +198,12 @@ impl Bola {
                 let quality = throughput_quality?;
                 self.placeholder_s = (self.min_buffer_for_quality(quality) - level_s).max(0.0);
                 self.last_quality = quality;
-                if level_s >= segment_s {
+                if self
+                    .last_segment_s
+                    .is_some_and(|segment_s| level_s >= segment_s)
+                {
                     self.phase = BolaPhase::Steady;
                 }
-                self.last_call = Some(now);
                 Some(BolaDecision {
                     quality,
                     delay: Duration::ZERO,
@@ -217,28 +250,33 @@ impl Bola {
         }
     }
 
-    /// A segment requested at `requested` finished downloading at
-    /// `finished`, leaving `level_s` of buffer.
-    pub fn on_downloaded(&mut self, requested: Instant, finished: Instant, level_s: f64) {
-        if self.phase != BolaPhase::Steady {
+    /// A segment finished loading (in either phase, once BOLA's state has
+    /// begun): its quality becomes the last one, the placeholder decays
+    /// and is capped, and a replacement adds its duration.
+    pub fn on_downloaded(&mut self, segment: LoadedSegment) {
+        if !self.begun || self.phase == BolaPhase::OneBitrate {
             return;
         }
+        self.last_quality = segment.quality;
+        self.last_segment_s = Some(segment.duration_s);
         self.placeholder_s *= PLACEHOLDER_DECAY;
         // The buffer when the request left, estimated as dash.js does.
-        let at_request = level_s + (finished - requested).as_secs_f64();
+        let at_request = segment.level_s + (segment.finished - segment.requested).as_secs_f64();
         let cap = (self.max_buffer_for_quality(self.last_quality) - at_request).max(0.0);
         self.placeholder_s = self.placeholder_s.min(cap);
-        self.last_finish = Some(finished);
+        if segment.replacement {
+            self.placeholder_s += segment.duration_s;
+        }
+        self.last_finish = Some(segment.finished);
     }
 
     /// A download was abandoned for `quality` with `level_s` of buffer:
     /// the placeholder shrinks to what lets BOLA just choose that quality
     /// (or to the 10 s minimum buffer for quality 0), as dash.js deflates
-    /// it, to be careful after an abandonment; the segment fetched again
-    /// at `quality` becomes the last quality, as dash.js records each
-    /// loaded segment's.
+    /// it, to be careful after an abandonment (the segment fetched again
+    /// at `quality` becomes the last quality when it has loaded).
     pub fn on_abandoned(&mut self, level_s: f64, quality: usize) {
-        if self.phase == BolaPhase::OneBitrate {
+        if !self.begun || self.phase == BolaPhase::OneBitrate {
             return;
         }
         let want = if quality > 0 {
@@ -247,8 +285,6 @@ impl Bola {
             MINIMUM_BUFFER_S
         };
         self.placeholder_s = self.placeholder_s.min((want - level_s).max(0.0));
-        // The segment is fetched again at `quality`: the last one loaded.
-        self.last_quality = quality;
     }
 
     /// Playback stalled: the placeholder must not lift quality now.
@@ -265,6 +301,34 @@ mod tests {
 
     fn bola() -> Bola {
         Bola::new(&DashConfig::obbr_paper())
+    }
+
+    fn t(s: u64) -> Instant {
+        Instant::ZERO + Duration::from_secs(s)
+    }
+
+    /// A 4 s segment at `quality` requested 1 s before `at_s`, with
+    /// `level_s` buffered when it arrived.
+    fn loaded(b: &mut Bola, at_s: u64, level_s: f64, quality: usize, replacement: bool) {
+        b.on_downloaded(LoadedSegment {
+            requested: t(at_s - 1),
+            finished: t(at_s),
+            level_s,
+            quality,
+            duration_s: 4.0,
+            replacement,
+        });
+    }
+
+    /// BOLA in Steady at `quality` by 2 s, its placeholder cleared.
+    fn steady(quality: usize) -> Bola {
+        let mut b = bola();
+        b.decide(t(1), 4.0, Some(quality)).unwrap();
+        loaded(&mut b, 2, 4.0, quality, false);
+        b.decide(t(2), 4.0, Some(quality)).unwrap();
+        assert_eq!(b.phase(), BolaPhase::Steady);
+        b.on_stall();
+        b
     }
 
     #[test]
@@ -296,30 +360,74 @@ mod tests {
     #[test]
     fn startup_follows_throughput_then_steady_follows_the_buffer() {
         let mut b = bola();
-        let t = |s: u64| Instant::ZERO + Duration::from_secs(s);
-        assert_eq!(b.decide(t(0), 0.0, None, 4.0), None, "no estimate yet");
-        let d = b.decide(t(1), 4.0, Some(5), 4.0).unwrap();
+        assert_eq!(b.decide(t(0), 0.0, None), None, "no estimate yet");
+        let d = b.decide(t(1), 4.0, Some(5)).unwrap();
         assert_eq!(d.quality, 5);
-        assert_eq!(b.phase(), BolaPhase::Steady);
+        assert_eq!(
+            b.phase(),
+            BolaPhase::Startup,
+            "no segment has loaded since BOLA began"
+        );
+        loaded(&mut b, 2, 4.0, 5, false);
+        let d = b.decide(t(2), 4.0, Some(5)).unwrap();
+        assert_eq!(d.quality, 5);
+        assert_eq!(b.phase(), BolaPhase::Steady, "a segment's worth buffered");
         // The placeholder makes BOLA agree with the throughput choice.
         assert!((b.placeholder_s() + 4.0 - b.min_buffer_for_quality(5)).abs() < 1e-9);
-        let d = b.decide(t(2), 4.0, Some(5), 4.0).unwrap();
+        let d = b.decide(t(3), 4.0, Some(5)).unwrap();
         assert!(d.quality >= 5, "{d:?}");
         b.on_stall();
         assert_eq!(b.placeholder_s(), 0.0);
-        let d = b.decide(t(3), 1.0, Some(9), 4.0).unwrap();
+        let d = b.decide(t(3), 1.0, Some(9)).unwrap();
         assert_eq!(d.quality, 0, "an empty buffer without placeholder: lowest");
     }
 
     #[test]
-    fn a_full_buffer_delays_the_request_below_the_top_quality() {
+    fn nothing_before_the_first_vote_counts() {
+        // dash.js creates BOLA's state at its first vote: segments loaded
+        // while the throughput rule decided do not make it Steady.
         let mut b = bola();
-        let t = |s: u64| Instant::ZERO + Duration::from_secs(s);
-        b.decide(t(0), 4.0, Some(3), 4.0).unwrap();
-        b.on_stall();
+        loaded(&mut b, 1, 8.0, 5, false);
+        loaded(&mut b, 2, 12.0, 6, true);
+        assert_eq!(b.placeholder_s(), 0.0, "a replacement before it began");
+        b.decide(t(3), 12.0, Some(6)).unwrap();
+        assert_eq!(b.phase(), BolaPhase::Startup);
+        loaded(&mut b, 4, 12.0, 6, false);
+        b.decide(t(4), 12.0, Some(6)).unwrap();
+        assert_eq!(b.phase(), BolaPhase::Steady);
+    }
+
+    #[test]
+    fn a_replacement_adds_its_duration_to_the_placeholder() {
+        let mut b = steady(5);
+        // A replacement: the buffer did not grow, the placeholder does.
+        loaded(&mut b, 3, 4.0, 5, true);
+        assert!(
+            (b.placeholder_s() - 4.0).abs() < 1e-9,
+            "{}",
+            b.placeholder_s()
+        );
+        // A new segment: decay (1%) and the cap of its quality's level.
+        loaded(&mut b, 4, 4.0, 5, false);
+        assert!((b.placeholder_s() - 3.96).abs() < 1e-9);
+        // 12 s when it arrived, 13 s when it was requested: quality 0's
+        // ceiling (about 14.9 s) leaves room for less than the placeholder.
+        let cap = b.max_buffer_for_quality(0) - 13.0;
+        assert!(cap < 3.96 * 0.99 && b.max_buffer_for_quality(5) - 13.0 > 3.96);
+        loaded(&mut b, 5, 12.0, 0, false);
+        assert!(
+            (b.placeholder_s() - cap).abs() < 1e-9,
+            "capped by the loaded segment's quality (0), not BOLA's last choice"
+        );
+    }
+
+    #[test]
+    fn a_full_buffer_delays_the_request_below_the_top_quality() {
+        let mut b = steady(3);
         // Throughput allows only quality 3; with 28 s of buffer BOLA holds
-        // quality 3 and waits until the buffer drains to its ceiling.
-        let d = b.decide(t(1), 28.0, Some(3), 4.0).unwrap();
+        // quality 3 and waits until the buffer drains to its ceiling (the
+        // second since the last segment went to the placeholder first).
+        let d = b.decide(t(3), 28.0, Some(3)).unwrap();
         assert_eq!(d.quality, 3);
         let expected = 28.0 - b.max_buffer_for_quality(3);
         assert!((d.delay.as_secs_f64() - expected).abs() < 1e-6, "{d:?}");
@@ -332,6 +440,6 @@ mod tests {
         c.ladder.truncate(1);
         let mut b = Bola::new(&c);
         assert_eq!(b.phase(), BolaPhase::OneBitrate);
-        assert_eq!(b.decide(Instant::ZERO, 0.0, None, 4.0).unwrap().quality, 0);
+        assert_eq!(b.decide(Instant::ZERO, 0.0, None).unwrap().quality, 0);
     }
 }

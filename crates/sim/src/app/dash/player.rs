@@ -21,6 +21,7 @@ use cc::Instant;
 
 use super::abandon::{AbandonRule, Progress, ABANDON_STATE};
 use super::abr::{AbrController, Context, Decision, Rule};
+use super::bola::LoadedSegment;
 use super::throughput::ThroughputHistory;
 use super::{DashConfig, DashSummary, Session};
 
@@ -320,12 +321,14 @@ impl Player {
         }
         let download = self.download.take().expect("checked above");
         self.advance(now);
-        if download.index < self.downloaded.len() {
-            // A replacement: the media was buffered already.
+        let before = self.playback.level();
+        let duration = self.config.segment_duration(download.index);
+        let replacement = download.index < self.downloaded.len();
+        if replacement {
+            // The media was buffered already.
             self.downloaded[download.index] = (download.quality, download.rule);
         } else {
-            self.playback
-                .append(now, self.config.segment_duration(download.index));
+            self.playback.append(now, duration);
             self.downloaded.push((download.quality, download.rule));
         }
         let first_byte = download.first_byte_at.unwrap_or(now);
@@ -335,9 +338,16 @@ impl Player {
             now - first_byte,
         );
         let level = self.playback.level();
-        self.abr
-            .bola_mut()
-            .on_downloaded(download.requested_at, now, level.as_secs_f64());
+        // The buffer's peak: the dynamic strategy sees it (abr's essay).
+        self.abr.on_buffer_level(level.as_secs_f64());
+        self.abr.bola_mut().on_downloaded(LoadedSegment {
+            requested: download.requested_at,
+            finished: now,
+            level_s: before.as_secs_f64(),
+            quality: download.quality,
+            duration_s: duration.as_secs_f64(),
+            replacement,
+        });
         if self.next_index < self.config.segment_count() {
             let target = if download.quality == self.config.top_quality() {
                 self.config.top_quality_buffer
@@ -397,10 +407,15 @@ impl Player {
         true
     }
 
+    /// Plays up to `now`; the ABR controller sees the buffer level then
+    /// (it only falls between the player's events, so its lowest points are
+    /// all seen).
     fn advance(&mut self, now: Instant) {
         if self.playback.advance(now, self.config.video) {
             self.abr.bola_mut().on_stall();
         }
+        self.abr
+            .on_buffer_level(self.playback.level().as_secs_f64());
     }
 
     /// What the viewer saw by `end` (a session still running is judged on
@@ -568,6 +583,41 @@ mod tests {
         }
         requests.push(fetch_at_rate(&mut p, 40.0).0);
         (p, requests)
+    }
+
+    #[test]
+    fn bola_takes_over_once_an_arrival_lifts_the_buffer_past_the_stable_time() {
+        // 14 Mbit/s holds quality 8 (9.9 Mbit/s, below the top), so the
+        // requests leave at the 12 s target; each arrival lifts the buffer
+        // above it, and dash.js's dynamic strategy hands the decisions to
+        // BOLA from then on (it used to stay with the throughput rule,
+        // judged at the decisions alone).
+        let config = DashConfig {
+            video: Duration::from_secs(200),
+            ..DashConfig::obbr_paper()
+        };
+        let mut p = Player::new(config, at(0));
+        let mut levels = Vec::new();
+        for _ in 0..30 {
+            let due = p.next_request_at().expect("a request is due");
+            levels.push(p.buffer_level(due));
+            fetch_at_rate(&mut p, 14.0);
+        }
+        assert!(levels.iter().all(|l| *l <= Duration::from_secs(12)));
+        let first = p
+            .downloaded
+            .iter()
+            .position(|&(_, rule)| rule == Rule::Bola);
+        let first = first.expect("BOLA decided some segments");
+        assert!(
+            p.downloaded[first..]
+                .iter()
+                .all(|&(_, rule)| rule == Rule::Bola || rule == Rule::InsufficientBuffer),
+            "{:?}",
+            p.downloaded
+        );
+        assert!(p.abr.using_bola());
+        assert!(p.downloaded.iter().all(|&(q, _)| q < 9));
     }
 
     #[test]
