@@ -196,15 +196,20 @@ mod tests {
         .unwrap()
     }
 
-    #[test]
-    fn frame_delays_count_from_creation_at_the_server() {
-        // 1 Mbit/s, 40 ms frames of 5000 bytes, a GOP of one frame: frame k
-        // is created at k x 40 ms after the request reached the server.
-        let config = LiveConfig {
+    /// 1 Mbit/s, 40 ms frames of 5000 bytes, a GOP of one frame.
+    fn one_frame_gops() -> LiveConfig {
+        LiveConfig {
             bitrate: cc::Bandwidth::from_kbps(1000),
             gop: Duration::from_millis(40),
             ..LiveConfig::COPILOT_PAPER
-        };
+        }
+    }
+
+    #[test]
+    fn frame_delays_count_from_creation_at_the_server() {
+        // Frame k is created at k x 40 ms after the request reached the
+        // server.
+        let config = one_frame_gops();
         // The request took 20 ms; every frame is complete 50 ms after its
         // creation, so 70 ms after the request plus its creation time.
         let frames: Vec<(u64, f64)> = (0..10)
@@ -220,11 +225,7 @@ mod tests {
 
     #[test]
     fn the_servers_stream_start_is_frame_time_zero_when_it_says() {
-        let config = LiveConfig {
-            bitrate: cc::Bandwidth::from_kbps(1000),
-            gop: Duration::from_millis(40),
-            ..LiveConfig::COPILOT_PAPER
-        };
+        let config = one_frame_gops();
         // The page asked at 1000 ms, but the request left the browser 15 ms
         // later and reached the server at 1035 ms (its trip 20 ms); every
         // frame is complete 50 ms after its creation there.
