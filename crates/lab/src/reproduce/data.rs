@@ -126,21 +126,6 @@ impl Runs {
         crate::table::read_rows(&self.series_path(record, "series_link"))
     }
 
-    /// A run's time series of flows (`series_flows`), as rows of named
-    /// columns of text; used only by the Rust experiments still being moved
-    /// to files (the others read [`Runs::flow_rows`]).
-    pub fn flow_series(&self, record: &RunRecord) -> anyhow::Result<Vec<csv::StringRecord>> {
-        self.series_file(record, "series_flows")
-    }
-
-    /// A run's time series of the bottleneck (`series_link`:
-    /// `t_s, queue_bytes, capacity_bps, forwarded`), as rows of named
-    /// columns of text; used only by the Rust experiments still being moved
-    /// to files (the others read [`Runs::link_rows`]).
-    pub fn link_series(&self, record: &RunRecord) -> anyhow::Result<Vec<csv::StringRecord>> {
-        self.series_file(record, "series_link")
-    }
-
     /// A controller state variable of flow `flow` over time (from
     /// `series_controller`, e.g. `inflight_hi`), as `(t_s, value)`.
     pub fn controller_series(
@@ -163,15 +148,6 @@ impl Runs {
     fn series_path(&self, record: &RunRecord, stem: &str) -> PathBuf {
         let dir = self.dir.join("runs").join(&record.id);
         crate::table::find(&dir, stem).unwrap_or_else(|| dir.join(format!("{stem}.parquet")))
-    }
-
-    /// A series of a run (Parquet or CSV): the header row, then the data rows.
-    fn series_file(
-        &self,
-        record: &RunRecord,
-        stem: &str,
-    ) -> anyhow::Result<Vec<csv::StringRecord>> {
-        crate::table::read_records(&self.series_path(record, stem))
     }
 }
 
@@ -224,24 +200,6 @@ pub fn buffer_bdp(value: &str) -> f64 {
         .strip_suffix("bdp")
         .and_then(|v| v.parse().ok())
         .unwrap_or(f64::NAN)
-}
-
-/// Column `name` of a series as `(t_s, value)` for flow `flow`, from rows
-/// of text; used only by the Rust experiments still being moved to files
-/// (the others take a [`sim::FlowColumn`] of [`Runs::flow_rows`]).
-pub fn series_column(rows: &[csv::StringRecord], flow: usize, name: &str) -> Vec<(f64, f64)> {
-    let Some(header) = rows.first() else {
-        return Vec::new();
-    };
-    let col = |n: &str| header.iter().position(|h| h == n);
-    let (Some(t), Some(f), Some(c)) = (col("t_s"), col("flow"), col(name)) else {
-        return Vec::new();
-    };
-    rows[1..]
-        .iter()
-        .filter(|r| r.get(f).and_then(|v| v.parse::<usize>().ok()) == Some(flow))
-        .filter_map(|r| Some((r.get(t)?.parse().ok()?, r.get(c)?.parse().ok()?)))
-        .collect()
 }
 
 /// A run's link, as the effective scenario stored with the run gives it;

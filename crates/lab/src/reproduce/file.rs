@@ -3225,7 +3225,7 @@ impl ExperimentFile {
                 ..
             } => along(at, by, &|r| {
                 let points = self.series_points(runs, r, series).ok()?;
-                let length = super::data::metric(r, "/sim_time_s")?;
+                let length = r.result().ok()?.sim_time_s;
                 run_window(
                     &points,
                     *take,
@@ -6013,7 +6013,7 @@ measure = [
             }
             std::fs::write(run.join("series_flows.csv"), complete_flows(&flows)).unwrap();
         });
-        let length = super::super::data::metric(&runs.points[0].1, "/sim_time_s").unwrap();
+        let length = runs.points[0].1.result().unwrap().sim_time_s;
         assert_eq!(length, 0.5, "the template's run lasts 500 ms");
         let body = r#"
 [[measure]]

@@ -24,7 +24,7 @@
 
 use anyhow::Context;
 
-use crate::reproduce::data::{metric, Runs};
+use crate::reproduce::data::Runs;
 use crate::reproduce::file::{at_param, number_param, Value};
 use crate::store::RunRecord;
 
@@ -58,16 +58,11 @@ fn cuts_per_minute(points: &[(f64, f64)], fraction: f64, from_run: f64, duration
 
 /// The time of flow `flow`'s first series row whose `mode` starts with
 /// `prefix` (rows: a header with `t_s`, `flow` and `mode`, then data).
-fn first_mode_time(rows: &[csv::StringRecord], flow: usize, prefix: &str) -> Option<f64> {
-    let header = rows.first()?;
-    let col = |n: &str| header.iter().position(|h| h == n);
-    let (t, f, m) = (col("t_s")?, col("flow")?, col("mode")?);
-    let flow = flow.to_string();
-    rows[1..]
-        .iter()
-        .filter(|r| r.get(f) == Some(flow.as_str()))
-        .find(|r| r.get(m).is_some_and(|v| v.starts_with(prefix)))
-        .and_then(|r| r.get(t)?.parse().ok())
+fn first_mode_time(rows: &[sim::FlowSample], flow: usize, prefix: &str) -> Option<f64> {
+    rows.iter()
+        .filter(|r| r.flow == flow)
+        .find(|r| r.mode.starts_with(prefix))
+        .map(|r| r.t_s)
 }
 
 /// The bound's first sample at or after `from`, if it is set there.
@@ -126,7 +121,7 @@ pub(crate) fn bound_cuts(
     );
     Ok(over_runs_at(runs, params, context, |record| {
         let points = runs.controller_series(record, flow, &column).ok()?;
-        let duration = metric(record, "/sim_time_s")?;
+        let duration = record.result().ok()?.sim_time_s;
         Some(cuts_per_minute(&points, fraction, from_run, duration))
     }))
 }
@@ -149,7 +144,7 @@ pub(crate) fn first_in_mode(
     let per = number_param(params, "per", Some(1.0)).context("first_in_mode")?;
     anyhow::ensure!(per > 0.0, "first_in_mode: `per` must be positive");
     Ok(over_runs_at(runs, params, context, |record| {
-        let rows = runs.flow_series(record).ok()?;
+        let rows = runs.flow_rows(record).ok()?;
         let from = first_mode_time(&rows, flow, &mode)?;
         let points = runs.controller_series(record, flow, &column).ok()?;
         Some(first_at_or_after(&points, from)? / per)
@@ -159,6 +154,7 @@ pub(crate) fn first_in_mode(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reproduce::measures::flow_sample;
 
     #[test]
     fn cuts_are_falls_beyond_the_fraction_across_unset_samples() {
@@ -178,16 +174,12 @@ mod tests {
 
     #[test]
     fn the_first_mode_row_sets_the_instant_a_bound_is_read() {
-        let rows: Vec<csv::StringRecord> = [
-            ["t_s", "flow", "mode"],
-            ["0.1", "0", "startup"],
-            ["0.2", "1", "probe_bw:up"],
-            ["0.3", "0", "drain"],
-            ["0.4", "0", "probe_bw:down"],
-        ]
-        .into_iter()
-        .map(csv::StringRecord::from_iter)
-        .collect();
+        let rows = [
+            flow_sample(0.1, 0, "startup"),
+            flow_sample(0.2, 1, "probe_bw:up"),
+            flow_sample(0.3, 0, "drain"),
+            flow_sample(0.4, 0, "probe_bw:down"),
+        ];
         assert_eq!(first_mode_time(&rows, 0, "probe_bw"), Some(0.4));
         assert_eq!(first_mode_time(&rows, 1, "probe_bw"), Some(0.2));
         assert_eq!(first_mode_time(&rows, 0, "probe_rtt"), None);

@@ -31,10 +31,11 @@
 
 use anyhow::Context;
 
-use crate::reproduce::data::{series_column, Runs};
+use crate::reproduce::data::Runs;
 use crate::reproduce::file::{at_param, number_param, Value};
 use crate::stats::Stat;
 use crate::store::RunRecord;
+use sim::FlowSample;
 
 /// One delivery-rate / RTT sample.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -55,55 +56,34 @@ pub(crate) struct Sample {
     other_mode: bool,
 }
 
-/// The distinct samples of a series (rows as in `series_flows.csv`):
-/// a row is a new sample when its delivery rate or RTT differs from the
-/// previous row's. Rows before the first delivery-rate sample are skipped.
-pub(crate) fn samples(rows: &[csv::StringRecord]) -> Vec<Sample> {
-    let col = |n: &str| series_column(rows, 0, n);
-    let (rate, estimate, rtt, min_rtt) = (
-        col("delivery_rate_bps"),
-        col("bw_estimate_bps"),
-        col("latest_rtt_ms"),
-        col("min_rtt_ms"),
-    );
-    let mode_col = rows
-        .first()
-        .and_then(|h| h.iter().position(|c| c == "mode"));
-    let modes: Vec<&str> = rows
-        .iter()
-        .skip(1)
-        .map(|r| mode_col.and_then(|c| r.get(c)).unwrap_or(""))
-        .collect();
-    let n = rate
-        .len()
-        .min(estimate.len())
-        .min(rtt.len())
-        .min(min_rtt.len())
-        .min(modes.len());
+/// The distinct samples of flow 0's series: a row is a new sample when
+/// its delivery rate or RTT differs from the previous row's. Rows before
+/// the first delivery-rate sample are skipped.
+pub(crate) fn samples(rows: &[FlowSample]) -> Vec<Sample> {
     let mut out = Vec::new();
     let mut previous: Option<(f64, f64)> = None;
     let mut probe_bw_since: Option<f64> = None;
-    for i in 0..n {
-        let t = rate[i].0;
-        let mode = modes[i];
+    for row in rows.iter().filter(|r| r.flow == 0) {
+        let t = row.t_s;
+        let mode = row.mode;
         if mode == "probe_bw" {
             probe_bw_since.get_or_insert(t);
         } else {
             probe_bw_since = None;
         }
-        let key = (rate[i].1, rtt[i].1);
+        let key = (row.delivery_rate_bps, row.latest_rtt_ms);
         if previous == Some(key) || key.0 <= 0.0 {
             previous = Some(key);
             continue;
         }
         previous = Some(key);
-        let settled = probe_bw_since.is_some_and(|s| t >= s + 2.0 * min_rtt[i].1 / 1e3);
+        let settled = probe_bw_since.is_some_and(|s| t >= s + 2.0 * row.min_rtt_ms / 1e3);
         out.push(Sample {
             t,
             rate: key.0,
-            estimate: estimate[i].1,
+            estimate: row.bw_estimate_bps,
             rtt: key.1,
-            min_rtt: min_rtt[i].1,
+            min_rtt: row.min_rtt_ms,
             probe_bw: settled,
             other_mode: mode != "probe_bw",
         });
@@ -157,7 +137,7 @@ enum Gives {
 
 /// One run's number (`None`: no series, or no sample counted).
 fn of_run(runs: &Runs, record: &RunRecord, gives: Gives, view: View, from_s: f64) -> Option<f64> {
-    let rows = runs.flow_series(record).ok()?;
+    let rows = runs.flow_rows(record).ok()?;
     let all = samples(&rows);
     let first = all.iter().position(|s| s.t >= from_s).unwrap_or(all.len());
     let counted: Vec<&Sample> = all[first..]
@@ -239,6 +219,7 @@ pub(crate) fn sample_runs(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reproduce::measures::flow_sample;
 
     fn sample(rate: f64, probe_bw: bool, other_mode: bool) -> Sample {
         Sample {
@@ -270,17 +251,29 @@ mod tests {
 
     #[test]
     fn repeated_rows_count_once() {
-        let rows: Vec<csv::StringRecord> = [
-            "t_s,flow,delivery_rate_bps,bw_estimate_bps,latest_rtt_ms,min_rtt_ms,mode",
-            "0.0,0,0,0,0,0,startup",
-            "0.1,0,5,10,100,100,probe_bw",
-            "0.2,0,5,10,100,100,probe_bw",
-            "0.3,0,5,10,101,100,probe_bw",
-            "0.4,0,6,10,101,100,probe_bw",
-        ]
-        .iter()
-        .map(|l| csv::StringRecord::from(l.split(',').collect::<Vec<_>>()))
-        .collect();
+        let row = |t, mode, rate, rtt| FlowSample {
+            delivery_rate_bps: rate,
+            bw_estimate_bps: 10.0,
+            latest_rtt_ms: rtt,
+            min_rtt_ms: 100.0,
+            ..flow_sample(t, 0, mode)
+        };
+        let rows = [
+            FlowSample {
+                min_rtt_ms: 0.0,
+                bw_estimate_bps: 0.0,
+                ..flow_sample(0.0, 0, "startup")
+            },
+            row(0.1, "probe_bw", 5.0, 100.0),
+            row(0.2, "probe_bw", 5.0, 100.0),
+            row(0.3, "probe_bw", 5.0, 101.0),
+            row(0.4, "probe_bw", 6.0, 101.0),
+            // Another flow's rows are not flow 0's samples.
+            FlowSample {
+                flow: 1,
+                ..row(0.4, "probe_bw", 7.0, 102.0)
+            },
+        ];
         let s = samples(&rows);
         assert_eq!(s.len(), 3);
         assert!(!s[0].probe_bw, "first round of ProbeBW");
