@@ -61,11 +61,23 @@
   window.bbrlabPlayer = record;
   // For tests/browser/browser-session.mjs: whether the session is over,
   // and the record with the media played (`played`) at `now`.
-  window.bbrlabFinished = () => record.errors.length > 0 || record.session.ended !== null;
-  window.bbrlabSnapshot = () => Object.assign(JSON.parse(JSON.stringify(record)), {
-    played: video.currentTime,
-    now: Date.now(),
-  });
+  // The element's `ended` is set before its `ended` event is dispatched (a
+  // task of its own): a session that ends just as it is read counts as
+  // ended, at the time it is read, rather than missing its end.
+  const noteEnd = () => {
+    if (video.ended && record.session.ended === null) record.session.ended = Date.now();
+  };
+  window.bbrlabFinished = () => {
+    noteEnd();
+    return record.errors.length > 0 || record.session.ended !== null;
+  };
+  window.bbrlabSnapshot = () => {
+    noteEnd();
+    return Object.assign(JSON.parse(JSON.stringify(record)), {
+      played: video.currentTime,
+      now: Date.now(),
+    });
+  };
   const show = () => {
     const v = video.getVideoPlaybackQuality ? video.getVideoPlaybackQuality() : {};
     record.state = {
@@ -159,7 +171,7 @@
     if (!last || last.end !== null) session.waits.push({ begin: Date.now(), end: null });
   });
   video.addEventListener('ended', () => {
-    if (session.ended === null) session.ended = Date.now();
+    noteEnd();
     show();
   });
   // Seconds the video element holds beyond the playhead (its own buffered
