@@ -24,11 +24,12 @@ struct Summary<'a> {
 
 /// The summary.json contents of a run.
 pub fn summary<'a>(scenario: &scenario::Scenario, result: &'a RunResult) -> impl Serialize + 'a {
+    let (bbrlab_version, bbrlab_commit) = crate::provenance::build_id();
     Summary {
         result,
         scenario_file: scenario.source.display().to_string(),
-        bbrlab_version: crate::provenance::build_id().0,
-        bbrlab_commit: crate::provenance::build_id().1,
+        bbrlab_version,
+        bbrlab_commit,
     }
 }
 

@@ -4040,6 +4040,15 @@ sweep = "none.toml"
             .to_string()
     }
 
+    /// Each `(id, says)` measure of `f` parses but cannot be taken: its
+    /// error (with its causes) starts with `prefix` and says `says`.
+    fn evaluation_refused(f: &ExperimentFile, runs: &Runs, prefix: &str, cases: &[(&str, &str)]) {
+        for (id, says) in cases {
+            let e = format!("{:#}", f.evaluate(runs, id, 0.0).unwrap_err());
+            assert!(e.starts_with(prefix) && e.contains(says), "{id}: {e}");
+        }
+    }
+
     fn number(f: &ExperimentFile, runs: &Runs, id: &str) -> f64 {
         match f.evaluate(runs, id, 0.0).unwrap() {
             Value::Stat(s) => s.mean,
@@ -5869,18 +5878,17 @@ measure = [
         assert_eq!(number(&f, &runs, "loss-rate-before"), 5.0);
         // a follows at the drop: an empty window has no rate.
         assert!(number(&f, &runs, "followed-at-once").is_nan());
-        for (id, says) in [
-            ("no-column", "needs `column`"),
-            ("no-window", "`window` must be"),
-            ("bad-window", "`window` must be"),
-            ("bad-column", "`column` must be"),
-        ] {
-            let e = f.evaluate(&runs, id, 0.0).unwrap_err().to_string();
-            assert!(
-                e.starts_with("drop_response: ") && e.contains(says),
-                "{id}: {e}"
-            );
-        }
+        evaluation_refused(
+            &f,
+            &runs,
+            "drop_response: ",
+            &[
+                ("no-column", "needs `column`"),
+                ("no-window", "`window` must be"),
+                ("bad-window", "`window` must be"),
+                ("bad-column", "`column` must be"),
+            ],
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -5953,17 +5961,16 @@ measure = [
         assert_eq!(number(&f, &runs, "high-rtt-run"), 2.0);
         // Six samples from the end of Drain (0.25 s) on, two counted.
         near("left-out", 1.0 - 2.0 / 6.0);
-        for (id, says) in [
-            ("no-below", "`below` (a number) is required"),
-            ("bad-gives", "`gives` must be"),
-            ("bad-view", "`view` must be"),
-        ] {
-            let e = format!("{:#}", f.evaluate(&runs, id, 0.0).unwrap_err());
-            assert!(
-                e.starts_with("sample_runs") && e.contains(says),
-                "{id}: {e}"
-            );
-        }
+        evaluation_refused(
+            &f,
+            &runs,
+            "sample_runs",
+            &[
+                ("no-below", "`below` (a number) is required"),
+                ("bad-gives", "`gives` must be"),
+                ("bad-view", "`view` must be"),
+            ],
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
