@@ -33,7 +33,11 @@
 //!    [`TimelyBandwidthUpdate`]): `k` low samples or high RTTs in a row
 //!    replace BtlBw with the mean of the `k` latest samples, reverted if
 //!    delivery got worse. The estimate follows a drop in a few hundred ms,
-//!    not the max filter's ten rounds.
+//!    not the max filter's ten rounds. Samples of packets sent from
+//!    ProbeRTT until one BDP is in flight again are hidden from it
+//!    ([`refill`]): under random loss, recovery's packet conservation can
+//!    hold the window at ProbeRTT's few packets, and such samples measure
+//!    the window, not the path.
 //!
 //! And from BBR-Copilot: app-limited samples only measure the application,
 //! so a flow that is always app-limited never sees the plateau that ends
@@ -90,6 +94,7 @@
 //! | `standing` | 0.5 | own | queue, in lowest RTTs, that draining left standing: a competitor's (0: the gain engages on deep losses instead) |
 //! | `drain_rounds` | 3 | own | Drain ends after this many rounds at most (0: Linux's Drain) |
 //! | `app_limited_plateau` | true | own | app-limited rounds count toward Startup's plateau |
+//! | `refill_hidden` | true | own | the drop detector ignores samples of packets sent from ProbeRTT until one BDP is in flight again |
 //! | `alpha`, `g_max`, `k`, `t_ms` | 0.01, 2, 30, 200 ms | oBBR | gain regrowth, deep-buffer gain, the drop detector |
 //! | `adaptive_g`, `timely_bw` | true | oBBR | the two oBBR mechanisms, for ablations |
 //! | `lt_bw`, `extra_acked`, `pacing_margin` | true, true, 0.01 | BBRv1 | the core's long-term mode, aggregation allowance, pacing margin |
@@ -110,7 +115,8 @@
 //! `g_max`);
 //! [`BandwidthDropDetector`](crate::bbr::extension::BandwidthDropDetector)
 //! = oBBR's [`TimelyBandwidthUpdate`] (inside [`PausedBesideCompetitor`]
-//! when `standing` > 0);
+//! when `standing` > 0, and that inside [`RefillHidden`] when
+//! `refill_hidden`);
 //! [`DrainExit`](crate::bbr::extension::DrainExit) = [`BoundedDrain`]
 //! (the extension point was added for it);
 //! [`StartupPlateau`](crate::bbr::extension::StartupPlateau) =
@@ -126,11 +132,12 @@ pub mod deep;
 pub mod drain;
 pub mod loss_gate;
 pub mod plateau;
+pub mod refill;
 pub mod standing;
 #[cfg(test)]
 mod tests;
 
-use crate::bbr::extension::Extensions;
+use crate::bbr::extension::{BandwidthDropDetector, Extensions};
 use crate::bbr::{Bbr, BbrParams};
 use crate::controller::{CongestionControl, ControllerConfig};
 use crate::obbr::{AdaptiveCwndGain, ObbrParams, TimelyBandwidthUpdate};
@@ -140,6 +147,7 @@ pub use deep::DeepBufferGain;
 pub use drain::BoundedDrain;
 pub use loss_gate::{CongestiveLossGate, RoundLossRate};
 pub use plateau::EveryRoundCounts;
+pub use refill::RefillHidden;
 pub use standing::{PausedBesideCompetitor, StandingQueue};
 
 /// The registry name.
@@ -172,6 +180,9 @@ crate::params! {
         pub drain_rounds: u64 ["drain_rounds", 0..=1000] = 3
             => "Drain ends after this many round trips even if inflight is still above one BDP (a queue draining cannot empty is not the flow's own; 0: Linux's Drain, until inflight is at most one BDP)",
         /// Whether app-limited rounds count toward Startup's plateau.
+        /// Whether the drop detector ignores ProbeRTT's refill.
+        pub refill_hidden: bool ["refill_hidden"] = true
+            => "the drop detector ignores bandwidth samples of packets sent from ProbeRTT until one BDP is in flight again (the window sets their rate, not the path; under random loss recovery can hold it at ProbeRTT's few packets)",
         pub app_limited_plateau: bool ["app_limited_plateau"] = true
             => "app-limited rounds count toward the three flat rounds that end Startup (BBRv1: they do not, so a live stream never leaves Startup)",
     }
@@ -235,13 +246,18 @@ pub fn new(
     }
     if obbr.timely_bw {
         let detector = TimelyBandwidthUpdate::new(obbr.detector_config());
-        ext.drop_detector = Some(if params.standing > 0.0 {
+        let detector: Box<dyn BandwidthDropDetector> = if params.standing > 0.0 {
             Box::new(PausedBesideCompetitor::new(
                 detector,
                 StandingQueue::new(params.standing, params.drain_rounds),
             ))
         } else {
             Box::new(detector)
+        };
+        ext.drop_detector = Some(if params.refill_hidden {
+            Box::new(RefillHidden::new(detector))
+        } else {
+            detector
         });
     }
     if params.app_limited_plateau {

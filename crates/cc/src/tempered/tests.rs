@@ -232,6 +232,7 @@ fn the_spec_takes_its_own_then_obbr_then_bbrv1_parameters() {
             "deep_max",
             "standing",
             "drain_rounds",
+            "refill_hidden",
             "app_limited_plateau",
             "alpha",
             "g_max",
@@ -484,4 +485,63 @@ fn the_drop_detector_rests_while_a_competitor_holds_the_queue() {
         None
     );
     assert!(p.paused() >= 2);
+}
+
+/// A detector that proposes each bandwidth sample it is shown, so a test
+/// sees which samples reached it.
+#[derive(Clone, Debug)]
+struct EchoSamples;
+
+impl BandwidthDropDetector for EchoSamples {
+    fn on_ack(&mut self, _ctx: &AckContext, sample: Option<Bandwidth>) -> Option<Bandwidth> {
+        sample
+    }
+}
+
+/// An ACK at `now_ms` of a packet sent at `sent_ms`, with `in_flight`
+/// bytes in flight before it.
+fn ack_sent(now_ms: u64, sent_ms: u64, in_flight: u64) -> AckEvent {
+    Ack::at(Instant::from_nanos(now_ms * 1_000_000))
+        .prior_in_flight(Bytes(in_flight))
+        .with_rate(|r| r.newest_sent_time = Some(Instant::from_nanos(sent_ms * 1_000_000)))
+        .build()
+}
+
+#[test]
+fn samples_of_probe_rtts_refill_do_not_reach_the_drop_detector() {
+    // 40 Mbit/s x 100 ms: one BDP is 500 KB.
+    let mut hidden = RefillHidden::new(Box::new(EchoSamples));
+    let low = Some(Bandwidth::from_mbps(10));
+    // Outside a refill every sample counts, even with little in flight
+    // (loss recovery's window).
+    let event = ack_sent(1_000, 900, 100_000);
+    assert_eq!(hidden.on_ack(&ctx(&event, false), low), low);
+    // ProbeRTT, then ProbeBW with the pipe still refilling (the window is
+    // restored, what is in flight is not).
+    let event = ack_sent(2_000, 1_900, 6_000);
+    let probe_rtt = AckContext {
+        mode: Mode::ProbeRtt,
+        ..ctx(&event, false)
+    };
+    assert_eq!(hidden.on_ack(&probe_rtt, low), None);
+    let event = ack_sent(2_300, 2_200, 200_000);
+    assert_eq!(hidden.on_ack(&ctx(&event, false), low), None);
+    // One BDP is in flight at 2.4 s: packets sent until then still
+    // measured the refill, later ones the path.
+    let event = ack_sent(2_400, 2_300, 500_000);
+    assert_eq!(hidden.on_ack(&ctx(&event, false), low), None);
+    let event = ack_sent(2_500, 2_410, 500_000);
+    assert_eq!(hidden.on_ack(&ctx(&event, false), low), low);
+    // Little in flight after the refill is loss recovery's: counted.
+    let event = ack_sent(2_600, 2_500, 100_000);
+    assert_eq!(hidden.on_ack(&ctx(&event, false), low), low);
+    assert_eq!(hidden.hidden(), 3);
+}
+
+#[test]
+fn tempered_bbr_hides_the_refill_unless_told_not_to() {
+    let on = AlgorithmSpec::parse(NAME).unwrap();
+    assert!(TemperedParams::from_spec(&on).refill_hidden);
+    let spec = AlgorithmSpec::parse("tempered-bbr:refill_hidden=false").unwrap();
+    assert!(!TemperedParams::from_spec(&spec).refill_hidden);
 }
