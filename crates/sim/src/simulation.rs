@@ -568,6 +568,9 @@ impl Simulation {
         }
     }
 
+    // Always inlined (into the enqueue and the release, twice per packet):
+    // as a call its register saves cost about 13 instructions each time.
+    #[inline(always)]
     fn schedule_departure(&mut self) {
         if let Some(at) = self.link.next_departure() {
             if self.departure_at.is_none_or(|d| at < d) {
