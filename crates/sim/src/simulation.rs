@@ -758,6 +758,7 @@ impl Simulation {
 
     /// An ACK frame of flow `id` leaves the receiver's side at `at` and
     /// reaches the sender after the return delay.
+    #[inline(always)]
     fn return_ack(&mut self, at: Instant, id: usize, frame: AckFrame) {
         let slot = self.frames_in_transit.insert(frame);
         let back = at + self.flows[id].return_delay;
