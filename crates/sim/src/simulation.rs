@@ -575,7 +575,10 @@ impl Simulation {
         if let Some(at) = self.link.next_departure() {
             if self.departure_at.is_none_or(|d| at < d) {
                 self.departure_at = Some(at);
-                self.queue.push(at, Event::LinkDeparture);
+                // Beside the calendar: a departure is nearly always the
+                // only one pending (one brought forward goes to the
+                // calendar, in its place in the order all the same).
+                self.queue.push_beside(at, Event::LinkDeparture);
             }
         }
     }
