@@ -261,12 +261,28 @@ impl<E> EventQueue<E> {
     /// Removes and returns the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(Instant, E)> {
+        self.pop_until(Instant::from_nanos(u64::MAX))
+    }
+
+    /// Removes and returns the earliest event if it is due at `until` or
+    /// before: one decision per event where a peek and a pop would each
+    /// compare the calendar with the event beside it.
+    #[inline]
+    pub fn pop_until(&mut self, until: Instant) -> Option<(Instant, E)> {
+        let until = until.as_nanos();
         if self.beside_first() {
-            let at = Instant::from_nanos((self.beside_key >> 64) as u64);
+            let at = (self.beside_key >> 64) as u64;
+            if at > until {
+                return None;
+            }
             self.beside_key = u128::MAX;
-            return self.beside.take().map(|e| (at, e));
+            return self.beside.take().map(|e| (Instant::from_nanos(at), e));
         }
-        let entry = self.current.pop()?;
+        let entry = *self.current.last()?;
+        if entry.at > until {
+            return None;
+        }
+        self.current.pop();
         let event = self.slab.remove(entry.slot);
         Some((Instant::from_nanos(entry.at), event))
     }
@@ -354,6 +370,14 @@ mod tests {
         for i in 0..200_000u64 {
             let r = rng();
             if r % 5 < 2 {
+                // Now and then with a limit that the next event may lie beyond.
+                if r % 5 == 1 && (r >> 20) % 4 == 0 {
+                    let until = now + (r >> 24) % 200_000;
+                    if reference.peek().is_none_or(|Reverse((t, _, _))| *t > until) {
+                        assert_eq!(q.pop_until(Instant::from_nanos(until)), None);
+                        continue;
+                    }
+                }
                 let want = reference
                     .pop()
                     .map(|Reverse((t, _, e))| (Instant::from_nanos(t), e));

@@ -280,11 +280,10 @@ impl Simulation {
     /// Runs to the end and returns the results.
     pub fn run(mut self) -> RunResult {
         let wall = std::time::Instant::now();
-        while let Some(at) = self.queue.peek_time() {
-            if at > self.end || self.all_done() {
+        while !self.all_done() {
+            let Some((at, event)) = self.queue.pop_until(self.end) else {
                 break;
-            }
-            let (at, event) = self.queue.pop().expect("peeked");
+            };
             self.now = at;
             self.events += 1;
             self.handle(event);
