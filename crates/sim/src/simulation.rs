@@ -707,6 +707,9 @@ impl Simulation {
 
     /// The receiver of flow `id` sends `frame`: through the uplink if it is
     /// limited, then back over the return delay.
+    // Always inlined into the delivery and the ACK timer: as a call its
+    // register saves cost about 18 instructions per ACK.
+    #[inline(always)]
     fn send_ack(&mut self, id: usize, frame: AckFrame) {
         let now = self.now;
         if self.config.acks_share_queue {
