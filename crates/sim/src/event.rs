@@ -48,6 +48,23 @@ struct Entry {
     slot: u32,
 }
 
+/// (time, insertion order) as one number: compared in one step, where
+/// the derived order of an [`Entry`] compares its fields one by one (the
+/// bucket sort cost about 15 instructions more per packet that way; the
+/// insertion's binary search, on the other hand, is cheaper with the
+/// derived order).
+#[inline(always)]
+fn key(at: u64, seq: u64) -> u128 {
+    (u128::from(at) << 64) | u128::from(seq)
+}
+
+impl Entry {
+    #[inline(always)]
+    fn key(&self) -> u128 {
+        key(self.at, self.seq)
+    }
+}
+
 /// A place in the order of insertion, taken when an event is decided and
 /// redeemed by [`EventQueue::push_reserved`] when it is known to be needed:
 /// the event then pops exactly where it would have popped had it been
@@ -123,7 +140,7 @@ impl<E> EventQueue<E> {
             return;
         }
         let ticket = self.reserve();
-        self.beside_key = (u128::from(at.as_nanos()) << 64) | u128::from(ticket.0);
+        self.beside_key = key(at.as_nanos(), ticket.0);
         self.beside = Some(event);
     }
 
@@ -222,7 +239,7 @@ impl<E> EventQueue<E> {
                 self.place(e);
             }
         }
-        self.current.sort_unstable_by(|a, b| b.cmp(a));
+        self.current.sort_unstable_by_key(|e| Reverse(e.key()));
         true
     }
 
@@ -255,7 +272,7 @@ impl<E> EventQueue<E> {
             return self.beside.is_some();
         }
         let first = self.current.last().expect("advance filled the bucket");
-        self.beside_key < (u128::from(first.at) << 64) | u128::from(first.seq)
+        self.beside_key < first.key()
     }
 
     /// Removes and returns the earliest event.
