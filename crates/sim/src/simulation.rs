@@ -280,11 +280,10 @@ impl Simulation {
     /// Runs to the end and returns the results.
     pub fn run(mut self) -> RunResult {
         let wall = std::time::Instant::now();
-        while let Some(at) = self.queue.peek_time() {
-            if at > self.end || self.all_done() {
+        while !self.all_done() {
+            let Some((at, event)) = self.queue.pop_until(self.end) else {
                 break;
-            }
-            let (at, event) = self.queue.pop().expect("peeked");
+            };
             self.now = at;
             self.events += 1;
             self.handle(event);
@@ -568,11 +567,17 @@ impl Simulation {
         }
     }
 
+    // Always inlined (into the enqueue and the release, twice per packet):
+    // as a call its register saves cost about 13 instructions each time.
+    #[inline(always)]
     fn schedule_departure(&mut self) {
         if let Some(at) = self.link.next_departure() {
             if self.departure_at.is_none_or(|d| at < d) {
                 self.departure_at = Some(at);
-                self.queue.push(at, Event::LinkDeparture);
+                // Beside the calendar: a departure is nearly always the
+                // only one pending (one brought forward goes to the
+                // calendar, in its place in the order all the same).
+                self.queue.push_beside(at, Event::LinkDeparture);
             }
         }
     }
@@ -702,6 +707,9 @@ impl Simulation {
 
     /// The receiver of flow `id` sends `frame`: through the uplink if it is
     /// limited, then back over the return delay.
+    // Always inlined into the delivery and the ACK timer: as a call its
+    // register saves cost about 18 instructions per ACK.
+    #[inline(always)]
     fn send_ack(&mut self, id: usize, frame: AckFrame) {
         let now = self.now;
         if self.config.acks_share_queue {
@@ -755,6 +763,7 @@ impl Simulation {
 
     /// An ACK frame of flow `id` leaves the receiver's side at `at` and
     /// reaches the sender after the return delay.
+    #[inline(always)]
     fn return_ack(&mut self, at: Instant, id: usize, frame: AckFrame) {
         let slot = self.frames_in_transit.insert(frame);
         let back = at + self.flows[id].return_delay;
@@ -763,6 +772,9 @@ impl Simulation {
 
     /// Keeps at most one pending LossTimer event per flow at or before the
     /// sender's deadline; a deadline that moved later is re-armed lazily.
+    // Always inlined into the pump (1.4 times per packet): as a call its
+    // register saves cost about 25 instructions each time.
+    #[inline(always)]
     fn arm_loss_timer(&mut self, id: usize) {
         let flow = &mut self.flows[id];
         let Some(deadline) = flow.sender.as_ref().and_then(|s| s.loss_timer()) else {

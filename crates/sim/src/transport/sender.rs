@@ -556,6 +556,10 @@ impl Sender {
     /// Declares lost every tracked packet below the largest acked that is
     /// 3 packets or 9/8 RTT behind it; arms `loss_time` for the others.
     /// Returns the bytes declared lost.
+    // Always inlined into the ACK, whose usual case returns at once (as a
+    // call its register saves cost about 17 instructions per ACK); the
+    // walk itself stays a call.
+    #[inline(always)]
     fn detect_lost(&mut self, now: Instant) -> Bytes {
         self.loss_time = None;
         let Some(largest) = self.largest_acked else {
@@ -570,6 +574,13 @@ impl Sender {
         if end == 0 {
             return Bytes::ZERO;
         }
+        self.detect_lost_below(now, largest, end)
+    }
+
+    /// [`Sender::detect_lost`] over the first `end` tracked packets, which
+    /// lie at or below `largest`, the largest acknowledged.
+    #[inline(never)]
+    fn detect_lost_below(&mut self, now: Instant, largest: u64, end: usize) -> Bytes {
         let loss_delay = self.rtt.loss_delay();
         // Nothing can be a loss_delay old before loss_delay has passed
         // (a saturating subtraction would make t=0 packets look old).
