@@ -320,6 +320,23 @@ measure = "one"
     }
 
     #[test]
+    fn a_suite_file_extends_the_suite_file_beside_it() {
+        let path = "experiments/obbr/fig7-fast-link.toml";
+        let text = suite_file(path).expect("the obbr suite lists the fast link's file");
+        let f = ExperimentFile::parse(path, text, None).unwrap();
+        let ids = judged(&f);
+        assert_eq!(ids.len(), 14);
+        assert!(!ids.contains(&"obbr.fig7.per-mu-numbers"), "{ids:?}");
+        let e = ExperimentFile::parse("experiments/obbr/x.toml", "id = \"x\"\ntitle = \"X\"\nscenario = \"s.toml\"\nextends = \"nothing.toml\"\n", None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("experiments/obbr/x.toml: extends (line 4): no suite's experiment file `experiments/obbr/nothing.toml`"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn bad_references_are_named_by_file_line_and_key() {
         let head = "id = \"x\"\ntitle = \"X\"\nsweep = \"none.toml\"\n";
         let cases = [

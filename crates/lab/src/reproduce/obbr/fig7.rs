@@ -1,7 +1,7 @@
 //! obbr: Fig. 7 (§5.2.1): one flow per controller in a stable network,
-//! 1 GB transfers, 100 KB tc burst: {100 Mbit/s, 40 ms} at R = 0.25 with
-//! 0/1/2% random loss, and {60 Mbit/s, 60 ms} at R in {0.2, 0.4, 0.6}
-//! (the 40 Mbit/s, 100 ms link is experiments/obbr/fig7-long-link.toml). Goodput and retransmission
+//! 1 GB transfers, 100 KB tc burst, {60 Mbit/s, 60 ms} at R in {0.2, 0.4,
+//! 0.6} (the two links with random loss are experiments/obbr/fig7-long-link.toml
+//! and fig7-fast-link.toml). Goodput and retransmission
 //! ratio per controller, against the numbers in the paper's text.
 
 use report::{BarGroup, Cell, Figure, ReferenceLine, Section, Table};
@@ -12,15 +12,6 @@ use crate::reproduce::verdict::{mbps, paper_name};
 use crate::reproduce::{Analysis, Experiment, Runs};
 
 use super::fig7_claims as claim;
-use super::OBBR_AS_TESTED;
-
-/// Fig. 7: 100 Mbit/s, 40 ms, R = 0.25, 0/1/2% loss.
-pub const FAST_LINK: Experiment = Experiment {
-    id: "fig7-fast-link",
-    scenario: "obbr/fig7-fast-link.toml",
-    series: false,
-    analyze: fig7_fast_link,
-};
 
 /// Fig. 7: 60 Mbit/s, 60 ms, R in {0.2, 0.4, 0.6}.
 pub const BUFFERS: Experiment = Experiment {
@@ -298,15 +289,6 @@ impl<'a> Grid<'a> {
             .collect();
         Measured::conditions(checks)
     }
-
-    /// `value` if controller `cc` is part of this sweep, else not run.
-    fn if_run(&self, cc: &str, value: f64) -> Measured {
-        if self.ccs.iter().any(|c| c == cc) {
-            Measured::Value(value)
-        } else {
-            Measured::NotRun(format!("{cc} is not in this sweep"))
-        }
-    }
 }
 
 fn pct(v: f64) -> String {
@@ -349,148 +331,6 @@ fn unfinished_note(grid: &Grid) -> String {
             unfinished.join("; ")
         )
     }
-}
-
-/// The two R = 0.25 links with 0/1/2% random loss.
-fn links(runs: &Runs, id: &str, title: &str) -> Analysis {
-    let grid = Grid::new(runs, "link.loss");
-    let describe = |l: &str| {
-        if l == "0" {
-            "no loss".to_string()
-        } else {
-            format!("{l} loss")
-        }
-    };
-    let labels = grid.labels(&describe);
-    let none = grid
-        .conditions
-        .iter()
-        .find(|c| c.as_str() == "0")
-        .cloned()
-        .unwrap_or_else(|| "0".into());
-    let one = "1%";
-    let two = "2%";
-    let drop = |cc: &str, loss: &str| 1.0 - grid.goodput(cc, loss) / grid.goodput(cc, &none);
-    let mut paper = Table::new(
-        "The paper's numbers (§1, §5.2.1) and ours",
-        ["quantity", "paper", "ours"],
-    );
-    let (ratio, at) = grid.max_bbr_over_obbr(&describe);
-    let bbr_mean = grid.bbr_mean_retx();
-    let obbr_min = grid.obbr_min_goodput();
-    let over_bbr2: Vec<f64> = OBBR
-        .iter()
-        .map(|cc| grid.goodput(cc, two) / grid.goodput("bbr2", two))
-        .collect();
-    let range = |v: &[f64]| {
-        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        crate::reproduce::verdict::range_text(lo, hi, 1, "x")
-    };
-    paper = paper
-        .row([
-            Cell::text("BBR's retransmission ratio, mean over the conditions"),
-            Cell::text(format!(
-                "{} (mean over all of Fig. 7)",
-                pct(PAPER_BBR_MEAN_RETX)
-            )),
-            Cell::percent(bbr_mean, 2),
-        ])
-        .row([
-            Cell::text("BBR / oBBR loss (retransmission) ratio, the largest"),
-            Cell::text("up to 30x (§1)"),
-            Cell::text(format!("{ratio:.1}x ({at})")),
-        ])
-        .row([
-            Cell::text("oBBR's lowest goodput / capacity"),
-            Cell::text(">= 82.76%"),
-            Cell::percent(obbr_min, 1),
-        ])
-        .row([
-            Cell::text("oBBR goodput / BBRv2's at 2% loss (mu 0.5 to 1)"),
-            Cell::text("14.65x (§1)"),
-            Cell::text(range(&over_bbr2)),
-        ]);
-    for (cc, loss, claim) in [
-        ("cubic", one, 0.94),
-        ("bbr2", one, 0.76),
-        ("cubic", two, 0.96),
-        ("bbr2", two, 0.94),
-    ] {
-        paper = paper.row([
-            Cell::text(format!("{cc} goodput drop at {loss} loss")),
-            Cell::text(format!("{:.0}%", claim * 100.0)),
-            Cell::percent(drop(cc, loss), 1),
-        ]);
-    }
-    paper = paper.row([
-        Cell::text("retransmission ratio without loss: BBR / B3R / BBR-S / oBBR mu 0.5"),
-        Cell::text("B3R ~ BBR > BBR-S > oBBR"),
-        Cell::text(format!(
-            "{} / {} / {} / {}",
-            pct(grid.retx("bbr", &none)),
-            pct(grid.retx("b3r", &none)),
-            pct(grid.retx("bbr-s", &none)),
-            pct(grid.retx("obbr:mu=0.5", &none)),
-        )),
-    ]);
-    let tested0 = grid.retx(OBBR_AS_TESTED, &none);
-    let bbr0 = grid.retx("bbr", &none);
-    paper = paper.row([
-        Cell::text("oBBR as tested (the May 2023 code, mu 0.5): retransmission ratio without loss / at 2% loss"),
-        Cell::text("0.51% / 2.82% (oBBR-0.5)"),
-        Cell::text(format!("{} / {}", pct(tested0), pct(grid.retx(OBBR_AS_TESTED, two)))),
-    ]);
-    let section = Section::new(id, title)
-        .description(format!(
-            "One flow per controller, {} (the paper: 1 GB), R = 0.25, 100 KB tc burst, 0/1/2% random loss ({}). \
-             The paper's nginx-quic BBR retransmits far more (17.42% on average over Fig. 7) than our BBR, which follows \
-             Linux, so BBR / oBBR ratios are smaller here even where oBBR's own numbers are close. {}",
-            transfer(&grid),
-            seeds_note(runs),
-            unfinished_note(&grid)
-        ))
-        .figure(grid.goodput_figure(&labels, "random loss"))
-        .figure(grid.retx_figure(&labels, "random loss"))
-        .table(grid.table(&format!("Goodput and retransmission ratio ({})", crate::reproduce::data::seeds_note(grid.runs)), &labels))
-        .table(paper);
-    let conditions: Vec<&str> = grid.conditions.iter().map(String::as_str).collect();
-    let loss_conditions: Vec<&str> = conditions.iter().copied().filter(|c| *c != none).collect();
-    let bbr_worst_drop = loss_conditions
-        .iter()
-        .map(|c| drop("bbr", c))
-        .fold(f64::NAN, f64::max);
-    let judged = vec![
-        claim::OBBR_BELOW_BBR.judge(grid.obbr_below_bbr(&describe)),
-        claim::FIVE_FOLD.judge(Measured::Value(grid.retx("obbr:mu=0.5", &none) / bbr0)),
-        claim::FIVE_FOLD_AS_TESTED.judge(grid.if_run(OBBR_AS_TESTED, tested0 / bbr0)),
-        claim::UP_TO_30X.judge(Measured::Value(ratio)),
-        claim::BBR_MEAN_RETX.judge(Measured::Value(bbr_mean)),
-        claim::OBBR_MIN_GOODPUT.judge(Measured::Value(obbr_min)),
-        claim::BBR_KEEPS_GOODPUT.judge(Measured::Value(bbr_worst_drop)),
-        claim::CUBIC_DROP_1.judge(Measured::Value(drop("cubic", one))),
-        claim::CUBIC_DROP_2.judge(Measured::Value(drop("cubic", two))),
-        claim::BBR2_DROP_1.judge(Measured::Value(drop("bbr2", one))),
-        claim::BBR2_DROP_2.judge(Measured::Value(drop("bbr2", two))),
-        claim::OVER_BBR2_AT_2.judge(Measured::Value(
-            grid.goodput("obbr:mu=0.5", two) / grid.goodput("bbr2", two),
-        )),
-        claim::VARIANT_ORDER.judge(grid.variant_order(&describe)),
-        claim::LOSS_BASED_LEAST.judge(grid.loss_based_least(&describe)),
-    ];
-    Analysis::judged(
-        section,
-        judged,
-        "oBBR cuts BBR's retransmissions five-fold at BBR's goodput; CUBIC and BBRv2 collapse under loss.",
-    )
-}
-
-fn fig7_fast_link(runs: &Runs) -> Analysis {
-    links(
-        runs,
-        "fig7-fast-link",
-        "Fig. 7: one flow, 100 Mbit/s, 40 ms, R = 0.25, 0/1/2% loss",
-    )
 }
 
 fn fig7_buffers(runs: &Runs) -> Analysis {

@@ -18,7 +18,7 @@ pub static EXPERIMENTS: &[Entry] = &[
     super::experiment_file!("experiments/obbr/competitiveness-deep.toml"),
     super::experiment_file!("experiments/obbr/fig4-drop.toml"),
     super::experiment_file!("experiments/obbr/fig5-samples.toml"),
-    Entry::Rust(fig7::FAST_LINK),
+    super::experiment_file!("experiments/obbr/fig7-fast-link.toml"),
     super::experiment_file!("experiments/obbr/fig7-long-link.toml"),
     Entry::Rust(fig7::BUFFERS),
     super::experiment_file!("experiments/obbr/fig7-nginx-stack.toml"),
