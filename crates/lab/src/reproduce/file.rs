@@ -3246,7 +3246,10 @@ impl ExperimentFile {
                     .filter_map(|(v, label, s)| {
                         let target = targets.get(&v)?;
                         let named = name.replace("{value}", &label).replace("{raw}", &v);
-                        Some((named, (s.mean - target).abs() <= band.within(*target, margin)))
+                        Some((
+                            named,
+                            (s.mean - target).abs() <= band.within(*target, margin),
+                        ))
                     })
                     .collect(),
             ),
@@ -6363,53 +6366,19 @@ columns = [
     #[test]
     fn near_takes_the_point_band_and_names_raw_values_as_per_value_does() {
         let runs = grid(Path::new("."));
-        let f = file(
-            r#"
-[labels]
-a = "A"
-
-[[measure]]
-id = "goodput-1"
-kind = "mean"
-of = { metric = "goodput_bps" }
-at = { buffer = "1" }
-by = "cc"
-
-[[measure]]
-id = "point"
-kind = "near"
-of = "goodput-1"
-band = "point"
-targets = { a = 5.0, b = 1.0 }
-label = "{raw} ({value}) at 1"
-
-[[measure]]
-id = "margin"
-kind = "near"
-of = "goodput-1"
-targets = { a = 5.0, b = 1.0 }
-
-[[measure]]
-id = "goodput"
-kind = "mean"
-of = { metric = "goodput_bps" }
-by = "buffer"
-
-[[measure]]
-id = "at-least-3"
-kind = "count"
-of = "goodput"
-holds = "at_least"
-bound = 3.0
-
-[[measure]]
-id = "per-cc"
-kind = "per_value"
-axis = "cc"
-of = "at-least-3"
-label = "{raw} {condition}"
-"#,
-        );
+        // Measures of one kind each: id, kind, and the rest of its keys.
+        let measures: String = [
+            ("goodput-1", "mean", "of = { metric = \"goodput_bps\" }\nat = { buffer = \"1\" }\nby = \"cc\""),
+            ("point", "near", "of = \"goodput-1\"\nband = \"point\"\ntargets = { a = 5.0, b = 1.0 }\nlabel = \"{raw} ({value}) at 1\""),
+            ("margin", "near", "of = \"goodput-1\"\ntargets = { a = 5.0, b = 1.0 }"),
+            ("goodput", "mean", "of = { metric = \"goodput_bps\" }\nby = \"buffer\""),
+            ("at-least-3", "count", "of = \"goodput\"\nholds = \"at_least\"\nbound = 3.0"),
+            ("per-cc", "per_value", "axis = \"cc\"\nof = \"at-least-3\"\nlabel = \"{raw} {condition}\""),
+        ]
+        .iter()
+        .map(|(id, kind, rest)| format!("[[measure]]\nid = \"{id}\"\nkind = \"{kind}\"\n{rest}\n\n"))
+        .collect();
+        let f = file(&format!("\n[labels]\na = \"A\"\n\n{measures}"));
         let named = |v: &[(&str, bool)]| -> Vec<(String, bool)> {
             v.iter().map(|(l, ok)| (l.to_string(), *ok)).collect()
         };
@@ -6438,7 +6407,9 @@ label = "{raw} {condition}"
              [[measure]]\nid = \"n\"\nkind = \"near\"\nof = \"g\"\nband = \"wide\"\ntargets = { a = 1.0 }\n",
         );
         assert!(
-            e.starts_with("t.toml: band (line 16): unknown variant `wide`, expected `margin` or `point`"),
+            e.starts_with(
+                "t.toml: band (line 16): unknown variant `wide`, expected `margin` or `point`"
+            ),
             "{e}"
         );
     }

@@ -4,11 +4,6 @@
 
 use report::Cell;
 
-/// Bits per second to Mbit/s.
-pub fn mbps(bps: f64) -> f64 {
-    bps / 1e6
-}
-
 /// The papers' name for a controller spec of our sweeps: `obbr:mu=0.5` is
 /// "oBBR-0.5", `bbr2-adaptive` "adaptive BBRv2"; a bare name of any other
 /// registered controller (one registered from outside bbrlab too) its

@@ -201,54 +201,37 @@ mod tests {
     use super::super::sha256_hex;
     use super::*;
 
-    const BASE: &str = r#"
-id = "base"
-title = "Base"
-sweep = "none.toml"
-description = "From the base."
+    /// A claim `id` with test `test`, judged on measure `one`.
+    fn claim(id: &str, test: &str) -> String {
+        format!(
+            "\n[[claim]]\nid = \"{id}\"\npaper = \"own\"\nplace = \"p\"\nstatement = \"s\"\n\
+             about = \"a\"\nmetric = \"m\"\nunit = \"\"\npaper_says = \"p\"\ntest = {{ {test} }}\n\
+             tolerance_reason = \"r\"\norigin = \"project analysis\"\nmeasure = \"one\"\n"
+        )
+    }
 
-[labels]
-a = "A"
+    /// The measure `one`: the goodput of controller `cc`.
+    fn one(cc: &str) -> String {
+        format!(
+            "\n[[measure]]\nid = \"one\"\nkind = \"mean\"\nof = {{ metric = \"goodput_bps\" }}\n\
+             at = {{ cc = \"{cc}\" }}\n"
+        )
+    }
 
-[[measure]]
-id = "one"
-kind = "mean"
-of = { metric = "goodput_bps" }
-at = { cc = "a" }
-
-[[claim]]
-id = "base.one"
-paper = "own"
-place = "p"
-statement = "s"
-about = "a"
-metric = "m"
-unit = ""
-paper_says = "p"
-test = { kind = "point", paper = 5.0 }
-tolerance_reason = "r"
-origin = "project analysis"
-measure = "one"
-
-[[claim]]
-id = "base.two"
-paper = "own"
-place = "p"
-statement = "s"
-about = "a"
-metric = "m"
-unit = ""
-paper_says = "p"
-test = { kind = "at_least", bound = 5.0 }
-tolerance_reason = "r"
-origin = "project analysis"
-measure = "one"
-"#;
+    /// The file the others refer to: two claims on its measure `one`.
+    fn base() -> String {
+        format!(
+            "id = \"base\"\ntitle = \"Base\"\nsweep = \"none.toml\"\ndescription = \"From the base.\"\n\
+             \n[labels]\na = \"A\"\n{}{}{}",
+            one("a"),
+            claim("base.one", "kind = \"point\", paper = 5.0"),
+            claim("base.two", "kind = \"at_least\", bound = 5.0"),
+        )
+    }
 
     /// A fresh directory `bbrlab-shared-NAME-PID` holding `files`.
     fn beside(name: &str, files: &[(&str, &str)]) -> std::path::PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("bbrlab-shared-{name}-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("bbrlab-shared-{name}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         for (file, text) in files {
             std::fs::write(dir.join(file), text).unwrap();
@@ -268,40 +251,24 @@ measure = "one"
     fn a_file_extends_another_and_judges_claims_declared_elsewhere() {
         let second = "extends = \"base.toml\"\nid = \"second\"\ntitle = \"Second\"\n\
                       sweep = \"other.toml\"\njudge = [\"base.two\"]\n";
-        let third = r#"
-id = "third"
-title = "Third"
-sweep = "none.toml"
-claims_from = ["base.toml"]
-judge = ["third.own", "base.one"]
-
-[[measure]]
-id = "one"
-kind = "mean"
-of = { metric = "goodput_bps" }
-at = { cc = "b" }
-
-[[claim]]
-id = "third.own"
-paper = "own"
-place = "p"
-statement = "s"
-about = "a"
-metric = "m"
-unit = ""
-paper_says = "p"
-test = { kind = "direction" }
-tolerance_reason = "r"
-origin = "project analysis"
-measure = "one"
-"#;
+        let third = format!(
+            "id = \"third\"\ntitle = \"Third\"\nsweep = \"none.toml\"\nclaims_from = [\"base.toml\"]\n\
+             judge = [\"third.own\", \"base.one\"]\n{}{}",
+            one("b"),
+            claim("third.own", "kind = \"direction\""),
+        );
+        let base = base();
         let dir = beside(
             "extends",
-            &[("base.toml", BASE), ("second.toml", second), ("third.toml", third)],
+            &[
+                ("base.toml", base.as_str()),
+                ("second.toml", second),
+                ("third.toml", third.as_str()),
+            ],
         );
-        let base = parse(&dir, "base.toml").unwrap();
-        assert_eq!(judged(&base), ["base.one", "base.two"]);
-        assert_eq!(base.sha256, sha256_hex(BASE.as_bytes()));
+        let parsed = parse(&dir, "base.toml").unwrap();
+        assert_eq!(judged(&parsed), ["base.one", "base.two"]);
+        assert_eq!(parsed.sha256, sha256_hex(base.as_bytes()));
         // The base's measures, labels, description and claims, judged as listed.
         let f = parse(&dir, "second.toml").unwrap();
         assert_eq!((f.id(), judged(&f)), ("second", vec!["base.two"]));
@@ -309,13 +276,13 @@ measure = "one"
         assert_eq!(f.spec.description, "From the base.");
         assert_eq!(f.label("cc", "a"), "A");
         assert!(f.scenario_label().ends_with("other.toml"));
-        assert_eq!(f.sha256, sha256_hex(format!("{second}{BASE}").as_bytes()));
+        assert_eq!(f.sha256, sha256_hex(format!("{second}{base}").as_bytes()));
         // Claims declared in another file, judged on this file's measure of
         // the same id, in the order of `judge`.
         let f = parse(&dir, "third.toml").unwrap();
         assert_eq!(judged(&f), ["third.own", "base.one"]);
         assert_eq!(f.claims[1].1, "one");
-        assert_eq!(f.sha256, sha256_hex(format!("{third}{BASE}").as_bytes()));
+        assert_eq!(f.sha256, sha256_hex(format!("{third}{base}").as_bytes()));
         std::fs::remove_dir_all(dir).unwrap();
     }
 
@@ -327,9 +294,13 @@ measure = "one"
         let ids = judged(&f);
         assert_eq!(ids.len(), 14);
         assert!(!ids.contains(&"obbr.fig7.per-mu-numbers"), "{ids:?}");
-        let e = ExperimentFile::parse("experiments/obbr/x.toml", "id = \"x\"\ntitle = \"X\"\nscenario = \"s.toml\"\nextends = \"nothing.toml\"\n", None)
-            .unwrap_err()
-            .to_string();
+        let e = ExperimentFile::parse(
+            "experiments/obbr/x.toml",
+            "id = \"x\"\ntitle = \"X\"\nscenario = \"s.toml\"\nextends = \"nothing.toml\"\n",
+            None,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(
             e.starts_with("experiments/obbr/x.toml: extends (line 4): no suite's experiment file `experiments/obbr/nothing.toml`"),
             "{e}"
@@ -342,12 +313,16 @@ measure = "one"
         let cases = [
             // (file text, the error's start, what it says)
             (
-                format!("{head}claims_from = [\"base.toml\"]\njudge = [\"base.one\", \"nothing\"]\n"),
+                format!(
+                    "{head}claims_from = [\"base.toml\"]\njudge = [\"base.one\", \"nothing\"]\n"
+                ),
                 "x.toml: judge (line 5)",
                 "no claim `nothing` in this file",
             ),
             (
-                format!("{head}claims_from = [\"base.toml\"]\njudge = [\"base.two\", \"base.two\"]\n"),
+                format!(
+                    "{head}claims_from = [\"base.toml\"]\njudge = [\"base.two\", \"base.two\"]\n"
+                ),
                 "x.toml: judge (line 5)",
                 "`base.two` is listed twice",
             ),
@@ -383,7 +358,7 @@ measure = "one"
             let dir = beside(
                 &format!("bad-{i}"),
                 &[
-                    ("base.toml", BASE),
+                    ("base.toml", base().as_str()),
                     ("second.toml", second),
                     ("loop.toml", looping),
                     ("x.toml", text),
