@@ -25,6 +25,8 @@ use super::Analysis;
 use crate::stats::{self, Crossing, Stat};
 use crate::store::RunRecord;
 
+mod shared;
+
 /// The file as written.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -60,6 +62,19 @@ struct Spec {
     /// Line figures of a measure over a numeric axis (`[[curve]]`).
     #[serde(default, rename = "curve")]
     curves: Vec<CurveSpec>,
+    /// Another experiment file whose measures, tables, figures and claims
+    /// come first in this one (a second sweep of the same shape).
+    #[serde(default)]
+    extends: Option<String>,
+    /// Experiment files whose claims `judge` may name (claims declared
+    /// once, judged by several experiments).
+    #[serde(default)]
+    claims_from: Vec<String>,
+    /// The claims judged, in order, by id: this file's, an extended
+    /// file's and those of `claims_from` (default: this file's own and
+    /// its extended file's, in order).
+    #[serde(default)]
+    judge: Option<Vec<String>>,
 }
 
 /// The values of an axis every claim is judged at.
@@ -995,6 +1010,14 @@ pub enum Measure {
         of: String,
         /// The target of each axis value checked.
         targets: BTreeMap<String, f64>,
+        /// How far from its target a value may lie (default: the claim's
+        /// margin).
+        #[serde(default)]
+        band: NearBand,
+        /// The conditions' names (default `{value}`, the value's label;
+        /// `{raw}` is the value as the sweep writes it).
+        #[serde(default = "near_label")]
+        label: String,
     },
     /// Numbers recorded outside the simulator, from a CSV file kept in
     /// the repository (dash.js itself on a run's path, say): information
@@ -1062,6 +1085,34 @@ pub enum Measure {
 /// The default name of a [`Measure::PerValue`] condition.
 fn per_value_label() -> String {
     "{value}: {condition}".into()
+}
+
+/// The default name of a [`Measure::Near`] condition: the value's label.
+fn near_label() -> String {
+    "{value}".into()
+}
+
+/// How far from its target a [`Measure::Near`] value may lie.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum NearBand {
+    /// Within the claim's margin, in the measure's unit.
+    #[default]
+    Margin,
+    /// Within the rule for point numbers: `claims::rules::POINT_REL` of
+    /// the target (a paper's number read as a point, condition by
+    /// condition; the claim's margin is not used).
+    Point,
+}
+
+impl NearBand {
+    /// The largest distance from `target` that holds, with the claim's `margin`.
+    fn within(self, target: f64, margin: f64) -> f64 {
+        match self {
+            NearBand::Margin => margin,
+            NearBand::Point => super::claims::rules::POINT_REL * target.abs(),
+        }
+    }
 }
 
 impl Measure {
@@ -2128,7 +2179,19 @@ impl ExperimentFile {
     /// Parses an experiment file's `text`; `name` names it in errors and in
     /// the report; `dir` is its directory (for a `sweep` beside it).
     pub fn parse(name: &str, text: &str, dir: Option<&Path>) -> anyhow::Result<ExperimentFile> {
+        Self::parse_within(name, text, dir, 0)
+    }
+
+    /// [`ExperimentFile::parse`] of a file `depth` references deep (an
+    /// extended file or one whose claims another judges).
+    fn parse_within(
+        name: &str,
+        text: &str,
+        dir: Option<&Path>,
+        depth: usize,
+    ) -> anyhow::Result<ExperimentFile> {
         let spec: Spec = toml::from_str(text).map_err(|e| toml_error(name, text, &e))?;
+        let (spec, hashed) = shared::resolve(name, text, dir, depth, spec)?;
         let source = match (&spec.scenario, &spec.sweep) {
             (Some(s), None) => SweepSource::Scenarios(s.clone()),
             (None, Some(s)) => SweepSource::Beside(dir.unwrap_or(Path::new(".")).join(s)),
@@ -2644,7 +2707,7 @@ impl ExperimentFile {
         let recorded = RecordedTable::load_all(name, text, &spec.measures)?;
         Ok(ExperimentFile {
             name: name.to_string(),
-            sha256: sha256_hex(text.as_bytes()),
+            sha256: sha256_hex(&hashed),
             spec,
             source,
             claims,
@@ -3170,13 +3233,23 @@ impl ExperimentFile {
                     ),
                 }
             }
-            Measure::Near { of, targets, .. } => Value::Conditions(
+            Measure::Near {
+                of,
+                targets,
+                band,
+                label: name,
+                ..
+            } => Value::Conditions(
                 by_axis(of)?
                     .into_iter()
                     .filter(|(_, _, s)| s.mean.is_finite())
                     .filter_map(|(v, label, s)| {
                         let target = targets.get(&v)?;
-                        Some((label, (s.mean - target).abs() <= margin))
+                        let named = name.replace("{value}", &label).replace("{raw}", &v);
+                        Some((
+                            named,
+                            (s.mean - target).abs() <= band.within(*target, margin),
+                        ))
                     })
                     .collect(),
             ),
@@ -3207,7 +3280,8 @@ impl ExperimentFile {
                     kept.extend(c.into_iter().map(|(condition, ok)| {
                         let name = label
                             .replace("{value}", &value)
-                            .replace("{condition}", &condition);
+                            .replace("{condition}", &condition)
+                            .replace("{raw}", &v);
                         (name, ok)
                     }));
                 }
@@ -6287,5 +6361,56 @@ columns = [
         let e = error(&recorded_measure(&csv, "aq", r#"{ cc = "cc" }"#));
         assert!(e.contains("line 2: not a CSV row"), "{e}");
         std::fs::remove_file(&csv).unwrap();
+    }
+
+    #[test]
+    fn near_takes_the_point_band_and_names_raw_values_as_per_value_does() {
+        let runs = grid(Path::new("."));
+        // Measures of one kind each: id, kind, and the rest of its keys.
+        let measures: String = [
+            ("goodput-1", "mean", "of = { metric = \"goodput_bps\" }\nat = { buffer = \"1\" }\nby = \"cc\""),
+            ("point", "near", "of = \"goodput-1\"\nband = \"point\"\ntargets = { a = 5.0, b = 1.0 }\nlabel = \"{raw} ({value}) at 1\""),
+            ("margin", "near", "of = \"goodput-1\"\ntargets = { a = 5.0, b = 1.0 }"),
+            ("goodput", "mean", "of = { metric = \"goodput_bps\" }\nby = \"buffer\""),
+            ("at-least-3", "count", "of = \"goodput\"\nholds = \"at_least\"\nbound = 3.0"),
+            ("per-cc", "per_value", "axis = \"cc\"\nof = \"at-least-3\"\nlabel = \"{raw} {condition}\""),
+        ]
+        .iter()
+        .map(|(id, kind, rest)| format!("[[measure]]\nid = \"{id}\"\nkind = \"{kind}\"\n{rest}\n\n"))
+        .collect();
+        let f = file(&format!("\n[labels]\na = \"A\"\n\n{measures}"));
+        let named = |v: &[(&str, bool)]| -> Vec<(String, bool)> {
+            v.iter().map(|(l, ok)| (l.to_string(), *ok)).collect()
+        };
+        // a: |6 - 5| within a quarter of 5; b: |2 - 1| beyond a quarter of 1,
+        // whatever the claim's margin.
+        assert_eq!(
+            conditions(&f, &runs, "point", 5.0),
+            named(&[("a (A) at 1", true), ("b (b) at 1", false)])
+        );
+        // Without a band, the claim's margin: 1 holds both.
+        assert_eq!(
+            conditions(&f, &runs, "margin", 1.0),
+            named(&[("A", true), ("b", true)])
+        );
+        assert_eq!(
+            conditions(&f, &runs, "margin", 0.5),
+            named(&[("A", false), ("b", false)])
+        );
+        // a delivers 6 and 4, b 2 and 1.
+        assert_eq!(
+            conditions(&f, &runs, "per-cc", 0.0),
+            named(&[("a 1", true), ("a 2", true), ("b 1", false), ("b 2", false)])
+        );
+        let e = error(
+            "\n[[measure]]\nid = \"g\"\nkind = \"mean\"\nof = { metric = \"goodput_bps\" }\nby = \"cc\"\n\n\
+             [[measure]]\nid = \"n\"\nkind = \"near\"\nof = \"g\"\nband = \"wide\"\ntargets = { a = 1.0 }\n",
+        );
+        assert!(
+            e.starts_with(
+                "t.toml: band (line 16): unknown variant `wide`, expected `margin` or `point`"
+            ),
+            "{e}"
+        );
     }
 }

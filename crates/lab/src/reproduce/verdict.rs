@@ -4,11 +4,6 @@
 
 use report::Cell;
 
-/// Bits per second to Mbit/s.
-pub fn mbps(bps: f64) -> f64 {
-    bps / 1e6
-}
-
 /// The papers' name for a controller spec of our sweeps: `obbr:mu=0.5` is
 /// "oBBR-0.5", `bbr2-adaptive` "adaptive BBRv2"; a bare name of any other
 /// registered controller (one registered from outside bbrlab too) its
@@ -34,24 +29,6 @@ pub fn paper_name(spec: &str) -> String {
                 None => other.to_string(),
             },
         },
-    }
-}
-
-/// "lo to hi" with `decimals` decimals and `suffix` after each number; one
-/// number when both print alike ("3.6x", not "3.6x to 3.6x"); "—" when
-/// either is unknown.
-pub fn range_text(lo: f64, hi: f64, decimals: usize, suffix: &str) -> String {
-    if !lo.is_finite() || !hi.is_finite() {
-        return "—".to_string();
-    }
-    let (a, b) = (
-        format!("{lo:.decimals$}{suffix}"),
-        format!("{hi:.decimals$}{suffix}"),
-    );
-    if a == b {
-        a
-    } else {
-        format!("{a} to {b}")
     }
 }
 
@@ -101,13 +78,6 @@ mod tests {
             paper_name(crate::reproduce::obbr::OBBR_AS_TESTED),
             "oBBR as tested"
         );
-    }
-
-    #[test]
-    fn ranges_print_one_number_when_their_ends_agree() {
-        assert_eq!(range_text(3.61, 3.64, 1, "x"), "3.6x");
-        assert_eq!(range_text(0.5, 0.62, 2, ""), "0.50 to 0.62");
-        assert_eq!(range_text(f64::NAN, 1.0, 2, ""), "—");
     }
 
     #[test]

@@ -1,8 +1,5 @@
 //! The `obbr` suite: the oBBR paper (Bi et al.) evaluation, one experiment per figure or table.
 
-pub(crate) mod fig7;
-mod fig7_claims;
-
 use super::Entry;
 
 /// oBBR (mu 0.5) as the paper's testbed ran it: the authors' May 2023 code,
@@ -18,9 +15,9 @@ pub static EXPERIMENTS: &[Entry] = &[
     super::experiment_file!("experiments/obbr/competitiveness-deep.toml"),
     super::experiment_file!("experiments/obbr/fig4-drop.toml"),
     super::experiment_file!("experiments/obbr/fig5-samples.toml"),
-    Entry::Rust(fig7::FAST_LINK),
-    Entry::Rust(fig7::LONG_LINK),
-    Entry::Rust(fig7::BUFFERS),
+    super::experiment_file!("experiments/obbr/fig7-fast-link.toml"),
+    super::experiment_file!("experiments/obbr/fig7-long-link.toml"),
+    super::experiment_file!("experiments/obbr/fig7-buffers.toml"),
     super::experiment_file!("experiments/obbr/fig7-nginx-stack.toml"),
     super::experiment_file!("experiments/obbr/fig7-nginx-pacer.toml"),
     super::experiment_file!("experiments/obbr/fig8-multi-flow.toml"),

@@ -1,0 +1,373 @@
+//! Experiment files that share what they declare: a file that `extends`
+//! another takes its measures, tables, figures and claims (a second sweep
+//! of the same shape, judged the same way), and a file may judge claims
+//! declared in others (`claims_from`), naming those it judges and their
+//! order in `judge`. A claim is so declared once however many experiments
+//! judge it (docs/EXPERIMENTS.md, "Files that share").
+//!
+//! A suite's file (compiled in) refers to another suite file beside it; a
+//! file read from disk to a file beside it on disk. The referring file's
+//! hash covers the files it refers to, so a shared tolerance cannot change
+//! unseen.
+
+use std::path::Path;
+
+use anyhow::Context;
+
+use super::{key_error, ClaimSpec, ExperimentFile, Spec};
+use crate::reproduce::Entry;
+
+/// How deep references may nest: a file, the file it refers to, and
+/// that file's own references (a cycle ends here).
+const DEEPEST: usize = 2;
+
+/// `spec` (of file `name`, `text`, in `dir`) with what it takes from the
+/// files it refers to, and the bytes its hash covers: its own followed by
+/// those of each file it refers to.
+pub(super) fn resolve(
+    name: &str,
+    text: &str,
+    dir: Option<&Path>,
+    depth: usize,
+    mut spec: Spec,
+) -> anyhow::Result<(Spec, Vec<u8>)> {
+    let mut hashed = text.as_bytes().to_vec();
+    let refers = spec.extends.is_some() || !spec.claims_from.is_empty();
+    if refers && depth >= DEEPEST {
+        anyhow::bail!(
+            "{name}: refers to other files {depth} references deep; files that share refer \
+             at most {DEEPEST} deep (a cycle of references?)"
+        );
+    }
+    if let Some(base) = spec.extends.clone() {
+        let (base_name, base_text) = referenced(name, text, dir, "extends", &base)?;
+        let parsed = ExperimentFile::parse_within(&base_name, &base_text, dir, depth + 1)
+            .with_context(|| format!("{name}: extends `{base}`"))?;
+        if parsed.spec.extends.is_some() {
+            return Err(key_error(
+                name,
+                text,
+                "extends",
+                &format!("\"{base}\""),
+                format!("`{base}` extends another file itself; extend the file it extends"),
+            ));
+        }
+        spec = extended(spec, parsed.spec);
+        hashed.extend_from_slice(base_text.as_bytes());
+    }
+    let mut shared: Vec<ClaimSpec> = Vec::new();
+    for file in spec.claims_from.clone() {
+        let (other, other_text) = referenced(name, text, dir, "claims_from", &file)?;
+        let parsed = ExperimentFile::parse_within(&other, &other_text, dir, depth + 1)
+            .with_context(|| format!("{name}: claims_from `{file}`"))?;
+        shared.extend(parsed.spec.claims);
+        hashed.extend_from_slice(other_text.as_bytes());
+    }
+    match spec.judge.clone() {
+        None if !spec.claims_from.is_empty() => {
+            return Err(key_error(
+                name,
+                text,
+                "claims_from",
+                "claims_from",
+                "`claims_from` needs `judge`: the ids of the claims judged here, in order".into(),
+            ))
+        }
+        None => {}
+        Some(ids) => {
+            let mut judged: Vec<ClaimSpec> = Vec::new();
+            for id in &ids {
+                let needle = format!("\"{id}\"");
+                if judged.iter().any(|c| &c.id == id) {
+                    return Err(key_error(
+                        name,
+                        text,
+                        "judge",
+                        &needle,
+                        format!("`{id}` is listed twice"),
+                    ));
+                }
+                let Some(claim) = spec.claims.iter().chain(&shared).find(|c| &c.id == id) else {
+                    return Err(key_error(
+                        name,
+                        text,
+                        "judge",
+                        &needle,
+                        format!(
+                            "no claim `{id}` in this file, the file it extends or its \
+                             claims_from files"
+                        ),
+                    ));
+                };
+                judged.push(claim.clone());
+            }
+            spec.claims = judged;
+        }
+    }
+    Ok((spec, hashed))
+}
+
+/// `own` extending `base`: `base`'s measures, tables, figures, timelines,
+/// curves and claims first, its labels unless `own` names the value too,
+/// its series need, and its description, `judge_at` and verdict text
+/// unless `own` gives them.
+fn extended(mut own: Spec, base: Spec) -> Spec {
+    fn first<T>(base: Vec<T>, own: Vec<T>) -> Vec<T> {
+        base.into_iter().chain(own).collect()
+    }
+    let mut labels = base.labels;
+    labels.append(&mut own.labels);
+    own.labels = labels;
+    own.series |= base.series;
+    if own.description.is_empty() {
+        own.description = base.description;
+    }
+    if own.all_reproduced.is_empty() {
+        own.all_reproduced = base.all_reproduced;
+    }
+    own.judge_at = own.judge_at.or(base.judge_at);
+    own.measures = first(base.measures, own.measures);
+    own.tables = first(base.tables, own.tables);
+    own.figures = first(base.figures, own.figures);
+    own.timelines = first(base.timelines, own.timelines);
+    own.curves = first(base.curves, own.curves);
+    own.claims = first(base.claims, own.claims);
+    own
+}
+
+/// The name and text of `file`, which `key` of file `name` refers to:
+/// beside it on disk (`dir`), or, for a suite's file, the suite file
+/// compiled in beside it.
+fn referenced(
+    name: &str,
+    text: &str,
+    dir: Option<&Path>,
+    key: &str,
+    file: &str,
+) -> anyhow::Result<(String, String)> {
+    let needle = format!("\"{file}\"");
+    match dir {
+        Some(dir) => {
+            let path = dir.join(file);
+            std::fs::read_to_string(&path)
+                .map(|t| (path.display().to_string(), t))
+                .map_err(|e| {
+                    key_error(
+                        name,
+                        text,
+                        key,
+                        &needle,
+                        format!("cannot read `{}`: {e}", path.display()),
+                    )
+                })
+        }
+        None => {
+            let path = match Path::new(name).parent() {
+                Some(p) if !p.as_os_str().is_empty() => format!("{}/{file}", p.display()),
+                _ => file.to_string(),
+            };
+            suite_file(&path)
+                .map(|t| (path.clone(), t.to_string()))
+                .ok_or_else(|| {
+                    key_error(
+                        name,
+                        text,
+                        key,
+                        &needle,
+                        format!(
+                            "no suite's experiment file `{path}` (a suite's file refers to \
+                             another suite file beside it)"
+                        ),
+                    )
+                })
+        }
+    }
+}
+
+/// The text of the suites' experiment file at repository path `path`.
+fn suite_file(path: &str) -> Option<&'static str> {
+    crate::reproduce::suites()
+        .iter()
+        .flat_map(|s| s.experiments.iter())
+        .find_map(|e| match e {
+            Entry::File(f) if f.path == path => Some(f.text),
+            Entry::FileOn(r) if r.file.path == path => Some(r.file.text),
+            _ => None,
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::sha256_hex;
+    use super::*;
+
+    /// A claim `id` with test `test`, judged on measure `one`.
+    fn claim(id: &str, test: &str) -> String {
+        format!(
+            "\n[[claim]]\nid = \"{id}\"\npaper = \"own\"\nplace = \"p\"\nstatement = \"s\"\n\
+             about = \"a\"\nmetric = \"m\"\nunit = \"\"\npaper_says = \"p\"\ntest = {{ {test} }}\n\
+             tolerance_reason = \"r\"\norigin = \"project analysis\"\nmeasure = \"one\"\n"
+        )
+    }
+
+    /// The measure `one`: the goodput of controller `cc`.
+    fn one(cc: &str) -> String {
+        format!(
+            "\n[[measure]]\nid = \"one\"\nkind = \"mean\"\nof = {{ metric = \"goodput_bps\" }}\n\
+             at = {{ cc = \"{cc}\" }}\n"
+        )
+    }
+
+    /// The file the others refer to: two claims on its measure `one`.
+    fn base() -> String {
+        format!(
+            "id = \"base\"\ntitle = \"Base\"\nsweep = \"none.toml\"\ndescription = \"From the base.\"\n\
+             \n[labels]\na = \"A\"\n{}{}{}",
+            one("a"),
+            claim("base.one", "kind = \"point\", paper = 5.0"),
+            claim("base.two", "kind = \"at_least\", bound = 5.0"),
+        )
+    }
+
+    /// A fresh directory `bbrlab-shared-NAME-PID` holding `files`.
+    fn beside(name: &str, files: &[(&str, &str)]) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("bbrlab-shared-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (file, text) in files {
+            std::fs::write(dir.join(file), text).unwrap();
+        }
+        dir
+    }
+
+    fn parse(dir: &Path, file: &str) -> anyhow::Result<ExperimentFile> {
+        ExperimentFile::load(&dir.join(file))
+    }
+
+    fn judged(f: &ExperimentFile) -> Vec<&str> {
+        f.claims.iter().map(|(c, _, _)| c.id()).collect()
+    }
+
+    #[test]
+    fn a_file_extends_another_and_judges_claims_declared_elsewhere() {
+        let second = "extends = \"base.toml\"\nid = \"second\"\ntitle = \"Second\"\n\
+                      sweep = \"other.toml\"\njudge = [\"base.two\"]\n";
+        let third = format!(
+            "id = \"third\"\ntitle = \"Third\"\nsweep = \"none.toml\"\nclaims_from = [\"base.toml\"]\n\
+             judge = [\"third.own\", \"base.one\"]\n{}{}",
+            one("b"),
+            claim("third.own", "kind = \"direction\""),
+        );
+        let base = base();
+        let dir = beside(
+            "extends",
+            &[
+                ("base.toml", base.as_str()),
+                ("second.toml", second),
+                ("third.toml", third.as_str()),
+            ],
+        );
+        let parsed = parse(&dir, "base.toml").unwrap();
+        assert_eq!(judged(&parsed), ["base.one", "base.two"]);
+        assert_eq!(parsed.sha256, sha256_hex(base.as_bytes()));
+        // The base's measures, labels, description and claims, judged as listed.
+        let f = parse(&dir, "second.toml").unwrap();
+        assert_eq!((f.id(), judged(&f)), ("second", vec!["base.two"]));
+        assert!(f.measure("one").is_some());
+        assert_eq!(f.spec.description, "From the base.");
+        assert_eq!(f.label("cc", "a"), "A");
+        assert!(f.scenario_label().ends_with("other.toml"));
+        assert_eq!(f.sha256, sha256_hex(format!("{second}{base}").as_bytes()));
+        // Claims declared in another file, judged on this file's measure of
+        // the same id, in the order of `judge`.
+        let f = parse(&dir, "third.toml").unwrap();
+        assert_eq!(judged(&f), ["third.own", "base.one"]);
+        assert_eq!(f.claims[1].1, "one");
+        assert_eq!(f.sha256, sha256_hex(format!("{third}{base}").as_bytes()));
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_suite_file_extends_the_suite_file_beside_it() {
+        let path = "experiments/obbr/fig7-fast-link.toml";
+        let text = suite_file(path).expect("the obbr suite lists the fast link's file");
+        let f = ExperimentFile::parse(path, text, None).unwrap();
+        let ids = judged(&f);
+        assert_eq!(ids.len(), 14);
+        assert!(!ids.contains(&"obbr.fig7.per-mu-numbers"), "{ids:?}");
+        let e = ExperimentFile::parse(
+            "experiments/obbr/x.toml",
+            "id = \"x\"\ntitle = \"X\"\nscenario = \"s.toml\"\nextends = \"nothing.toml\"\n",
+            None,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with("experiments/obbr/x.toml: extends (line 4): no suite's experiment file `experiments/obbr/nothing.toml`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn bad_references_are_named_by_file_line_and_key() {
+        let head = "id = \"x\"\ntitle = \"X\"\nsweep = \"none.toml\"\n";
+        let cases = [
+            // (file text, the error's start, what it says)
+            (
+                format!(
+                    "{head}claims_from = [\"base.toml\"]\njudge = [\"base.one\", \"nothing\"]\n"
+                ),
+                "x.toml: judge (line 5)",
+                "no claim `nothing` in this file",
+            ),
+            (
+                format!(
+                    "{head}claims_from = [\"base.toml\"]\njudge = [\"base.two\", \"base.two\"]\n"
+                ),
+                "x.toml: judge (line 5)",
+                "`base.two` is listed twice",
+            ),
+            (
+                format!("{head}claims_from = [\"base.toml\"]\n"),
+                "x.toml: claims_from (line 4)",
+                "`claims_from` needs `judge`",
+            ),
+            (
+                format!("{head}claims_from = [\"base.toml\"]\njudge = [\"base.one\"]\n"),
+                "x.toml: claim.measure (line 5)",
+                "no measure `one`",
+            ),
+            (
+                format!("{head}extends = \"missing.toml\"\n"),
+                "x.toml: extends (line 4)",
+                "cannot read",
+            ),
+            (
+                format!("{head}extends = \"second.toml\"\n"),
+                "x.toml: extends (line 4)",
+                "`second.toml` extends another file itself",
+            ),
+            (
+                format!("{head}claims_from = [\"loop.toml\"]\njudge = []\n"),
+                "x.toml: claims_from `loop.toml`",
+                "references deep",
+            ),
+        ];
+        let second = "extends = \"base.toml\"\nid = \"s\"\ntitle = \"S\"\nsweep = \"n.toml\"\n";
+        let looping = "id = \"l\"\ntitle = \"L\"\nsweep = \"n.toml\"\nclaims_from = [\"x.toml\"]\njudge = []\n";
+        for (i, (text, start, says)) in cases.iter().enumerate() {
+            let dir = beside(
+                &format!("bad-{i}"),
+                &[
+                    ("base.toml", base().as_str()),
+                    ("second.toml", second),
+                    ("loop.toml", looping),
+                    ("x.toml", text),
+                ],
+            );
+            let e = format!("{:#}", parse(&dir, "x.toml").unwrap_err());
+            let e = e.replace(&format!("{}/", dir.display()), "");
+            assert!(e.starts_with(start) && e.contains(says), "{i}: {e}");
+            std::fs::remove_dir_all(dir).unwrap();
+        }
+    }
+}
