@@ -60,6 +60,9 @@ struct Spec {
     /// Line figures of a measure over a numeric axis (`[[curve]]`).
     #[serde(default, rename = "curve")]
     curves: Vec<CurveSpec>,
+    /// Classification trees fitted to the runs (`[[tree]]`).
+    #[serde(default, rename = "tree")]
+    trees: Vec<TreeSpec>,
 }
 
 /// The values of an axis every claim is judged at.
@@ -1255,6 +1258,7 @@ pub fn named(name: &str) -> Option<NamedMeasure> {
         "sample_runs" => Some(super::measures::sample_runs::sample_runs),
         "bound_cuts" => Some(super::measures::bounds::bound_cuts),
         "first_in_mode" => Some(super::measures::bounds::first_in_mode),
+        "decision_tree" => Some(super::measures::decision_tree::decision_tree),
         _ => None,
     }
 }
@@ -1270,6 +1274,7 @@ pub const NAMED: &[&str] = &[
     "sample_runs",
     "bound_cuts",
     "first_in_mode",
+    "decision_tree",
 ];
 
 impl Take {
@@ -1872,6 +1877,25 @@ struct PreconditionSpec {
     /// The decimals of the numbers in `unmet`.
     #[serde(default = "two")]
     decimals: usize,
+}
+
+/// A classification tree drawn from a `decision_tree` measure's runs
+/// (`[[tree]]`), and optionally a table of its leaves.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TreeSpec {
+    /// The figure's title; `{conditions}` in it is the number of
+    /// conditions the tree is fitted to.
+    title: String,
+    /// A `named` measure of name `decision_tree`, whose parameters say
+    /// what the tree is fitted to.
+    measure: String,
+    /// The title of a table of the tree's leaves (none without it).
+    #[serde(default)]
+    leaves: Option<String>,
+    /// The title gets the seeds note.
+    #[serde(default = "yes")]
+    seeds_note: bool,
 }
 
 fn leak(s: &str) -> &'static str {
@@ -2555,6 +2579,23 @@ impl ExperimentFile {
                     c.measure
                 ),
             ));
+        }
+        for t in &spec.trees {
+            let tree = ids.get(t.measure.as_str()).is_some_and(
+                |m| matches!(m, Measure::Named { name: n, .. } if n == "decision_tree"),
+            );
+            if !tree {
+                return Err(key_error(
+                    name,
+                    text,
+                    "tree.measure",
+                    &format!("\"{}\"", t.title),
+                    format!(
+                        "`{}` must be a named measure of name \"decision_tree\"",
+                        t.measure
+                    ),
+                ));
+            }
         }
         let mut claims = Vec::new();
         for c in &spec.claims {
@@ -3580,6 +3621,9 @@ impl ExperimentFile {
                 section = section.figure(figure);
             }
         }
+        for t in &self.spec.trees {
+            section = self.tree(runs, t, &noted(&t.title, t.seeds_note), section, &mut problems);
+        }
         for t in &self.spec.tables {
             let mut headers = t.first.list();
             headers.extend(t.columns.iter().map(|c| c.header.clone()));
@@ -3733,6 +3777,38 @@ impl ExperimentFile {
             self.name, self.sha256
         ));
         Analysis::judged(section, judged, &self.spec.all_reproduced)
+    }
+
+    /// `section` with the tree `t` (titled `title`) and its leaves' table.
+    fn tree(
+        &self,
+        runs: &Runs,
+        t: &TreeSpec,
+        title: &str,
+        section: Section,
+        problems: &mut Vec<String>,
+    ) -> Section {
+        let Some(Measure::Named { params, .. }) = self.measure(&t.measure) else {
+            return section;
+        };
+        let leaves = t.leaves.as_deref().unwrap_or_default();
+        match super::measures::decision_tree::tree_figure(runs, params, title, leaves) {
+            Ok(Some((figure, table))) => {
+                let section = section.figure(figure);
+                match t.leaves {
+                    Some(_) => section.table(table),
+                    None => section,
+                }
+            }
+            Ok(None) => {
+                problems.push(format!("{}: fewer than two samples", t.measure));
+                section
+            }
+            Err(e) => {
+                problems.push(format!("{}: {e:#}", t.measure));
+                section
+            }
+        }
     }
 
     /// A precondition's `unmet` text with each `{ID}` replaced by one-number
@@ -6287,5 +6363,120 @@ columns = [
         let e = error(&recorded_measure(&csv, "aq", r#"{ cc = "cc" }"#));
         assert!(e.contains("line 2: not a CSV row"), "{e}");
         std::fs::remove_file(&csv).unwrap();
+    }
+
+    /// Table I's axes at two losses, RTTs and buffers, one BBR and one
+    /// BBRv2 run each (seed 1): BBR far ahead with loss, BBRv2 within 1%
+    /// without, but 25% ahead at 10 ms with the larger buffer.
+    fn tree_grid() -> Runs {
+        let mut points = Vec::new();
+        for loss in ["0", "2%"] {
+            for rtt in ["10ms", "100ms"] {
+                for buffer in ["1MB", "10MB"] {
+                    let (bbr, bbr2) = match (loss, rtt, buffer) {
+                        ("0", "10ms", "10MB") => (8.0, 10.0),
+                        ("0", _, _) => (9.95, 10.0),
+                        _ => (10.0, 2.0),
+                    };
+                    for (cc, g) in [("bbr", bbr), ("bbr2", bbr2)] {
+                        points.push(point(
+                            &[
+                                ("link.loss", loss),
+                                ("link.rate", "10Mbit"),
+                                ("link.rtt", rtt),
+                                ("link.buffer", buffer),
+                                ("flow.0.cc", cc),
+                            ],
+                            &[g, 1.0, 1.0],
+                            &[0, 0, 0],
+                        ));
+                    }
+                }
+            }
+        }
+        let axis = |key: &str, values: &[&str]| scenario::Axis {
+            key: key.into(),
+            values: values.iter().map(|v| v.to_string()).collect(),
+        };
+        Runs {
+            points,
+            axes: vec![
+                axis("link.loss", &["0", "2%"]),
+                axis("link.rate", &["10Mbit"]),
+                axis("link.rtt", &["10ms", "100ms"]),
+                axis("link.buffer", &["1MB", "10MB"]),
+                axis("flow.0.cc", &["bbr", "bbr2"]),
+            ],
+            dir: std::env::temp_dir(),
+            missing: 0,
+            rejected: Vec::new(),
+        }
+    }
+
+    const TREE: &str = r#"
+[[measure]]
+id = "checks"
+kind = "named"
+name = "decision_tree"
+params = { of = { metric = "goodput_bps" }, classes = ["bbr", "bbr2"], gives = "fig1" }
+
+[[measure]]
+id = "root"
+kind = "named"
+name = "decision_tree"
+params = { of = { metric = "goodput_bps" }, classes = ["bbr", "bbr2"], gives = "root" }
+
+[[measure]]
+id = "goodput"
+kind = "mean"
+of = { metric = "goodput_bps" }
+by = "flow.0.cc"
+
+[[tree]]
+title = "Who wins over {conditions} conditions"
+measure = "root"
+leaves = "Leaves"
+"#;
+
+    #[test]
+    fn a_decision_tree_checks_fig1_splits_on_loss_and_is_drawn_with_its_leaves() {
+        let f = file(TREE);
+        let runs = tree_grid();
+        let checks = conditions(&f, &runs, "checks", 0.0);
+        assert_eq!(checks.len(), 8);
+        assert!(checks.iter().all(|(_, ok)| *ok), "{checks:?}");
+        assert_eq!(checks[1].0, "10Mbit, 10ms, no loss, 10MB buffer (BBRv2 +25%)");
+        assert_eq!(
+            conditions(&f, &runs, "root", 0.0),
+            labelled(&[("the root splits on loss (%)", true)])
+        );
+        let section = f.analyze(&runs).section;
+        let tree = section
+            .figures
+            .iter()
+            .find(|f| matches!(f.kind, report::FigureKind::Tree { .. }))
+            .expect("a tree figure");
+        assert_eq!(tree.title, "Who wins over 8 conditions (one seed)");
+        assert_eq!(section.tables[0].caption, "Leaves");
+        // Without the leaves' title, the tree alone.
+        let f = file(&TREE.replace("leaves = \"Leaves\"\n", ""));
+        let section = f.analyze(&runs).section;
+        assert!(section.tables.iter().all(|t| t.caption != "Leaves"));
+        // A measure without the runs' quantity, or giving what it cannot.
+        let bad = file(&TREE.replace("gives = \"fig1\"", "gives = \"leaves\""));
+        evaluation_refused(&bad, &runs, "decision_tree", &[("checks", "`gives` must be")]);
+        let bad = file(&TREE.replace("classes = [\"bbr\", \"bbr2\"], gives = \"root\"", "gives = \"root\""));
+        evaluation_refused(&bad, &runs, "decision_tree", &[("root", "`classes` must be two")]);
+    }
+
+    #[test]
+    fn a_tree_of_a_measure_that_is_not_a_decision_tree_is_named_by_file_line_and_key() {
+        let e = error(&TREE.replace("measure = \"root\"", "measure = \"goodput\""));
+        assert!(e.starts_with("t.toml: tree.measure (line 25)"), "{e}");
+        assert!(e.contains("`goodput` must be a named measure of name \"decision_tree\""), "{e}");
+        let e = error(&TREE.replace("measure = \"root\"", "measure = \"nothing\""));
+        assert!(e.starts_with("t.toml: tree.measure (line 25)"), "{e}");
+        let e = error(&TREE.replace("leaves = \"Leaves\"", "leaves = \"Leaves\"\ncolour = \"red\""));
+        assert!(e.contains("unknown field `colour`"), "{e}");
     }
 }

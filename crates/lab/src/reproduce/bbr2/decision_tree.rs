@@ -13,36 +13,13 @@
 //! scenarios/bbr2/fig1-decision-tree.toml says and why. The same tree over
 //! any sweep is `bbrlab.decision_tree` in the Python package.
 
-use report::{BarGroup, Cell, Figure, Section, Table, TreeNode};
+use report::{BarGroup, Cell, Figure, Section, Table};
 
 use super::{cc_label, loss_label};
 use crate::reproduce::claims::{claim, Measured, Origin, Paper, Test};
 use crate::reproduce::data::metric;
 use crate::reproduce::{Analysis, Experiment, Runs};
 
-/// Fig. 1: the decision tree over Table I's condition grid.
-pub const DECISION_TREE: Experiment = Experiment {
-    id: "fig1-decision-tree",
-    scenario: "bbr2/fig1-decision-tree.toml",
-    series: false,
-    analyze: decision_tree,
-};
-
-claim!(
-    FIG1,
-    Paper::Bbr2,
-    "§III-B, Fig. 1",
-    "bbr2.fig1.decision-tree",
-    "with loss BBR beats BBRv2 by 7% to 871% over Table I's grid; without loss the only >10% case is BBRv2 +13% at the smallest BDP and largest buffer",
-    "BBR vs BBRv2",
-    "goodput ratio over the condition grid",
-    "",
-    "7% to 871%",
-    Test::direction(),
-    "a direction per condition of Table I's grid: the paper's tree classifies each condition by the \
-     higher goodput, and its text states the lossy and lossless subtrees' directions",
-    Origin::Paper
-);
 /// Fig. 1 without induced loss on Table I's slowest rows (25 Mbit/s), with
 /// the window of a Linux receiver (see the scenario file for why).
 pub const LINUX_RECEIVE_WINDOW: Experiment = Experiment {
@@ -67,46 +44,18 @@ claim!(
      paper does not give",
     Origin::Analysis
 );
-claim!(
-    ROOT_ON_LOSS,
-    Paper::Bbr2,
-    "§III-B a), b), Fig. 1",
-    "bbr2.fig1.root-on-loss",
-    "the tree's root splits on induced loss: no induced loss in one subtree, induced loss in the other",
-    "decision tree",
-    "the root's split",
-    "",
-    "loss",
-    Test::direction(),
-    "one fact about the tree's shape, as the paper's text reads its Fig. 1",
-    Origin::Paper
-);
-
 /// The controllers compared, in class order.
 const CLASSES: [&str; 2] = ["bbr", "bbr2"];
-/// Deepest the tree grows: the paper's Fig. 1 is about this deep, and
-/// deeper trees over Table I's 180 conditions only split single
-/// conditions apart.
-const MAX_DEPTH: usize = 4;
-/// A goodput difference under this is "negligible" (the paper's white nodes).
+/// A goodput difference under this is "negligible".
 const NEGLIGIBLE: f64 = 0.01;
 /// A leaf with at least this difference is outlined (the paper's highlight).
 const HIGHLIGHT: f64 = 0.10;
-
-/// The features of a condition, in the tree's column order.
-const FEATURES: [&str; 5] = [
-    "loss (%)",
-    "bandwidth (Mbit/s)",
-    "RTT (ms)",
-    "BDP (MB)",
-    "buffer (MB)",
-];
 
 /// One link condition of the grid, with each seed's goodputs.
 struct Condition {
     /// The axis values: loss, rate, RTT, buffer.
     axes: [String; 4],
-    /// [`FEATURES`] as numbers.
+    /// Loss (%), bandwidth (Mbit/s), RTT (ms), BDP (MB), buffer (MB).
     features: [f64; 5],
     /// `(BBR goodput, BBRv2 goodput)` per seed, bit/s.
     pairs: Vec<(f64, f64)>,
@@ -242,160 +191,6 @@ fn conditions(runs: &Runs) -> Vec<Condition> {
     out
 }
 
-/// One (condition, seed) sample: the tree's training row.
-struct Sample<'a> {
-    condition: &'a Condition,
-    pair: (f64, f64),
-}
-
-/// The fitted tree turned into the drawing: each node's split, its samples
-/// and BBR's lead over them.
-fn draw(
-    node: &crate::cart::Node,
-    samples: &[Sample],
-    leaves: &mut Vec<(String, f64, usize)>,
-    path: &str,
-) -> TreeNode {
-    let here: Vec<&Sample> = node.samples.iter().map(|&i| &samples[i]).collect();
-    let lead = lead(here.iter().map(|s| &s.pair));
-    let bbr_wins = here.iter().filter(|s| s.pair.0 >= s.pair.1).count();
-    // Samples won by each, in the legend's order: short enough for a leaf.
-    let count = format!("BBR {} : {} BBRv2", bbr_wins, here.len() - bbr_wins);
-    let tinted = |lines: Vec<String>| {
-        let mut node = TreeNode::new(lines);
-        if lead.is_finite() && advantage(lead) >= NEGLIGIBLE {
-            // Darker for a larger difference, on a log scale: 1% faint,
-            // 10x (the paper's 871%) full.
-            let strength = 0.2 + 0.8 * ((1.0 + advantage(lead)).ln() / 10f64.ln()).min(1.0);
-            node = node.tint(usize::from(lead < 0.0), strength);
-        }
-        node
-    };
-    let Some(split) = &node.split else {
-        leaves.push((path.to_string(), lead, here.len()));
-        let mut leaf = tinted(vec![lead_text(lead), count]);
-        if lead.is_finite() && advantage(lead) >= HIGHLIGHT {
-            leaf = leaf.emphasised();
-        }
-        return leaf;
-    };
-    // The split read one way or the other: "loss (%) <= 0.5" / "... > 0.5".
-    let step = |yes: bool| {
-        format!(
-            "{} {} {}",
-            FEATURES[split.feature],
-            if yes { "<=" } else { ">" },
-            short(split.threshold)
-        )
-    };
-    let question = step(true);
-    let name = |yes: bool| {
-        if path.is_empty() {
-            step(yes)
-        } else {
-            format!("{path}; {}", step(yes))
-        }
-    };
-    tinted(vec![question, count, lead_text(lead)])
-        .child("yes", draw(&split.left, samples, leaves, &name(true)))
-        .child("no", draw(&split.right, samples, leaves, &name(false)))
-}
-
-/// A split threshold as the tree shows it: "0.5", "55", "1.05".
-fn short(value: f64) -> String {
-    let text = format!("{value:.3}");
-    text.trim_end_matches('0').trim_end_matches('.').to_string()
-}
-
-fn decision_tree(runs: &Runs) -> Analysis {
-    let conditions = conditions(runs);
-    let mut section = Section::new(
-        "fig1-decision-tree",
-        "Drucker et al. Fig. 1: which of BBR and BBRv2 wins, as a decision tree over link conditions",
-    )
-    .description(
-        "The paper's Table I grid: 25, 50, 100, 300, 500 and 1000 Mbit/s; RTT 10 and 100 ms; 100 KB, 2 MB, \
-         10 MB, 50 MB and 100 MB buffers; 0, 1% and 2% random loss; a 1 MB tbf burst (§III-B a); one BBR or \
-         BBRv2 flow. The paper ran each condition for five minutes at least five times; ours run 30 s, one \
-         seed, to keep the suite to minutes (the scenario file has the convergence check: the same winners \
-         at 30 s as at 120 s). One sample per condition and seed, labelled by the controller with the higher goodput; \
-         the tree is CART with Gini impurity, at most four levels deep, as scikit-learn's classifier in \
-         the paper. A node's tint is the winner over its samples (total goodput), darker for a \
-         larger difference, white under 1%; outlined leaves differ by 10% or more, as the paper highlights them. \
-         \"BBR 12 : 0 BBRv2\" counts the samples each won. \
-         A tree over any sweep: bbrlab.decision_tree in the Python package.",
-    );
-    let samples: Vec<Sample> = conditions
-        .iter()
-        .flat_map(|c| {
-            c.pairs
-                .iter()
-                .map(move |&pair| Sample { condition: c, pair })
-        })
-        .collect();
-    if samples.len() < 2 {
-        let why = "the grid has no condition with both controllers' runs";
-        return Analysis::judged(
-            section,
-            crate::reproduce::claims::none_run(&[&FIG1, &ROOT_ON_LOSS], why),
-            "",
-        );
-    }
-    let rows: Vec<Vec<f64>> = samples
-        .iter()
-        .map(|s| s.condition.features.to_vec())
-        .collect();
-    // Class 0 (BBR) when BBR's goodput is at least BBRv2's.
-    let labels: Vec<usize> = samples
-        .iter()
-        .map(|s| usize::from(s.pair.0 < s.pair.1))
-        .collect();
-    let tree = crate::cart::fit(&rows, &labels, CLASSES.len(), MAX_DEPTH);
-    let mut leaves = Vec::new();
-    let drawing = draw(&tree, &samples, &mut leaves, "");
-    section = section.figure(Figure::tree(
-        format!(
-            "BBR or BBRv2: the higher goodput over {} conditions x {} seeds",
-            conditions.len(),
-            runs.axis("seed").len().max(1)
-        ),
-        CLASSES.iter().map(|c| cc_label(c)).collect(),
-        drawing,
-    ));
-
-    let mut leaf_table = Table::new(
-        "The tree's leaves: conditions, samples and BBR's lead in total goodput",
-        ["leaf (path from the root)", "samples", "winner"],
-    );
-    for (path, lead, n) in &leaves {
-        leaf_table = leaf_table.row([
-            Cell::text(if path.is_empty() { "(root)" } else { path }),
-            Cell::text(n.to_string()),
-            Cell::text(lead_text(*lead)),
-        ]);
-    }
-    let grid = grid_table(&conditions);
-    section = section.table(leaf_table).table(grid);
-
-    let root_feature = tree.split.as_ref().map(|s| s.feature);
-    let root_on_loss = root_feature == Some(0);
-    let judged = vec![
-        FIG1.judge(fig1_checks(&conditions)),
-        ROOT_ON_LOSS.judge(Measured::conditions([(
-            format!(
-                "the root splits on {}",
-                root_feature.map_or("nothing (one leaf)", |f| FEATURES[f])
-            ),
-            root_on_loss,
-        )])),
-    ];
-    Analysis::judged(
-        section,
-        judged,
-        "BBR leads under loss everywhere on Table I's grid, the two are alike without loss, and the tree splits on loss first, as in the paper.",
-    )
-}
-
 /// Every condition's mean goodputs over seeds and its winner.
 fn grid_table(conditions: &[Condition]) -> Table {
     let mut grid = Table::new(
@@ -509,7 +304,5 @@ mod tests {
         // BBRv2 at 113 to BBR's 100: BBR's lead is 100/113 - 1.
         assert_eq!(lead_text(100.0 / 113.0 - 1.0), "BBRv2 +13%");
         assert_eq!(lead_text(0.004), "alike (<1%)");
-        assert_eq!(short(0.5), "0.5");
-        assert_eq!(short(55.0), "55");
     }
 }

@@ -15,7 +15,7 @@ use super::Entry;
 
 /// The experiments, in report order.
 pub static EXPERIMENTS: &[Entry] = &[
-    Entry::Rust(decision_tree::DECISION_TREE),
+    super::experiment_file!("experiments/bbr2/fig1-decision-tree.toml"),
     Entry::Rust(decision_tree::LINUX_RECEIVE_WINDOW),
     super::experiment_file!("experiments/bbr2/goodput-under-loss.toml"),
     super::experiment_file!("experiments/bbr2/table2-harm.toml"),
