@@ -1850,7 +1850,9 @@ struct ClaimSpec {
     test: TestSpec,
     tolerance_reason: String,
     origin: Origin,
-    /// The measure whose value (or conditions) the claim is judged on.
+    /// The measure whose value (or conditions) the claim is judged on (a
+    /// claim of an experiment file; empty in a claims-not-run file).
+    #[serde(default)]
     measure: String,
     /// What must hold in the runs for the claim to mean anything
     /// (`Claim::requires`).
@@ -1860,6 +1862,34 @@ struct ClaimSpec {
     /// ("X (holds)", "Y (does not)"), not only those that fail.
     #[serde(default)]
     every_condition: bool,
+    /// What judging the claim would need (a claim of a claims-not-run
+    /// file, [`NotRunFile`]).
+    #[serde(default)]
+    needs: Option<String>,
+}
+
+impl ClaimSpec {
+    /// The claim it declares.
+    fn declare(&self) -> &'static Claim {
+        let declared = Claim::new(Declaration {
+            id: leak(&self.id),
+            paper: self.paper.paper(),
+            place: leak(&self.place),
+            statement: leak(&self.statement),
+            about: leak(&self.about),
+            metric: leak(&self.metric),
+            unit: leak(&self.unit),
+            paper_says: leak(&self.paper_says),
+            test: self.test.test(),
+            tolerance_reason: leak(&self.tolerance_reason),
+            origin: self.origin,
+        });
+        let declared = match &self.precondition {
+            Some(p) => declared.requires(leak(&p.text)),
+            None => declared,
+        };
+        Box::leak(Box::new(declared))
+    }
 }
 
 /// A claim's precondition: its text and the condition measure that checks
@@ -1877,6 +1907,86 @@ struct PreconditionSpec {
     /// The decimals of the numbers in `unmet`.
     #[serde(default = "two")]
     decimals: usize,
+}
+
+/// A claims-not-run file as written: its claims, each with what judging
+/// it `needs` in place of a measure.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NotRunSpec {
+    #[serde(default, rename = "claim")]
+    claims: Vec<ClaimSpec>,
+}
+
+/// A suite's claims that no experiment judges (`experiments/<suite>/
+/// not-run.toml`): those a simulated dumbbell cannot measure (a real
+/// Internet path, a production log, a condition the paper does not give)
+/// and those runnable but not judged yet, each judged "not run" with what
+/// judging it `needs`. Its claims are written and checked as an experiment
+/// file's (the same keys, errors naming the file, the line and the key),
+/// without a measure; its SHA-256 is recorded as an experiment file's.
+#[derive(Clone, Debug)]
+pub struct NotRunFile {
+    /// The file's name as given (the repository path of a suite's).
+    pub name: String,
+    /// The SHA-256 of its bytes, hex.
+    pub sha256: String,
+    /// Each claim and what judging it needs.
+    claims: Vec<(&'static Claim, String)>,
+}
+
+impl NotRunFile {
+    /// Parses a claims-not-run file's `text`; `name` names it in errors
+    /// and in the report.
+    pub fn parse(name: &str, text: &str) -> anyhow::Result<NotRunFile> {
+        let spec: NotRunSpec = toml::from_str(text).map_err(|e| toml_error(name, text, &e))?;
+        let mut claims: Vec<(&'static Claim, String)> = Vec::new();
+        for c in &spec.claims {
+            let needle = format!("\"{}\"", c.id);
+            let refuse = |key: &str, message: String| Err(key_error(name, text, key, &needle, message));
+            if claims.iter().any(|(d, _)| d.id() == c.id) {
+                return refuse("claim.id", format!("`{}` is declared twice", c.id));
+            }
+            let judged_by = [
+                ("claim.measure", !c.measure.is_empty()),
+                ("claim.precondition", c.precondition.is_some()),
+                ("claim.every_condition", c.every_condition),
+            ];
+            if let Some((key, _)) = judged_by.iter().find(|(_, given)| *given) {
+                return refuse(
+                    key,
+                    format!(
+                        "`{}` is not run, so it has no `{}`: an experiment file judges a claim \
+                         on measures",
+                        c.id,
+                        key.trim_start_matches("claim.")
+                    ),
+                );
+            }
+            match c.needs.as_deref().map(str::trim) {
+                Some(needs) if !needs.is_empty() => claims.push((c.declare(), needs.to_string())),
+                _ => {
+                    return refuse(
+                        "claim.needs",
+                        format!("`{}` needs `needs`: what judging it would need", c.id),
+                    )
+                }
+            }
+        }
+        Ok(NotRunFile {
+            name: name.to_string(),
+            sha256: sha256_hex(text.as_bytes()),
+            claims,
+        })
+    }
+
+    /// Every claim judged "not run", with what it needs.
+    pub fn judged(&self) -> Vec<Judged> {
+        self.claims
+            .iter()
+            .map(|(claim, needs)| claim.judge(Measured::NotRun(needs.clone())))
+            .collect()
+    }
 }
 
 /// A classification tree drawn from a `decision_tree` measure's runs
@@ -2600,6 +2710,28 @@ impl ExperimentFile {
         let mut claims = Vec::new();
         for c in &spec.claims {
             let needle = format!("\"{}\"", c.id);
+            if c.needs.is_some() {
+                return Err(key_error(
+                    name,
+                    text,
+                    "claim.needs",
+                    &needle,
+                    format!(
+                        "`{}`: an experiment file's claim is judged on its `measure`; a claim \
+                         no experiment judges goes in the suite's claims-not-run file",
+                        c.id
+                    ),
+                ));
+            }
+            if c.measure.is_empty() {
+                return Err(key_error(
+                    name,
+                    text,
+                    "claim.measure",
+                    &needle,
+                    format!("`{}` needs `measure`: the measure it is judged on", c.id),
+                ));
+            }
             match by_axis(&c.measure) {
                 None => {
                     return Err(key_error(
@@ -2658,26 +2790,8 @@ impl ExperimentFile {
                     ));
                 }
             }
-            let declared = Claim::new(Declaration {
-                id: leak(&c.id),
-                paper: c.paper.paper(),
-                place: leak(&c.place),
-                statement: leak(&c.statement),
-                about: leak(&c.about),
-                metric: leak(&c.metric),
-                unit: leak(&c.unit),
-                paper_says: leak(&c.paper_says),
-                test: c.test.test(),
-                tolerance_reason: leak(&c.tolerance_reason),
-                origin: c.origin,
-            });
-            let declared = match &c.precondition {
-                Some(p) => declared.requires(leak(&p.text)),
-                None => declared,
-            };
-            let claim: &'static Claim = Box::leak(Box::new(declared));
             claims.push((
-                claim,
+                c.declare(),
                 c.measure.clone(),
                 c.precondition.as_ref().map(|p| p.measure.clone()),
             ));
@@ -6478,5 +6592,74 @@ leaves = "Leaves"
         assert!(e.starts_with("t.toml: tree.measure (line 25)"), "{e}");
         let e = error(&TREE.replace("leaves = \"Leaves\"", "leaves = \"Leaves\"\ncolour = \"red\""));
         assert!(e.contains("unknown field `colour`"), "{e}");
+    }
+
+    const NOT_RUN: &str = r#"
+[[claim]]
+id = "t.far"
+paper = "obbr"
+place = "§5"
+statement = "s"
+about = "a"
+metric = "m"
+unit = "x"
+paper_says = "2x"
+test = { kind = "factor", paper = 2.0 }
+tolerance_reason = "r"
+origin = "paper"
+needs = "the Internet path"
+"#;
+
+    #[test]
+    fn a_claims_not_run_file_judges_each_claim_not_run_with_what_it_needs() {
+        let f = NotRunFile::parse("n.toml", NOT_RUN).unwrap();
+        assert_eq!(f.sha256, sha256_hex(NOT_RUN.as_bytes()));
+        let judged = f.judged();
+        assert_eq!(judged.len(), 1);
+        assert_eq!(judged[0].claim.id(), "t.far");
+        assert_eq!(judged[0].verdict, report::VerdictStatus::NotRun);
+        assert_eq!(judged[0].ours, "not run: the Internet path");
+        // Every suite's file parses, its claims declared once.
+        let mut ids = std::collections::BTreeSet::new();
+        for suite in super::super::suites() {
+            let Some(file) = &suite.outside else { continue };
+            let parsed = NotRunFile::parse(file.path, file.text).unwrap();
+            assert!(!parsed.claims.is_empty(), "{}", file.path);
+            for (claim, _) in &parsed.claims {
+                assert!(ids.insert(claim.id()), "{} twice", claim.id());
+            }
+        }
+    }
+
+    #[test]
+    fn a_bad_claims_not_run_file_is_named_by_file_line_and_key() {
+        let refused = |text: &str| NotRunFile::parse("n.toml", text).unwrap_err().to_string();
+        let e = refused(&NOT_RUN.replace("needs = \"the Internet path\"\n", ""));
+        assert!(e.starts_with("n.toml: claim.needs (line 3)"), "{e}");
+        assert!(e.contains("`t.far` needs `needs`"), "{e}");
+        let e = refused(&NOT_RUN.replace("needs = \"the Internet path\"", "needs = \" \""));
+        assert!(e.starts_with("n.toml: claim.needs (line 3)"), "{e}");
+        let e = refused(&format!("{NOT_RUN}measure = \"m\"\n"));
+        assert!(e.starts_with("n.toml: claim.measure (line 3)"), "{e}");
+        let e = refused(&format!("{NOT_RUN}every_condition = true\n"));
+        assert!(e.starts_with("n.toml: claim.every_condition (line 3)"), "{e}");
+        let e = refused(&format!("{NOT_RUN}{NOT_RUN}"));
+        assert!(e.starts_with("n.toml: claim.id (line 3)"), "{e}");
+        assert!(e.contains("`t.far` is declared twice"), "{e}");
+        let e = refused(&format!("{NOT_RUN}colour = \"red\"\n"));
+        assert!(e.starts_with("n.toml (line "), "{e}");
+        assert!(e.contains("unknown field `colour`"), "{e}");
+        let e = refused(&NOT_RUN.replace("kind = \"factor\"", "kind = \"factr\""));
+        assert!(e.contains("line 11") && e.contains("unknown variant `factr`"), "{e}");
+        // An experiment file's claim is judged on a measure, never `needs`.
+        let e = ExperimentFile::parse("x.toml", &format!("{MINIMAL}needs = \"n\"\n"), None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("x.toml: claim.needs (line 20)"), "{e}");
+        let text = MINIMAL.replace("measure = \"like\"\n", "");
+        let e = ExperimentFile::parse("x.toml", &text, None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("x.toml: claim.measure (line 20)"), "{e}");
     }
 }
