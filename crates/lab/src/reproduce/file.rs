@@ -1642,8 +1642,8 @@ struct FigureSpec {
     x_labels: BTreeMap<String, String>,
 }
 
-/// A horizontal reference line: at an axis value's bar (`at`) or at a
-/// value (`y`).
+/// A horizontal reference line: at an axis value's bar (`at`), at a
+/// value (`y`) or at a one-number measure's number (`measure`).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ReferenceSpec {
@@ -1654,6 +1654,10 @@ struct ReferenceSpec {
     #[serde(default)]
     y: Option<f64>,
     label: String,
+    /// The one-number measure whose number (times the figure's scale) the
+    /// line is drawn at: a number of the runs, such as the link's capacity.
+    #[serde(default)]
+    measure: Option<String>,
 }
 
 /// A figure of time series of one run each (`[[timeline]]`): the first
@@ -2581,9 +2585,9 @@ impl ExperimentFile {
         for f in &spec.figures {
             let ok = match &f.reference {
                 None => true,
-                Some(r) => match (&r.at, r.y) {
-                    (Some(_), None) => f.groups.is_none(),
-                    (None, Some(_)) => true,
+                Some(r) => match (&r.at, r.y, &r.measure) {
+                    (Some(_), None, None) => f.groups.is_none(),
+                    (None, Some(_), None) | (None, None, Some(_)) => true,
                     _ => false,
                 },
             };
@@ -2593,9 +2597,24 @@ impl ExperimentFile {
                     text,
                     "figure.reference",
                     &format!("\"{}\"", f.title),
-                    "give exactly one of `at` (an axis value; not with `groups`) and `y` (a value)"
+                    "give exactly one of `at` (an axis value; not with `groups`), `y` (a value) \
+                     and `measure` (a one-number measure)"
                         .into(),
                 ));
+            }
+            if let Some(m) = f.reference.as_ref().and_then(|r| r.measure.as_ref()) {
+                if !ids
+                    .get(m.as_str())
+                    .is_some_and(|m| m.by().is_none() && !m.gives_conditions())
+                {
+                    return Err(key_error(
+                        name,
+                        text,
+                        "figure.reference.measure",
+                        &format!("\"{}\"", f.title),
+                        format!("`{m}` must be a one-number measure"),
+                    ));
+                }
             }
         }
         for t in &spec.timelines {
@@ -3690,7 +3709,7 @@ impl ExperimentFile {
                 figure = figure.log_y();
             }
             if let Some(r) = &f.reference {
-                if let Some(y) = r.y {
+                if let Some(y) = r.y.or_else(|| self.reference_number(runs, r, f.scale)) {
                     figure = figure.reference(ReferenceLine::horizontal(y, r.label.clone()));
                 }
             }
@@ -3700,6 +3719,7 @@ impl ExperimentFile {
             let values = along(&f.measure, &mut problems);
             let reference = f.reference.as_ref().and_then(|r| match (&r.at, r.y) {
                 (_, Some(y)) => Some(y),
+                (None, None) if r.measure.is_some() => self.reference_number(runs, r, f.scale),
                 (Some(at), None) => values
                     .iter()
                     .find(|(v, _, _)| v == at)
@@ -3891,6 +3911,17 @@ impl ExperimentFile {
             self.name, self.sha256
         ));
         Analysis::judged(section, judged, &self.spec.all_reproduced)
+    }
+
+    /// The number of a reference line's `measure`, times `scale` (none
+    /// without a measure, or where it has no finite number).
+    fn reference_number(&self, runs: &Runs, r: &ReferenceSpec, scale: f64) -> Option<f64> {
+        let number = match self.evaluate(runs, r.measure.as_ref()?, 0.0).ok()? {
+            Value::Number(v) => v,
+            Value::Stat(s) => s.mean,
+            _ => return None,
+        };
+        (number * scale).is_finite().then_some(number * scale)
     }
 
     /// `section` with the tree `t` (titled `title`) and its leaves' table.
@@ -4132,17 +4163,29 @@ measure = "like"
                 &r,
             ));
         }
-        let axis = |key: &str, values: &[&str]| scenario::Axis {
-            key: key.into(),
-            values: values.iter().map(|v| v.to_string()).collect(),
-        };
+        let axes: [(&str, &[&str]); 3] = [
+            ("cc", &["a", "b"]),
+            ("buffer", &["1", "2"]),
+            ("seed", &["1", "2"]),
+        ];
+        runs_of(points, &axes, dir)
+    }
+
+    /// The runs of `points` on `axes` (each a key and its values), in `dir`.
+    fn runs_of(
+        points: Vec<(Vec<(String, String)>, RunRecord)>,
+        axes: &[(&str, &[&str])],
+        dir: &Path,
+    ) -> Runs {
         Runs {
             points,
-            axes: vec![
-                axis("cc", &["a", "b"]),
-                axis("buffer", &["1", "2"]),
-                axis("seed", &["1", "2"]),
-            ],
+            axes: axes
+                .iter()
+                .map(|(key, values)| scenario::Axis {
+                    key: key.to_string(),
+                    values: values.iter().map(|v| v.to_string()).collect(),
+                })
+                .collect(),
             dir: dir.to_path_buf(),
             missing: 0,
             rejected: Vec::new(),
@@ -4598,6 +4641,11 @@ reference = { at = "a", y = 1.0, label = "both" }
 "#;
         let e = error(figure);
         assert!(e.starts_with("t.toml: figure.reference (line 13)"), "{e}");
+        let e = error(&figure.replace("at = \"a\"", "measure = \"goodput\""));
+        assert!(e.starts_with("t.toml: figure.reference (line 13)"), "{e}");
+        let e = error(&figure.replace("at = \"a\", y = 1.0", "measure = \"goodput\""));
+        assert!(e.starts_with("t.toml: figure.reference.measure (line 13)"), "{e}");
+        assert!(e.contains("`goodput` must be a one-number measure"), "{e}");
         let timeline = r#"
 [[timeline]]
 title = "Over time"
@@ -4910,6 +4958,7 @@ x_labels = { "1" = "shallow" }
         assert_eq!(figure.title, "Goodput");
         assert_eq!(figure.y_range, Some((0.0, 10.0)));
         assert_eq!(figure.references.len(), 1);
+        assert_eq!(figure.references[0].at, 5.0);
         let report::FigureKind::Bars { categories, groups } = &figure.kind else {
             panic!("{:?}", figure.kind);
         };
@@ -6508,23 +6557,14 @@ columns = [
                 }
             }
         }
-        let axis = |key: &str, values: &[&str]| scenario::Axis {
-            key: key.into(),
-            values: values.iter().map(|v| v.to_string()).collect(),
-        };
-        Runs {
-            points,
-            axes: vec![
-                axis("link.loss", &["0", "2%"]),
-                axis("link.rate", &["10Mbit"]),
-                axis("link.rtt", &["10ms", "100ms"]),
-                axis("link.buffer", &["1MB", "10MB"]),
-                axis("flow.0.cc", &["bbr", "bbr2"]),
-            ],
-            dir: std::env::temp_dir(),
-            missing: 0,
-            rejected: Vec::new(),
-        }
+        let axes: [(&str, &[&str]); 5] = [
+            ("link.loss", &["0", "2%"]),
+            ("link.rate", &["10Mbit"]),
+            ("link.rtt", &["10ms", "100ms"]),
+            ("link.buffer", &["1MB", "10MB"]),
+            ("flow.0.cc", &["bbr", "bbr2"]),
+        ];
+        runs_of(points, &axes, &std::env::temp_dir())
     }
 
     const TREE: &str = r#"
@@ -6539,12 +6579,6 @@ id = "root"
 kind = "named"
 name = "decision_tree"
 params = { of = { metric = "goodput_bps" }, classes = ["bbr", "bbr2"], gives = "root" }
-
-[[measure]]
-id = "goodput"
-kind = "mean"
-of = { metric = "goodput_bps" }
-by = "flow.0.cc"
 
 [[tree]]
 title = "Who wins over {conditions} conditions"
@@ -6585,38 +6619,35 @@ leaves = "Leaves"
 
     #[test]
     fn a_tree_of_a_measure_that_is_not_a_decision_tree_is_named_by_file_line_and_key() {
-        let e = error(&TREE.replace("measure = \"root\"", "measure = \"goodput\""));
-        assert!(e.starts_with("t.toml: tree.measure (line 25)"), "{e}");
-        assert!(e.contains("`goodput` must be a named measure of name \"decision_tree\""), "{e}");
+        // A named measure of another name, and no measure at all.
+        let other = TREE.replace(
+            "name = \"decision_tree\"\nparams = { of = { metric = \"goodput_bps\" }, classes = [\"bbr\", \"bbr2\"], gives = \"root\" }",
+            "name = \"converge_share\"\nparams = { g = 2 }",
+        );
+        let e = error(&other);
+        assert!(e.starts_with("t.toml: tree.measure (line 19)"), "{e}");
+        assert!(e.contains("`root` must be a named measure of name \"decision_tree\""), "{e}");
         let e = error(&TREE.replace("measure = \"root\"", "measure = \"nothing\""));
-        assert!(e.starts_with("t.toml: tree.measure (line 25)"), "{e}");
+        assert!(e.starts_with("t.toml: tree.measure (line 19)"), "{e}");
         let e = error(&TREE.replace("leaves = \"Leaves\"", "leaves = \"Leaves\"\ncolour = \"red\""));
         assert!(e.contains("unknown field `colour`"), "{e}");
     }
 
-    const NOT_RUN: &str = r#"
-[[claim]]
-id = "t.far"
-paper = "obbr"
-place = "§5"
-statement = "s"
-about = "a"
-metric = "m"
-unit = "x"
-paper_says = "2x"
-test = { kind = "factor", paper = 2.0 }
-tolerance_reason = "r"
-origin = "paper"
-needs = "the Internet path"
-"#;
+    /// A claims-not-run file of one claim: [`MINIMAL`]'s, with what judging
+    /// it needs in place of its measure (line 2 is its id, line 10 its test).
+    fn not_run() -> String {
+        let claim = &MINIMAL[MINIMAL.find("[[claim]]").unwrap()..];
+        claim.replace("measure = \"like\"", "needs = \"the Internet path\"")
+    }
 
     #[test]
     fn a_claims_not_run_file_judges_each_claim_not_run_with_what_it_needs() {
-        let f = NotRunFile::parse("n.toml", NOT_RUN).unwrap();
-        assert_eq!(f.sha256, sha256_hex(NOT_RUN.as_bytes()));
+        let text = not_run();
+        let f = NotRunFile::parse("n.toml", &text).unwrap();
+        assert_eq!(f.sha256, sha256_hex(text.as_bytes()));
         let judged = f.judged();
         assert_eq!(judged.len(), 1);
-        assert_eq!(judged[0].claim.id(), "t.far");
+        assert_eq!(judged[0].claim.id(), "t.x");
         assert_eq!(judged[0].verdict, report::VerdictStatus::NotRun);
         assert_eq!(judged[0].ours, "not run: the Internet path");
         // Every suite's file parses, its claims declared once.
@@ -6634,23 +6665,24 @@ needs = "the Internet path"
     #[test]
     fn a_bad_claims_not_run_file_is_named_by_file_line_and_key() {
         let refused = |text: &str| NotRunFile::parse("n.toml", text).unwrap_err().to_string();
-        let e = refused(&NOT_RUN.replace("needs = \"the Internet path\"\n", ""));
-        assert!(e.starts_with("n.toml: claim.needs (line 3)"), "{e}");
-        assert!(e.contains("`t.far` needs `needs`"), "{e}");
-        let e = refused(&NOT_RUN.replace("needs = \"the Internet path\"", "needs = \" \""));
-        assert!(e.starts_with("n.toml: claim.needs (line 3)"), "{e}");
-        let e = refused(&format!("{NOT_RUN}measure = \"m\"\n"));
-        assert!(e.starts_with("n.toml: claim.measure (line 3)"), "{e}");
-        let e = refused(&format!("{NOT_RUN}every_condition = true\n"));
-        assert!(e.starts_with("n.toml: claim.every_condition (line 3)"), "{e}");
-        let e = refused(&format!("{NOT_RUN}{NOT_RUN}"));
-        assert!(e.starts_with("n.toml: claim.id (line 3)"), "{e}");
-        assert!(e.contains("`t.far` is declared twice"), "{e}");
-        let e = refused(&format!("{NOT_RUN}colour = \"red\"\n"));
+        let claim = not_run();
+        let e = refused(&claim.replace("needs = \"the Internet path\"\n", ""));
+        assert!(e.starts_with("n.toml: claim.needs (line 2)"), "{e}");
+        assert!(e.contains("`t.x` needs `needs`"), "{e}");
+        let e = refused(&claim.replace("needs = \"the Internet path\"", "needs = \" \""));
+        assert!(e.starts_with("n.toml: claim.needs (line 2)"), "{e}");
+        let e = refused(&format!("{claim}measure = \"m\"\n"));
+        assert!(e.starts_with("n.toml: claim.measure (line 2)"), "{e}");
+        let e = refused(&format!("{claim}every_condition = true\n"));
+        assert!(e.starts_with("n.toml: claim.every_condition (line 2)"), "{e}");
+        let e = refused(&format!("{claim}{claim}"));
+        assert!(e.starts_with("n.toml: claim.id (line 2)"), "{e}");
+        assert!(e.contains("`t.x` is declared twice"), "{e}");
+        let e = refused(&format!("{claim}colour = \"red\"\n"));
         assert!(e.starts_with("n.toml (line "), "{e}");
         assert!(e.contains("unknown field `colour`"), "{e}");
-        let e = refused(&NOT_RUN.replace("kind = \"factor\"", "kind = \"factr\""));
-        assert!(e.contains("line 11") && e.contains("unknown variant `factr`"), "{e}");
+        let e = refused(&claim.replace("kind = \"direction\"", "kind = \"direktion\""));
+        assert!(e.contains("line 10") && e.contains("unknown variant `direktion`"), "{e}");
         // An experiment file's claim is judged on a measure, never `needs`.
         let e = ExperimentFile::parse("x.toml", &format!("{MINIMAL}needs = \"n\"\n"), None)
             .unwrap_err()
@@ -6661,5 +6693,35 @@ needs = "the Internet path"
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("x.toml: claim.measure (line 20)"), "{e}");
+    }
+
+    #[test]
+    fn a_reference_line_at_a_measures_number_draws_goodput_under_losss_capacity() {
+        // bbr2's goodput under loss draws the runs' mean capacity (here the
+        // template's 10 Mbit/s link) on its goodput figure, in Mbit/s.
+        let points = ["bbr", "bbr2"]
+            .into_iter()
+            .flat_map(|cc| {
+                ["0", "2%"].map(|loss| {
+                    point(&[("flow.0.cc", cc), ("link.loss", loss)], &[5e6, 0.0, 0.0], &[0; 3])
+                })
+            })
+            .collect();
+        let axes: [(&str, &[&str]); 2] = [("flow.0.cc", &["bbr", "bbr2"]), ("link.loss", &["0", "2%"])];
+        let runs = runs_of(points, &axes, &std::env::temp_dir());
+        let text = include_str!("../../../../experiments/bbr2/goodput-under-loss.toml");
+        let f = ExperimentFile::parse("goodput-under-loss.toml", text, None).unwrap();
+        let section = f.analyze(&runs).section;
+        let goodput = section
+            .figures
+            .iter()
+            .find(|f| f.title.starts_with("Goodput under random loss"))
+            .unwrap();
+        assert_eq!(goodput.references.len(), 1);
+        assert!((goodput.references[0].at - 10.0).abs() < 1e-9, "{:?}", goodput.references);
+        assert_eq!(goodput.references[0].label, "capacity");
+        // A measure without a number (no runs) draws no line.
+        let section = f.analyze(&Runs { points: Vec::new(), ..runs }).section;
+        assert!(section.figures.iter().all(|f| f.references.is_empty()));
     }
 }
