@@ -1947,7 +1947,8 @@ impl NotRunFile {
         let mut claims: Vec<(&'static Claim, String)> = Vec::new();
         for c in &spec.claims {
             let needle = format!("\"{}\"", c.id);
-            let refuse = |key: &str, message: String| Err(key_error(name, text, key, &needle, message));
+            let refuse =
+                |key: &str, message: String| Err(key_error(name, text, key, &needle, message));
             if claims.iter().any(|(d, _)| d.id() == c.id) {
                 return refuse("claim.id", format!("`{}` is declared twice", c.id));
             }
@@ -3756,7 +3757,13 @@ impl ExperimentFile {
             }
         }
         for t in &self.spec.trees {
-            section = self.tree(runs, t, &noted(&t.title, t.seeds_note), section, &mut problems);
+            section = self.tree(
+                runs,
+                t,
+                &noted(&t.title, t.seeds_note),
+                section,
+                &mut problems,
+            );
         }
         for t in &self.spec.tables {
             let mut headers = t.first.list();
@@ -4644,7 +4651,10 @@ reference = { at = "a", y = 1.0, label = "both" }
         let e = error(&figure.replace("at = \"a\"", "measure = \"goodput\""));
         assert!(e.starts_with("t.toml: figure.reference (line 13)"), "{e}");
         let e = error(&figure.replace("at = \"a\", y = 1.0", "measure = \"goodput\""));
-        assert!(e.starts_with("t.toml: figure.reference.measure (line 13)"), "{e}");
+        assert!(
+            e.starts_with("t.toml: figure.reference.measure (line 13)"),
+            "{e}"
+        );
         assert!(e.contains("`goodput` must be a one-number measure"), "{e}");
         let timeline = r#"
 [[timeline]]
@@ -6593,7 +6603,10 @@ leaves = "Leaves"
         let checks = conditions(&f, &runs, "checks", 0.0);
         assert_eq!(checks.len(), 8);
         assert!(checks.iter().all(|(_, ok)| *ok), "{checks:?}");
-        assert_eq!(checks[1].0, "10Mbit, 10ms, no loss, 10MB buffer (BBRv2 +25%)");
+        assert_eq!(
+            checks[1].0,
+            "10Mbit, 10ms, no loss, 10MB buffer (BBRv2 +25%)"
+        );
         assert_eq!(
             conditions(&f, &runs, "root", 0.0),
             labelled(&[("the root splits on loss (%)", true)])
@@ -6612,9 +6625,22 @@ leaves = "Leaves"
         assert!(section.tables.iter().all(|t| t.caption != "Leaves"));
         // A measure without the runs' quantity, or giving what it cannot.
         let bad = file(&TREE.replace("gives = \"fig1\"", "gives = \"leaves\""));
-        evaluation_refused(&bad, &runs, "decision_tree", &[("checks", "`gives` must be")]);
-        let bad = file(&TREE.replace("classes = [\"bbr\", \"bbr2\"], gives = \"root\"", "gives = \"root\""));
-        evaluation_refused(&bad, &runs, "decision_tree", &[("root", "`classes` must be two")]);
+        evaluation_refused(
+            &bad,
+            &runs,
+            "decision_tree",
+            &[("checks", "`gives` must be")],
+        );
+        let bad = file(&TREE.replace(
+            "classes = [\"bbr\", \"bbr2\"], gives = \"root\"",
+            "gives = \"root\"",
+        ));
+        evaluation_refused(
+            &bad,
+            &runs,
+            "decision_tree",
+            &[("root", "`classes` must be two")],
+        );
     }
 
     #[test]
@@ -6626,10 +6652,16 @@ leaves = "Leaves"
         );
         let e = error(&other);
         assert!(e.starts_with("t.toml: tree.measure (line 19)"), "{e}");
-        assert!(e.contains("`root` must be a named measure of name \"decision_tree\""), "{e}");
+        assert!(
+            e.contains("`root` must be a named measure of name \"decision_tree\""),
+            "{e}"
+        );
         let e = error(&TREE.replace("measure = \"root\"", "measure = \"nothing\""));
         assert!(e.starts_with("t.toml: tree.measure (line 19)"), "{e}");
-        let e = error(&TREE.replace("leaves = \"Leaves\"", "leaves = \"Leaves\"\ncolour = \"red\""));
+        let e = error(&TREE.replace(
+            "leaves = \"Leaves\"",
+            "leaves = \"Leaves\"\ncolour = \"red\"",
+        ));
         assert!(e.contains("unknown field `colour`"), "{e}");
     }
 
@@ -6674,7 +6706,10 @@ leaves = "Leaves"
         let e = refused(&format!("{claim}measure = \"m\"\n"));
         assert!(e.starts_with("n.toml: claim.measure (line 2)"), "{e}");
         let e = refused(&format!("{claim}every_condition = true\n"));
-        assert!(e.starts_with("n.toml: claim.every_condition (line 2)"), "{e}");
+        assert!(
+            e.starts_with("n.toml: claim.every_condition (line 2)"),
+            "{e}"
+        );
         let e = refused(&format!("{claim}{claim}"));
         assert!(e.starts_with("n.toml: claim.id (line 2)"), "{e}");
         assert!(e.contains("`t.x` is declared twice"), "{e}");
@@ -6682,7 +6717,10 @@ leaves = "Leaves"
         assert!(e.starts_with("n.toml (line "), "{e}");
         assert!(e.contains("unknown field `colour`"), "{e}");
         let e = refused(&claim.replace("kind = \"direction\"", "kind = \"direktion\""));
-        assert!(e.contains("line 10") && e.contains("unknown variant `direktion`"), "{e}");
+        assert!(
+            e.contains("line 10") && e.contains("unknown variant `direktion`"),
+            "{e}"
+        );
         // An experiment file's claim is judged on a measure, never `needs`.
         let e = ExperimentFile::parse("x.toml", &format!("{MINIMAL}needs = \"n\"\n"), None)
             .unwrap_err()
@@ -6703,11 +6741,16 @@ leaves = "Leaves"
             .into_iter()
             .flat_map(|cc| {
                 ["0", "2%"].map(|loss| {
-                    point(&[("flow.0.cc", cc), ("link.loss", loss)], &[5e6, 0.0, 0.0], &[0; 3])
+                    point(
+                        &[("flow.0.cc", cc), ("link.loss", loss)],
+                        &[5e6, 0.0, 0.0],
+                        &[0; 3],
+                    )
                 })
             })
             .collect();
-        let axes: [(&str, &[&str]); 2] = [("flow.0.cc", &["bbr", "bbr2"]), ("link.loss", &["0", "2%"])];
+        let axes: [(&str, &[&str]); 2] =
+            [("flow.0.cc", &["bbr", "bbr2"]), ("link.loss", &["0", "2%"])];
         let runs = runs_of(points, &axes, &std::env::temp_dir());
         let text = include_str!("../../../../experiments/bbr2/goodput-under-loss.toml");
         let f = ExperimentFile::parse("goodput-under-loss.toml", text, None).unwrap();
@@ -6718,10 +6761,19 @@ leaves = "Leaves"
             .find(|f| f.title.starts_with("Goodput under random loss"))
             .unwrap();
         assert_eq!(goodput.references.len(), 1);
-        assert!((goodput.references[0].at - 10.0).abs() < 1e-9, "{:?}", goodput.references);
+        assert!(
+            (goodput.references[0].at - 10.0).abs() < 1e-9,
+            "{:?}",
+            goodput.references
+        );
         assert_eq!(goodput.references[0].label, "capacity");
         // A measure without a number (no runs) draws no line.
-        let section = f.analyze(&Runs { points: Vec::new(), ..runs }).section;
+        let section = f
+            .analyze(&Runs {
+                points: Vec::new(),
+                ..runs
+            })
+            .section;
         assert!(section.figures.iter().all(|f| f.references.is_empty()));
     }
 }

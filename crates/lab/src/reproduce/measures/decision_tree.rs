@@ -84,7 +84,11 @@ impl Params {
         let classes: Vec<String> = params
             .get("classes")
             .and_then(toml::Value::as_array)
-            .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
             .unwrap_or_default();
         let [first, second] = <[String; 2]>::try_from(classes).map_err(|_| {
             anyhow::anyhow!("`classes` must be two controllers of `{CLASS_AXIS}` (strings)")
@@ -193,12 +197,11 @@ fn conditions(runs: &Runs, p: &Params) -> Vec<Condition> {
                     let point = [&loss, &rate, &rtt, &buffer];
                     let at = |class: &str| {
                         // A point the context fixes otherwise has no runs.
-                        let mut fixed: Vec<(&str, &str)> = p
-                            .at
-                            .iter()
-                            .filter(|(k, _)| k != CLASS_AXIS)
-                            .map(|(k, v)| (k.as_str(), v.as_str()))
-                            .collect();
+                        let mut fixed: Vec<(&str, &str)> =
+                            p.at.iter()
+                                .filter(|(k, _)| k != CLASS_AXIS)
+                                .map(|(k, v)| (k.as_str(), v.as_str()))
+                                .collect();
                         fixed.extend(AXES.iter().zip(point).map(|(k, v)| (*k, v.as_str())));
                         fixed.push((CLASS_AXIS, class));
                         let mut numbers: Vec<(u64, f64)> = runs
@@ -213,7 +216,10 @@ fn conditions(runs: &Runs, p: &Params) -> Vec<Condition> {
                     let pairs: Vec<(f64, f64)> = first
                         .iter()
                         .filter_map(|(seed, a)| {
-                            second.iter().find(|(s, _)| s == seed).map(|(_, b)| (*a, *b))
+                            second
+                                .iter()
+                                .find(|(s, _)| s == seed)
+                                .map(|(_, b)| (*a, *b))
                         })
                         .collect();
                     if pairs.is_empty() {
@@ -267,17 +273,30 @@ struct Sample<'a> {
 }
 
 /// The samples and the tree fitted to them (`None` under two samples).
-fn fit<'a>(conditions: &'a [Condition], p: &Params) -> (Vec<Sample<'a>>, Option<crate::cart::Node>) {
+fn fit<'a>(
+    conditions: &'a [Condition],
+    p: &Params,
+) -> (Vec<Sample<'a>>, Option<crate::cart::Node>) {
     let samples: Vec<Sample> = conditions
         .iter()
-        .flat_map(|c| c.pairs.iter().map(move |&pair| Sample { condition: c, pair }))
+        .flat_map(|c| {
+            c.pairs
+                .iter()
+                .map(move |&pair| Sample { condition: c, pair })
+        })
         .collect();
     if samples.len() < 2 {
         return (samples, None);
     }
-    let rows: Vec<Vec<f64>> = samples.iter().map(|s| s.condition.features.to_vec()).collect();
+    let rows: Vec<Vec<f64>> = samples
+        .iter()
+        .map(|s| s.condition.features.to_vec())
+        .collect();
     // Class 0 (the first) where its number is at least the second's.
-    let labels: Vec<usize> = samples.iter().map(|s| usize::from(s.pair.0 < s.pair.1)).collect();
+    let labels: Vec<usize> = samples
+        .iter()
+        .map(|s| usize::from(s.pair.0 < s.pair.1))
+        .collect();
     let tree = crate::cart::fit(&rows, &labels, 2, p.max_depth);
     (samples, Some(tree))
 }
@@ -335,11 +354,7 @@ pub(crate) fn tree_figure(
     );
     let mut table = Table::new(
         leaves_title,
-        [
-            "leaf (path from the root)",
-            "samples",
-            "winner",
-        ],
+        ["leaf (path from the root)", "samples", "winner"],
     );
     for (path, lead, n) in &leaves {
         table = table.row([
