@@ -35,32 +35,6 @@
 use report::{Cell, Table, VerdictStatus};
 use serde::{Deserialize, Serialize};
 
-/// Declares a claim as a documented `pub static`, its fields in the order
-/// of [`Declaration`]: name; paper and place; id; statement; about;
-/// metric; unit; the paper's number; test; the tolerance's reason; origin.
-macro_rules! claim {
-    ($name:ident, $paper:expr, $place:expr, $id:literal, $statement:literal, $about:literal,
-     $metric:literal, $unit:literal, $paper_says:literal, $test:expr, $reason:literal,
-     $origin:expr) => {
-        #[doc = $statement]
-        pub static $name: $crate::reproduce::claims::Claim =
-            $crate::reproduce::claims::Claim::new($crate::reproduce::claims::Declaration {
-                id: $id,
-                paper: $paper,
-                place: $place,
-                statement: $statement,
-                about: $about,
-                metric: $metric,
-                unit: $unit,
-                paper_says: $paper_says,
-                test: $test,
-                tolerance_reason: $reason,
-                origin: $origin,
-            });
-    };
-}
-pub(crate) use claim;
-
 /// The paper a claim comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum Paper {
@@ -591,15 +565,6 @@ fn value_verdict(v: f64, test: Test) -> VerdictStatus {
         // A direction test handed a single number: positive means it holds.
         Test::Holds { .. } => band(v > 0.0, false),
     }
-}
-
-/// Every claim of `claims` judged "not run", for the same reason (an
-/// experiment whose runs hold nothing to measure them on).
-pub fn none_run(claims: &[&'static Claim], why: &str) -> Vec<Judged> {
-    claims
-        .iter()
-        .map(|c| c.judge(Measured::NotRun(why.to_string())))
-        .collect()
 }
 
 /// What an analysis measured for a claim.

@@ -2,7 +2,6 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
 
 pub use crate::stats::{mean_sd, Stat};
 use crate::store::{record_defect, RunRecord, Store};
@@ -175,14 +174,6 @@ fn row_name(path: &std::path::Path, index: usize) -> String {
     } else {
         format!("row {index}")
     }
-}
-
-/// A summary metric by JSON pointer (e.g. `/flows/0/goodput_bps`); used
-/// only by the Rust experiments still being moved to files (the others
-/// read the fields of [`RunRecord::result`], or an experiment file's
-/// metric names, which map to those fields in one place).
-pub fn metric(record: &RunRecord, pointer: &str) -> Option<f64> {
-    record.summary.pointer(pointer).and_then(Value::as_f64)
 }
 
 /// How a table's numbers summarise seeds, for its title: "mean ± sd over

@@ -75,6 +75,9 @@ struct Spec {
     /// its extended file's, in order).
     #[serde(default)]
     judge: Option<Vec<String>>,
+    /// Classification trees fitted to the runs (`[[tree]]`).
+    #[serde(default, rename = "tree")]
+    trees: Vec<TreeSpec>,
 }
 
 /// The values of an axis every claim is judged at.
@@ -1306,6 +1309,7 @@ pub fn named(name: &str) -> Option<NamedMeasure> {
         "sample_runs" => Some(super::measures::sample_runs::sample_runs),
         "bound_cuts" => Some(super::measures::bounds::bound_cuts),
         "first_in_mode" => Some(super::measures::bounds::first_in_mode),
+        "decision_tree" => Some(super::measures::decision_tree::decision_tree),
         _ => None,
     }
 }
@@ -1321,6 +1325,7 @@ pub const NAMED: &[&str] = &[
     "sample_runs",
     "bound_cuts",
     "first_in_mode",
+    "decision_tree",
 ];
 
 impl Take {
@@ -1688,8 +1693,8 @@ struct FigureSpec {
     x_labels: BTreeMap<String, String>,
 }
 
-/// A horizontal reference line: at an axis value's bar (`at`) or at a
-/// value (`y`).
+/// A horizontal reference line: at an axis value's bar (`at`), at a
+/// value (`y`) or at a one-number measure's number (`measure`).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ReferenceSpec {
@@ -1700,6 +1705,10 @@ struct ReferenceSpec {
     #[serde(default)]
     y: Option<f64>,
     label: String,
+    /// The one-number measure whose number (times the figure's scale) the
+    /// line is drawn at: a number of the runs, such as the link's capacity.
+    #[serde(default)]
+    measure: Option<String>,
 }
 
 /// A figure of time series of one run each (`[[timeline]]`): the first
@@ -1896,7 +1905,9 @@ struct ClaimSpec {
     test: TestSpec,
     tolerance_reason: String,
     origin: Origin,
-    /// The measure whose value (or conditions) the claim is judged on.
+    /// The measure whose value (or conditions) the claim is judged on (a
+    /// claim of an experiment file; empty in a claims-not-run file).
+    #[serde(default)]
     measure: String,
     /// What must hold in the runs for the claim to mean anything
     /// (`Claim::requires`).
@@ -1906,6 +1917,34 @@ struct ClaimSpec {
     /// ("X (holds)", "Y (does not)"), not only those that fail.
     #[serde(default)]
     every_condition: bool,
+    /// What judging the claim would need (a claim of a claims-not-run
+    /// file, [`NotRunFile`]).
+    #[serde(default)]
+    needs: Option<String>,
+}
+
+impl ClaimSpec {
+    /// The claim it declares.
+    fn declare(&self) -> &'static Claim {
+        let declared = Claim::new(Declaration {
+            id: leak(&self.id),
+            paper: self.paper.paper(),
+            place: leak(&self.place),
+            statement: leak(&self.statement),
+            about: leak(&self.about),
+            metric: leak(&self.metric),
+            unit: leak(&self.unit),
+            paper_says: leak(&self.paper_says),
+            test: self.test.test(),
+            tolerance_reason: leak(&self.tolerance_reason),
+            origin: self.origin,
+        });
+        let declared = match &self.precondition {
+            Some(p) => declared.requires(leak(&p.text)),
+            None => declared,
+        };
+        Box::leak(Box::new(declared))
+    }
 }
 
 /// A claim's precondition: its text and the condition measure that checks
@@ -1923,6 +1962,106 @@ struct PreconditionSpec {
     /// The decimals of the numbers in `unmet`.
     #[serde(default = "two")]
     decimals: usize,
+}
+
+/// A claims-not-run file as written: its claims, each with what judging
+/// it `needs` in place of a measure.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NotRunSpec {
+    #[serde(default, rename = "claim")]
+    claims: Vec<ClaimSpec>,
+}
+
+/// A suite's claims that no experiment judges (`experiments/<suite>/
+/// not-run.toml`): those a simulated dumbbell cannot measure (a real
+/// Internet path, a production log, a condition the paper does not give)
+/// and those runnable but not judged yet, each judged "not run" with what
+/// judging it `needs`. Its claims are written and checked as an experiment
+/// file's (the same keys, errors naming the file, the line and the key),
+/// without a measure; its SHA-256 is recorded as an experiment file's.
+#[derive(Clone, Debug)]
+pub struct NotRunFile {
+    /// The file's name as given (the repository path of a suite's).
+    pub name: String,
+    /// The SHA-256 of its bytes, hex.
+    pub sha256: String,
+    /// Each claim and what judging it needs.
+    claims: Vec<(&'static Claim, String)>,
+}
+
+impl NotRunFile {
+    /// Parses a claims-not-run file's `text`; `name` names it in errors
+    /// and in the report.
+    pub fn parse(name: &str, text: &str) -> anyhow::Result<NotRunFile> {
+        let spec: NotRunSpec = toml::from_str(text).map_err(|e| toml_error(name, text, &e))?;
+        let mut claims: Vec<(&'static Claim, String)> = Vec::new();
+        for c in &spec.claims {
+            let needle = format!("\"{}\"", c.id);
+            let refuse =
+                |key: &str, message: String| Err(key_error(name, text, key, &needle, message));
+            if claims.iter().any(|(d, _)| d.id() == c.id) {
+                return refuse("claim.id", format!("`{}` is declared twice", c.id));
+            }
+            let judged_by = [
+                ("claim.measure", !c.measure.is_empty()),
+                ("claim.precondition", c.precondition.is_some()),
+                ("claim.every_condition", c.every_condition),
+            ];
+            if let Some((key, _)) = judged_by.iter().find(|(_, given)| *given) {
+                return refuse(
+                    key,
+                    format!(
+                        "`{}` is not run, so it has no `{}`: an experiment file judges a claim \
+                         on measures",
+                        c.id,
+                        key.trim_start_matches("claim.")
+                    ),
+                );
+            }
+            match c.needs.as_deref().map(str::trim) {
+                Some(needs) if !needs.is_empty() => claims.push((c.declare(), needs.to_string())),
+                _ => {
+                    return refuse(
+                        "claim.needs",
+                        format!("`{}` needs `needs`: what judging it would need", c.id),
+                    )
+                }
+            }
+        }
+        Ok(NotRunFile {
+            name: name.to_string(),
+            sha256: sha256_hex(text.as_bytes()),
+            claims,
+        })
+    }
+
+    /// Every claim judged "not run", with what it needs.
+    pub fn judged(&self) -> Vec<Judged> {
+        self.claims
+            .iter()
+            .map(|(claim, needs)| claim.judge(Measured::NotRun(needs.clone())))
+            .collect()
+    }
+}
+
+/// A classification tree drawn from a `decision_tree` measure's runs
+/// (`[[tree]]`), and optionally a table of its leaves.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TreeSpec {
+    /// The figure's title; `{conditions}` in it is the number of
+    /// conditions the tree is fitted to.
+    title: String,
+    /// A `named` measure of name `decision_tree`, whose parameters say
+    /// what the tree is fitted to.
+    measure: String,
+    /// The title of a table of the tree's leaves (none without it).
+    #[serde(default)]
+    leaves: Option<String>,
+    /// The title gets the seeds note.
+    #[serde(default = "yes")]
+    seeds_note: bool,
 }
 
 fn leak(s: &str) -> &'static str {
@@ -2510,9 +2649,9 @@ impl ExperimentFile {
         for f in &spec.figures {
             let ok = match &f.reference {
                 None => true,
-                Some(r) => match (&r.at, r.y) {
-                    (Some(_), None) => f.groups.is_none(),
-                    (None, Some(_)) => true,
+                Some(r) => match (&r.at, r.y, &r.measure) {
+                    (Some(_), None, None) => f.groups.is_none(),
+                    (None, Some(_), None) | (None, None, Some(_)) => true,
                     _ => false,
                 },
             };
@@ -2522,9 +2661,24 @@ impl ExperimentFile {
                     text,
                     "figure.reference",
                     &format!("\"{}\"", f.title),
-                    "give exactly one of `at` (an axis value; not with `groups`) and `y` (a value)"
+                    "give exactly one of `at` (an axis value; not with `groups`), `y` (a value) \
+                     and `measure` (a one-number measure)"
                         .into(),
                 ));
+            }
+            if let Some(m) = f.reference.as_ref().and_then(|r| r.measure.as_ref()) {
+                if !ids
+                    .get(m.as_str())
+                    .is_some_and(|m| m.by().is_none() && !m.gives_conditions())
+                {
+                    return Err(key_error(
+                        name,
+                        text,
+                        "figure.reference.measure",
+                        &format!("\"{}\"", f.title),
+                        format!("`{m}` must be a one-number measure"),
+                    ));
+                }
             }
         }
         for t in &spec.timelines {
@@ -2619,9 +2773,48 @@ impl ExperimentFile {
                 ),
             ));
         }
+        for t in &spec.trees {
+            let tree = ids.get(t.measure.as_str()).is_some_and(
+                |m| matches!(m, Measure::Named { name: n, .. } if n == "decision_tree"),
+            );
+            if !tree {
+                return Err(key_error(
+                    name,
+                    text,
+                    "tree.measure",
+                    &format!("\"{}\"", t.title),
+                    format!(
+                        "`{}` must be a named measure of name \"decision_tree\"",
+                        t.measure
+                    ),
+                ));
+            }
+        }
         let mut claims = Vec::new();
         for c in &spec.claims {
             let needle = format!("\"{}\"", c.id);
+            if c.needs.is_some() {
+                return Err(key_error(
+                    name,
+                    text,
+                    "claim.needs",
+                    &needle,
+                    format!(
+                        "`{}`: an experiment file's claim is judged on its `measure`; a claim \
+                         no experiment judges goes in the suite's claims-not-run file",
+                        c.id
+                    ),
+                ));
+            }
+            if c.measure.is_empty() {
+                return Err(key_error(
+                    name,
+                    text,
+                    "claim.measure",
+                    &needle,
+                    format!("`{}` needs `measure`: the measure it is judged on", c.id),
+                ));
+            }
             match by_axis(&c.measure) {
                 None => {
                     return Err(key_error(
@@ -2680,26 +2873,8 @@ impl ExperimentFile {
                     ));
                 }
             }
-            let declared = Claim::new(Declaration {
-                id: leak(&c.id),
-                paper: c.paper.paper(),
-                place: leak(&c.place),
-                statement: leak(&c.statement),
-                about: leak(&c.about),
-                metric: leak(&c.metric),
-                unit: leak(&c.unit),
-                paper_says: leak(&c.paper_says),
-                test: c.test.test(),
-                tolerance_reason: leak(&c.tolerance_reason),
-                origin: c.origin,
-            });
-            let declared = match &c.precondition {
-                Some(p) => declared.requires(leak(&p.text)),
-                None => declared,
-            };
-            let claim: &'static Claim = Box::leak(Box::new(declared));
             claims.push((
-                claim,
+                c.declare(),
                 c.measure.clone(),
                 c.precondition.as_ref().map(|p| p.measure.clone()),
             ));
@@ -3609,7 +3784,7 @@ impl ExperimentFile {
                 figure = figure.log_y();
             }
             if let Some(r) = &f.reference {
-                if let Some(y) = r.y {
+                if let Some(y) = r.y.or_else(|| self.reference_number(runs, r, f.scale)) {
                     figure = figure.reference(ReferenceLine::horizontal(y, r.label.clone()));
                 }
             }
@@ -3619,6 +3794,7 @@ impl ExperimentFile {
             let values = along(&f.measure, &mut problems);
             let reference = f.reference.as_ref().and_then(|r| match (&r.at, r.y) {
                 (_, Some(y)) => Some(y),
+                (None, None) if r.measure.is_some() => self.reference_number(runs, r, f.scale),
                 (Some(at), None) => values
                     .iter()
                     .find(|(v, _, _)| v == at)
@@ -3653,6 +3829,15 @@ impl ExperimentFile {
             if let Some(figure) = self.curve(runs, c, &mut problems) {
                 section = section.figure(figure);
             }
+        }
+        for t in &self.spec.trees {
+            section = self.tree(
+                runs,
+                t,
+                &noted(&t.title, t.seeds_note),
+                section,
+                &mut problems,
+            );
         }
         for t in &self.spec.tables {
             let mut headers = t.first.list();
@@ -3807,6 +3992,49 @@ impl ExperimentFile {
             self.name, self.sha256
         ));
         Analysis::judged(section, judged, &self.spec.all_reproduced)
+    }
+
+    /// The number of a reference line's `measure`, times `scale` (none
+    /// without a measure, or where it has no finite number).
+    fn reference_number(&self, runs: &Runs, r: &ReferenceSpec, scale: f64) -> Option<f64> {
+        let number = match self.evaluate(runs, r.measure.as_ref()?, 0.0).ok()? {
+            Value::Number(v) => v,
+            Value::Stat(s) => s.mean,
+            _ => return None,
+        };
+        (number * scale).is_finite().then_some(number * scale)
+    }
+
+    /// `section` with the tree `t` (titled `title`) and its leaves' table.
+    fn tree(
+        &self,
+        runs: &Runs,
+        t: &TreeSpec,
+        title: &str,
+        section: Section,
+        problems: &mut Vec<String>,
+    ) -> Section {
+        let Some(Measure::Named { params, .. }) = self.measure(&t.measure) else {
+            return section;
+        };
+        let leaves = t.leaves.as_deref().unwrap_or_default();
+        match super::measures::decision_tree::tree_figure(runs, params, title, leaves) {
+            Ok(Some((figure, table))) => {
+                let section = section.figure(figure);
+                match t.leaves {
+                    Some(_) => section.table(table),
+                    None => section,
+                }
+            }
+            Ok(None) => {
+                problems.push(format!("{}: fewer than two samples", t.measure));
+                section
+            }
+            Err(e) => {
+                problems.push(format!("{}: {e:#}", t.measure));
+                section
+            }
+        }
     }
 
     /// A precondition's `unmet` text with each `{ID}` replaced by one-number
@@ -4016,17 +4244,29 @@ measure = "like"
                 &r,
             ));
         }
-        let axis = |key: &str, values: &[&str]| scenario::Axis {
-            key: key.into(),
-            values: values.iter().map(|v| v.to_string()).collect(),
-        };
+        let axes: [(&str, &[&str]); 3] = [
+            ("cc", &["a", "b"]),
+            ("buffer", &["1", "2"]),
+            ("seed", &["1", "2"]),
+        ];
+        runs_of(points, &axes, dir)
+    }
+
+    /// The runs of `points` on `axes` (each a key and its values), in `dir`.
+    fn runs_of(
+        points: Vec<(Vec<(String, String)>, RunRecord)>,
+        axes: &[(&str, &[&str])],
+        dir: &Path,
+    ) -> Runs {
         Runs {
             points,
-            axes: vec![
-                axis("cc", &["a", "b"]),
-                axis("buffer", &["1", "2"]),
-                axis("seed", &["1", "2"]),
-            ],
+            axes: axes
+                .iter()
+                .map(|(key, values)| scenario::Axis {
+                    key: key.to_string(),
+                    values: values.iter().map(|v| v.to_string()).collect(),
+                })
+                .collect(),
             dir: dir.to_path_buf(),
             missing: 0,
             rejected: Vec::new(),
@@ -4482,6 +4722,14 @@ reference = { at = "a", y = 1.0, label = "both" }
 "#;
         let e = error(figure);
         assert!(e.starts_with("t.toml: figure.reference (line 13)"), "{e}");
+        let e = error(&figure.replace("at = \"a\"", "measure = \"goodput\""));
+        assert!(e.starts_with("t.toml: figure.reference (line 13)"), "{e}");
+        let e = error(&figure.replace("at = \"a\", y = 1.0", "measure = \"goodput\""));
+        assert!(
+            e.starts_with("t.toml: figure.reference.measure (line 13)"),
+            "{e}"
+        );
+        assert!(e.contains("`goodput` must be a one-number measure"), "{e}");
         let timeline = r#"
 [[timeline]]
 title = "Over time"
@@ -4794,6 +5042,7 @@ x_labels = { "1" = "shallow" }
         assert_eq!(figure.title, "Goodput");
         assert_eq!(figure.y_range, Some((0.0, 10.0)));
         assert_eq!(figure.references.len(), 1);
+        assert_eq!(figure.references[0].at, 5.0);
         let report::FigureKind::Bars { categories, groups } = &figure.kind else {
             panic!("{:?}", figure.kind);
         };
@@ -6412,5 +6661,243 @@ columns = [
             ),
             "{e}"
         );
+    }
+    /// Table I's axes at two losses, RTTs and buffers, one BBR and one
+    /// BBRv2 run each (seed 1): BBR far ahead with loss, BBRv2 within 1%
+    /// without, but 25% ahead at 10 ms with the larger buffer.
+    fn tree_grid() -> Runs {
+        let mut points = Vec::new();
+        for loss in ["0", "2%"] {
+            for rtt in ["10ms", "100ms"] {
+                for buffer in ["1MB", "10MB"] {
+                    let (bbr, bbr2) = match (loss, rtt, buffer) {
+                        ("0", "10ms", "10MB") => (8.0, 10.0),
+                        ("0", _, _) => (9.95, 10.0),
+                        _ => (10.0, 2.0),
+                    };
+                    for (cc, g) in [("bbr", bbr), ("bbr2", bbr2)] {
+                        points.push(point(
+                            &[
+                                ("link.loss", loss),
+                                ("link.rate", "10Mbit"),
+                                ("link.rtt", rtt),
+                                ("link.buffer", buffer),
+                                ("flow.0.cc", cc),
+                            ],
+                            &[g, 1.0, 1.0],
+                            &[0, 0, 0],
+                        ));
+                    }
+                }
+            }
+        }
+        let axes: [(&str, &[&str]); 5] = [
+            ("link.loss", &["0", "2%"]),
+            ("link.rate", &["10Mbit"]),
+            ("link.rtt", &["10ms", "100ms"]),
+            ("link.buffer", &["1MB", "10MB"]),
+            ("flow.0.cc", &["bbr", "bbr2"]),
+        ];
+        runs_of(points, &axes, &std::env::temp_dir())
+    }
+
+    const TREE: &str = r#"
+[[measure]]
+id = "checks"
+kind = "named"
+name = "decision_tree"
+params = { of = { metric = "goodput_bps" }, classes = ["bbr", "bbr2"], gives = "fig1" }
+
+[[measure]]
+id = "root"
+kind = "named"
+name = "decision_tree"
+params = { of = { metric = "goodput_bps" }, classes = ["bbr", "bbr2"], gives = "root" }
+
+[[tree]]
+title = "Who wins over {conditions} conditions"
+measure = "root"
+leaves = "Leaves"
+"#;
+
+    #[test]
+    fn a_decision_tree_checks_fig1_splits_on_loss_and_is_drawn_with_its_leaves() {
+        let f = file(TREE);
+        let runs = tree_grid();
+        let checks = conditions(&f, &runs, "checks", 0.0);
+        assert_eq!(checks.len(), 8);
+        assert!(checks.iter().all(|(_, ok)| *ok), "{checks:?}");
+        assert_eq!(
+            checks[1].0,
+            "10Mbit, 10ms, no loss, 10MB buffer (BBRv2 +25%)"
+        );
+        assert_eq!(
+            conditions(&f, &runs, "root", 0.0),
+            labelled(&[("the root splits on loss (%)", true)])
+        );
+        let section = f.analyze(&runs).section;
+        let tree = section
+            .figures
+            .iter()
+            .find(|f| matches!(f.kind, report::FigureKind::Tree { .. }))
+            .expect("a tree figure");
+        assert_eq!(tree.title, "Who wins over 8 conditions (one seed)");
+        assert_eq!(section.tables[0].caption, "Leaves");
+        // Without the leaves' title, the tree alone.
+        let f = file(&TREE.replace("leaves = \"Leaves\"\n", ""));
+        let section = f.analyze(&runs).section;
+        assert!(section.tables.iter().all(|t| t.caption != "Leaves"));
+        // A measure without the runs' quantity, or giving what it cannot.
+        let bad = file(&TREE.replace("gives = \"fig1\"", "gives = \"leaves\""));
+        evaluation_refused(
+            &bad,
+            &runs,
+            "decision_tree",
+            &[("checks", "`gives` must be")],
+        );
+        let bad = file(&TREE.replace(
+            "classes = [\"bbr\", \"bbr2\"], gives = \"root\"",
+            "gives = \"root\"",
+        ));
+        evaluation_refused(
+            &bad,
+            &runs,
+            "decision_tree",
+            &[("root", "`classes` must be two")],
+        );
+    }
+
+    #[test]
+    fn a_tree_of_a_measure_that_is_not_a_decision_tree_is_named_by_file_line_and_key() {
+        // A named measure of another name, and no measure at all.
+        let other = TREE.replace(
+            "name = \"decision_tree\"\nparams = { of = { metric = \"goodput_bps\" }, classes = [\"bbr\", \"bbr2\"], gives = \"root\" }",
+            "name = \"converge_share\"\nparams = { g = 2 }",
+        );
+        let e = error(&other);
+        assert!(e.starts_with("t.toml: tree.measure (line 19)"), "{e}");
+        assert!(
+            e.contains("`root` must be a named measure of name \"decision_tree\""),
+            "{e}"
+        );
+        let e = error(&TREE.replace("measure = \"root\"", "measure = \"nothing\""));
+        assert!(e.starts_with("t.toml: tree.measure (line 19)"), "{e}");
+        let e = error(&TREE.replace(
+            "leaves = \"Leaves\"",
+            "leaves = \"Leaves\"\ncolour = \"red\"",
+        ));
+        assert!(e.contains("unknown field `colour`"), "{e}");
+    }
+
+    /// A claims-not-run file of one claim: [`MINIMAL`]'s, with what judging
+    /// it needs in place of its measure (line 2 is its id, line 10 its test).
+    fn not_run() -> String {
+        let claim = &MINIMAL[MINIMAL.find("[[claim]]").unwrap()..];
+        claim.replace("measure = \"like\"", "needs = \"the Internet path\"")
+    }
+
+    #[test]
+    fn a_claims_not_run_file_judges_each_claim_not_run_with_what_it_needs() {
+        let text = not_run();
+        let f = NotRunFile::parse("n.toml", &text).unwrap();
+        assert_eq!(f.sha256, sha256_hex(text.as_bytes()));
+        let judged = f.judged();
+        assert_eq!(judged.len(), 1);
+        assert_eq!(judged[0].claim.id(), "t.x");
+        assert_eq!(judged[0].verdict, report::VerdictStatus::NotRun);
+        assert_eq!(judged[0].ours, "not run: the Internet path");
+        // Every suite's file parses, its claims declared once.
+        let mut ids = std::collections::BTreeSet::new();
+        for suite in super::super::suites() {
+            let Some(file) = &suite.outside else { continue };
+            let parsed = NotRunFile::parse(file.path, file.text).unwrap();
+            assert!(!parsed.claims.is_empty(), "{}", file.path);
+            for (claim, _) in &parsed.claims {
+                assert!(ids.insert(claim.id()), "{} twice", claim.id());
+            }
+        }
+    }
+
+    #[test]
+    fn a_bad_claims_not_run_file_is_named_by_file_line_and_key() {
+        let refused = |text: &str| NotRunFile::parse("n.toml", text).unwrap_err().to_string();
+        let claim = not_run();
+        let e = refused(&claim.replace("needs = \"the Internet path\"\n", ""));
+        assert!(e.starts_with("n.toml: claim.needs (line 2)"), "{e}");
+        assert!(e.contains("`t.x` needs `needs`"), "{e}");
+        let e = refused(&claim.replace("needs = \"the Internet path\"", "needs = \" \""));
+        assert!(e.starts_with("n.toml: claim.needs (line 2)"), "{e}");
+        let e = refused(&format!("{claim}measure = \"m\"\n"));
+        assert!(e.starts_with("n.toml: claim.measure (line 2)"), "{e}");
+        let e = refused(&format!("{claim}every_condition = true\n"));
+        assert!(
+            e.starts_with("n.toml: claim.every_condition (line 2)"),
+            "{e}"
+        );
+        let e = refused(&format!("{claim}{claim}"));
+        assert!(e.starts_with("n.toml: claim.id (line 2)"), "{e}");
+        assert!(e.contains("`t.x` is declared twice"), "{e}");
+        let e = refused(&format!("{claim}colour = \"red\"\n"));
+        assert!(e.starts_with("n.toml (line "), "{e}");
+        assert!(e.contains("unknown field `colour`"), "{e}");
+        let e = refused(&claim.replace("kind = \"direction\"", "kind = \"direktion\""));
+        assert!(
+            e.contains("line 10") && e.contains("unknown variant `direktion`"),
+            "{e}"
+        );
+        // An experiment file's claim is judged on a measure, never `needs`.
+        let e = ExperimentFile::parse("x.toml", &format!("{MINIMAL}needs = \"n\"\n"), None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("x.toml: claim.needs (line 20)"), "{e}");
+        let text = MINIMAL.replace("measure = \"like\"\n", "");
+        let e = ExperimentFile::parse("x.toml", &text, None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("x.toml: claim.measure (line 20)"), "{e}");
+    }
+
+    #[test]
+    fn a_reference_line_at_a_measures_number_draws_goodput_under_losss_capacity() {
+        // bbr2's goodput under loss draws the runs' mean capacity (here the
+        // template's 10 Mbit/s link) on its goodput figure, in Mbit/s.
+        let points = ["bbr", "bbr2"]
+            .into_iter()
+            .flat_map(|cc| {
+                ["0", "2%"].map(|loss| {
+                    point(
+                        &[("flow.0.cc", cc), ("link.loss", loss)],
+                        &[5e6, 0.0, 0.0],
+                        &[0; 3],
+                    )
+                })
+            })
+            .collect();
+        let axes: [(&str, &[&str]); 2] =
+            [("flow.0.cc", &["bbr", "bbr2"]), ("link.loss", &["0", "2%"])];
+        let runs = runs_of(points, &axes, &std::env::temp_dir());
+        let text = include_str!("../../../../experiments/bbr2/goodput-under-loss.toml");
+        let f = ExperimentFile::parse("goodput-under-loss.toml", text, None).unwrap();
+        let section = f.analyze(&runs).section;
+        let goodput = section
+            .figures
+            .iter()
+            .find(|f| f.title.starts_with("Goodput under random loss"))
+            .unwrap();
+        assert_eq!(goodput.references.len(), 1);
+        assert!(
+            (goodput.references[0].at - 10.0).abs() < 1e-9,
+            "{:?}",
+            goodput.references
+        );
+        assert_eq!(goodput.references[0].label, "capacity");
+        // A measure without a number (no runs) draws no line.
+        let section = f
+            .analyze(&Runs {
+                points: Vec::new(),
+                ..runs
+            })
+            .section;
+        assert!(section.figures.iter().all(|f| f.references.is_empty()));
     }
 }

@@ -16,7 +16,6 @@ pub mod doc;
 pub mod file;
 mod measures;
 mod obbr;
-pub mod outside;
 mod quick;
 mod verdict;
 pub mod why;
@@ -92,14 +91,23 @@ pub struct Retargeted {
 /// compiled in.
 macro_rules! experiment_file {
     ($path:literal) => {
-        $crate::reproduce::Entry::File($crate::reproduce::EmbeddedFile {
-            path: $path,
-            text: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../", $path)),
-            dir: None,
-        })
+        $crate::reproduce::Entry::File($crate::reproduce::embedded_file!($path))
     };
 }
 pub(crate) use experiment_file;
+
+/// An [`EmbeddedFile`] of the file at `$path` (from the repository root),
+/// compiled in.
+macro_rules! embedded_file {
+    ($path:literal) => {
+        $crate::reproduce::EmbeddedFile {
+            path: $path,
+            text: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../", $path)),
+            dir: None,
+        }
+    };
+}
+pub(crate) use embedded_file;
 
 /// How an experiment's runs become its section.
 enum Analyzer {
@@ -240,8 +248,9 @@ pub struct Suite {
     pub summary: &'static str,
     /// Its experiments, in report order.
     pub experiments: &'static [Entry],
-    /// The paper's claims that no simulated experiment can measure.
-    pub outside: &'static [outside::Outside],
+    /// Its claims-not-run file ([`file::NotRunFile`]): the paper's claims
+    /// that no experiment of the suite judges.
+    pub outside: Option<EmbeddedFile>,
 }
 
 /// Every suite.
@@ -251,32 +260,32 @@ pub fn suites() -> &'static [Suite] {
             name: "quick",
             summary: "a one-minute tour: one experiment from each paper and the Q_r model",
             experiments: quick::EXPERIMENTS,
-            outside: &[],
+            outside: None,
         },
         Suite {
             name: "obbr",
             summary: "the oBBR paper (Bi et al.): Figs. 3-5, 7-9, 11, 12, and Fig. 14's DASH video",
             experiments: obbr::EXPERIMENTS,
-            outside: outside::OBBR,
+            outside: Some(embedded_file!("experiments/obbr/not-run.toml")),
         },
         Suite {
             name: "cws",
             summary: "the BBR-CWS paper (Kim et al.): Figs. 8-15",
             experiments: cws::EXPERIMENTS,
-            outside: outside::CWS,
+            outside: Some(embedded_file!("experiments/cws/not-run.toml")),
         },
         Suite {
             name: "copilot",
             summary: "BBR-Copilot (Yan et al.): live streams' Startup exit and ProbeBW tracking, Figs. 6-9",
             experiments: copilot::EXPERIMENTS,
-            outside: outside::COPILOT,
+            outside: Some(embedded_file!("experiments/copilot/not-run.toml")),
         },
         Suite {
             name: "bbr2",
             summary:
                 "adaptive BBRv2 (Drucker et al.): loss, harm, changing bandwidth, cellular, bounds, DASH video",
             experiments: bbr2::EXPERIMENTS,
-            outside: outside::BBR2,
+            outside: Some(embedded_file!("experiments/bbr2/not-run.toml")),
         },
     ];
     SUITES
@@ -368,7 +377,7 @@ fn file_suite(path: &Path) -> anyhow::Result<&'static Suite> {
         name: EXPERIMENT_SUITE,
         summary: leak(format!("experiment {} ({})", parsed.id(), path.display()).into_boxed_str()),
         experiments: leak(vec![entry].into_boxed_slice()),
-        outside: &[],
+        outside: None,
     })))
 }
 
@@ -683,21 +692,24 @@ fn write_report(
         report = report.note(note);
     }
     report = with_provenance(report, manifest, &seeds);
-    if !suite.outside.is_empty() {
-        let judged: Vec<_> = suite.outside.iter().map(|o| o.judged()).collect();
+    if let Some(outside) = &suite.outside {
+        let not_run = file::NotRunFile::parse(outside.path, outside.text)?;
+        let judged = not_run.judged();
+        let from = (not_run.name.clone(), not_run.sha256.clone());
         claims.extend(
             judged
                 .iter()
-                .map(|j| (OUTSIDE_ID.to_string(), j.record(), None)),
+                .map(|j| (OUTSIDE_ID.to_string(), j.record(), Some(from.clone()))),
         );
         let section = Analysis::judged(
-            report::Section::new(OUTSIDE_ID, "Claims not run").description(
+            report::Section::new(OUTSIDE_ID, "Claims not run").description(format!(
                 "Claims of the paper that no experiment of this suite judges: those that need something a \
                  simulated dumbbell is not (a real Internet or WAN path, production logs, a condition the \
                  paper does not give), and those that are runnable but not yet judged (a new sweep, or an \
                  analysis of runs the suite already has). Each says what judging it needs; they are listed \
-                 so the claims table is complete.",
-            ),
+                 so the claims table is complete. Claims file: {} (sha256 {}).",
+                not_run.name, not_run.sha256
+            )),
             judged,
             "",
         )

@@ -6,9 +6,8 @@
 //! over at connect: the paper gives only the bitrate) from BBRv1, with and
 //! without Copilot's padding; the `flow.0.copilot` axis is "false"/"true".
 //! The experiments are files (experiments/copilot/); the paper's §2.4
-//! production claim, which no simulation can run, is declared here.
-
-pub(crate) mod claims;
+//! production claim, which no simulation can run, is declared in its
+//! claims-not-run file (experiments/copilot/not-run.toml).
 
 use super::Entry;
 

@@ -3,6 +3,7 @@
 
 pub(crate) mod bounds;
 pub(crate) mod converge_share;
+pub(crate) mod decision_tree;
 pub(crate) mod drop_response;
 pub(crate) mod sample_runs;
 
