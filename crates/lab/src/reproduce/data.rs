@@ -2,7 +2,6 @@
 
 use std::path::{Path, PathBuf};
 
-
 pub use crate::stats::{mean_sd, Stat};
 use crate::store::{record_defect, RunRecord, Store};
 
