@@ -27,7 +27,7 @@ pub static EXPERIMENTS: &[Entry] = &[
 
 /// "no loss" or "2% loss" for a value of a `link.loss` axis.
 fn loss_label(value: &str) -> String {
-    if value.trim_end_matches('%').parse::<f64>() == Ok(0.0) {
+    if scenario::AxisValue::parse(value).number() == Some(0.0) {
         "no loss".into()
     } else {
         format!("{value} loss")
