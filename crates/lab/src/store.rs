@@ -60,6 +60,11 @@ impl RunRecord {
         }
     }
 
+    /// What the summary records beside the results (the build that ran it).
+    pub fn origin(&self) -> crate::output::SummaryOrigin {
+        crate::output::SummaryOrigin::of(&self.summary)
+    }
+
     /// The run's results as the simulator's [`sim::RunResult`] (without
     /// its time series), parsed from `summary` once and kept. Parsed from
     /// the same JSON value the pointer reads use, so the numbers are the

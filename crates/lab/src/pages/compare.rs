@@ -3,6 +3,7 @@
 //! (run, flow).
 
 use report::{Cell, Figure, Line, Report, Section, Table};
+use sim::{FlowSummary, RunResult};
 
 use super::run::RunOutput;
 use super::series::rate_mbps;
@@ -48,10 +49,7 @@ fn run_origin(run: &RunOutput) -> String {
             }
         }
         Ok(None) => {
-            origin += &format!(
-                "; bbrlab {}, date not recorded",
-                super::build_of(&run.summary)
-            )
+            origin += &format!("; bbrlab {}, date not recorded", run.summary.origin.build())
         }
         Err(err) => origin += &format!("; {err:#}"),
     }
@@ -68,27 +66,30 @@ fn letter(i: usize) -> String {
     }
 }
 
-/// `(label, value of a flow summary)` rows the table compares.
-const ROWS: [(&str, &str, f64, u8, &str); 6] = [
-    ("goodput", "goodput_bps", 1e-6, 2, "Mbit/s"),
+/// A number of a flow's summary.
+type FlowField = fn(&FlowSummary) -> f64;
+
+/// `(label, field of a flow summary, scale, decimals, unit)`: the rows the
+/// table compares.
+const ROWS: [(&str, FlowField, f64, u8, &str); 6] = [
+    ("goodput", |f| f.goodput_bps, 1e-6, 2, "Mbit/s"),
     (
         "retransmission ratio",
-        "retransmission_ratio",
+        |f| f.retransmission_ratio,
         100.0,
         3,
         "%",
     ),
-    ("loss ratio", "loss_ratio", 100.0, 3, "%"),
-    ("RTT p50", "rtt_ms/p50", 1.0, 1, "ms"),
-    ("RTT p95", "rtt_ms/p95", 1.0, 1, "ms"),
-    ("mean cwnd", "mean_cwnd_bytes", 1e-3, 1, "KB"),
+    ("loss ratio", |f| f.loss_ratio, 100.0, 3, "%"),
+    ("RTT p50", |f| f.rtt_ms.p50, 1.0, 1, "ms"),
+    ("RTT p95", |f| f.rtt_ms.p95, 1.0, 1, "ms"),
+    ("mean cwnd", |f| f.mean_cwnd_bytes, 1e-3, 1, "KB"),
 ];
 
-fn flow_value(run: &RunOutput, flow: usize, key: &str) -> f64 {
-    run.summary["flows"][flow]
-        .pointer(&format!("/{key}"))
-        .and_then(serde_json::Value::as_f64)
-        .unwrap_or(f64::NAN)
+/// Field `of` of flow `flow`'s summary in `run` (NaN if the run has no
+/// such flow).
+fn flow_value(run: &RunOutput, flow: usize, of: FlowField) -> f64 {
+    run.result().flows.get(flow).map_or(f64::NAN, of)
 }
 
 fn summary_section(runs: &[RunOutput]) -> Section {
@@ -102,15 +103,15 @@ fn summary_section(runs: &[RunOutput]) -> Section {
     let mut table = Table::new("Per flow: each run, and its difference to A", header);
     let flows = runs
         .iter()
-        .map(|r| r.summary["flows"].as_array().map_or(0, Vec::len))
+        .map(|r| r.result().flows.len())
         .max()
         .unwrap_or(0);
     for flow in 0..flows {
-        for (label, key, scale, decimals, unit) in ROWS {
-            let base = flow_value(&runs[0], flow, key) * scale;
+        for (label, of, scale, decimals, unit) in ROWS {
+            let base = flow_value(&runs[0], flow, of) * scale;
             let mut cells = vec![Cell::text(flow.to_string()), Cell::text(label)];
             for (i, run) in runs.iter().enumerate() {
-                let v = flow_value(run, flow, key) * scale;
+                let v = flow_value(run, flow, of) * scale;
                 cells.push(Cell::fixed(v, decimals).with_unit(unit));
                 if i > 0 {
                     cells.push(Cell::text(signed(v - base, decimals, unit)));
@@ -124,24 +125,21 @@ fn summary_section(runs: &[RunOutput]) -> Section {
         h.extend((0..runs.len()).map(|i| format!("{} {}", letter(i), runs[i].name())));
         h
     });
-    for (label, pointer, scale, decimals, unit) in [
-        ("utilization", "/link/utilization", 100.0, 1, "%"),
+    let link_rows: [(&str, fn(&RunResult) -> f64, f64, u8, &str); 3] = [
+        ("utilization", |r| r.link.utilization, 100.0, 1, "%"),
         (
             "queueing delay p95",
-            "/link/queue_delay_ms/p95",
+            |r| r.link.queue_delay_ms.p95,
             1.0,
             1,
             "ms",
         ),
-        ("Jain's index", "/jain_index", 1.0, 3, ""),
-    ] {
+        ("Jain's index", |r| r.jain_index, 1.0, 3, ""),
+    ];
+    for (label, of, scale, decimals, unit) in link_rows {
         let mut cells = vec![Cell::text(label)];
         for run in runs {
-            let v = run
-                .summary
-                .pointer(pointer)
-                .and_then(serde_json::Value::as_f64)
-                .unwrap_or(f64::NAN);
+            let v = of(run.result());
             cells.push(Cell::fixed(v * scale, decimals).with_unit(unit));
         }
         link = link.row(cells);

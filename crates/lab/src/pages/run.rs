@@ -6,9 +6,10 @@
 
 use std::path::Path;
 
-use anyhow::Context;
 use report::{Cell, Figure, Line, LineStyle, Report, Section, Table};
-use serde_json::Value;
+use sim::RunResult;
+
+use crate::output::SummaryFile;
 
 use super::series::{mode_shares, rate_mbps, split_by_mode, SeriesFile};
 
@@ -16,8 +17,8 @@ use super::series::{mode_shares, rate_mbps, split_by_mode, SeriesFile};
 pub struct RunOutput {
     /// The directory.
     pub dir: std::path::PathBuf,
-    /// summary.json.
-    pub summary: Value,
+    /// summary.json, as types.
+    pub summary: SummaryFile,
     /// series_flows.csv, if written.
     pub flows: Option<SeriesFile>,
     /// series_link.csv, if written.
@@ -27,16 +28,7 @@ pub struct RunOutput {
 impl RunOutput {
     /// Reads a run's directory; the time series are optional (`--no-series`).
     pub fn read(dir: &Path) -> anyhow::Result<RunOutput> {
-        let path = dir.join("summary.json");
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
-        let summary: Value = serde_json::from_str(&text)
-            .with_context(|| format!("{}: not a run summary (invalid JSON)", path.display()))?;
-        anyhow::ensure!(
-            summary["flows"].as_array().is_some_and(|f| !f.is_empty()),
-            "{}: not a run summary (no `flows` list)",
-            path.display()
-        );
+        let summary = SummaryFile::read(&dir.join("summary.json"))?;
         let optional = |stem: &str| -> anyhow::Result<Option<SeriesFile>> {
             crate::table::find(dir, stem)
                 .map(|path| SeriesFile::read(&path))
@@ -50,59 +42,54 @@ impl RunOutput {
         })
     }
 
+    /// The run's results.
+    pub fn result(&self) -> &RunResult {
+        &self.summary.result
+    }
+
     /// The scenario's name.
     pub fn name(&self) -> String {
-        self.summary["scenario"]
-            .as_str()
-            .unwrap_or("run")
-            .to_string()
+        self.result().scenario.clone()
     }
 
     /// `flow i (cc)` labels, in flow order.
     pub fn flow_labels(&self) -> Vec<(usize, String)> {
-        self.summary["flows"]
-            .as_array()
-            .map(|flows| {
-                flows
-                    .iter()
-                    .enumerate()
-                    .map(|(i, f)| {
-                        let id = f["id"].as_u64().map_or(i, |id| id as usize);
-                        (
-                            id,
-                            format!("flow {id} ({})", f["cc"].as_str().unwrap_or("?")),
-                        )
-                    })
-                    .collect()
-            })
-            .unwrap_or_default()
+        self.result()
+            .flows
+            .iter()
+            .map(|f| (f.id, format!("flow {} ({})", f.id, f.cc)))
+            .collect()
     }
 
     /// The simulated duration, seconds.
     pub fn duration_s(&self) -> f64 {
-        self.summary["sim_time_s"].as_f64().unwrap_or(0.0)
+        self.result().sim_time_s
     }
 }
 
 /// The run's page.
 pub fn page(run: &RunOutput) -> Report {
-    let s = &run.summary;
+    let s = run.result();
+    let origin = &run.summary.origin;
     let mut report = Report::new(
         format!("bbrlab run: {}", run.name()),
         format!(
             "seed {}, {:.1} s simulated in {:.2} s",
-            s["seed"],
+            s.seed,
             run.duration_s(),
-            s["wall_time_s"].as_f64().unwrap_or(f64::NAN)
+            s.wall_time_s
         ),
     )
     .provenance("directory", run.dir.display().to_string());
-    report = super::with_invocation(report, &run.dir, super::build_of(s))
+    report = super::with_invocation(report, &run.dir, origin.build())
         .provenance(
             "scenario",
-            s["scenario_file"].as_str().unwrap_or("unknown").to_string(),
+            origin
+                .scenario_file
+                .clone()
+                .unwrap_or_else(|| "unknown".to_string()),
         )
-        .provenance("seed", s["seed"].to_string());
+        .provenance("seed", s.seed.to_string());
     report = report.section(summary_section(run));
     report = match (&run.flows, &run.link) {
         (Some(flows), link) => report.section(series_section(run, flows, link.as_ref())),
@@ -117,9 +104,8 @@ pub fn page(run: &RunOutput) -> Report {
 }
 
 fn summary_section(run: &RunOutput) -> Section {
-    let s = &run.summary;
-    let link = &s["link"];
-    let num = |v: &Value| v.as_f64().unwrap_or(f64::NAN);
+    let s = run.result();
+    let link = &s.link;
     let mut flows = Table::new(
         "Per flow, over the measurement window",
         [
@@ -134,42 +120,37 @@ fn summary_section(run: &RunOutput) -> Section {
             "completion",
         ],
     );
-    for f in s["flows"].as_array().into_iter().flatten() {
+    for f in &s.flows {
         flows = flows.row([
-            Cell::text(f["id"].to_string()),
-            Cell::text(f["cc"].as_str().unwrap_or("?")),
-            Cell::fixed(num(&f["goodput_bps"]) / 1e6, 2).with_unit("Mbit/s"),
-            Cell::percent(num(&f["retransmission_ratio"]), 3),
-            Cell::percent(num(&f["loss_ratio"]), 3),
-            Cell::fixed(num(&f["rtt_ms"]["p50"]), 1).with_unit("ms"),
-            Cell::fixed(num(&f["rtt_ms"]["p95"]), 1).with_unit("ms"),
-            Cell::fixed(num(&f["rtt_ms"]["p99"]), 1).with_unit("ms"),
-            f["completion_time_s"]
-                .as_f64()
+            Cell::text(f.id.to_string()),
+            Cell::text(f.cc.as_str()),
+            Cell::fixed(f.goodput_bps / 1e6, 2).with_unit("Mbit/s"),
+            Cell::percent(f.retransmission_ratio, 3),
+            Cell::percent(f.loss_ratio, 3),
+            Cell::fixed(f.rtt_ms.p50, 1).with_unit("ms"),
+            Cell::fixed(f.rtt_ms.p95, 1).with_unit("ms"),
+            Cell::fixed(f.rtt_ms.p99, 1).with_unit("ms"),
+            f.completion_time_s
                 .map_or(Cell::text("—"), |t| Cell::fixed(t, 2).with_unit("s")),
         ]);
     }
     let bottleneck = Table::new("The bottleneck", ["quantity", "value"])
         .row([
             Cell::text("mean capacity"),
-            Cell::fixed(num(&link["capacity_bps"]) / 1e6, 2).with_unit("Mbit/s"),
+            Cell::fixed(link.capacity_bps / 1e6, 2).with_unit("Mbit/s"),
         ])
         .row([
             Cell::text("utilization"),
-            Cell::percent(num(&link["utilization"]), 1),
+            Cell::percent(link.utilization, 1),
         ])
         .row([
             Cell::text("queueing delay p50 / p95"),
             Cell::text(format!(
                 "{:.1} / {:.1} ms",
-                num(&link["queue_delay_ms"]["p50"]),
-                num(&link["queue_delay_ms"]["p95"])
+                link.queue_delay_ms.p50, link.queue_delay_ms.p95
             )),
         ])
-        .row([
-            Cell::text("Jain's index"),
-            Cell::fixed(num(&s["jain_index"]), 3),
-        ]);
+        .row([Cell::text("Jain's index"), Cell::fixed(s.jain_index, 3)]);
     Section::new("summary", "Summary")
         .table(flows)
         .table(bottleneck)

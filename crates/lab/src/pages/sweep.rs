@@ -135,7 +135,7 @@ pub fn page(
         dir,
         records
             .first()
-            .map_or("unknown".to_string(), |r| super::build_of(&r.summary)),
+            .map_or("unknown".to_string(), |r| r.origin().build()),
     )
     .provenance(
         "seeds",
