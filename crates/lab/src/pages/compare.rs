@@ -3,7 +3,7 @@
 //! (run, flow).
 
 use report::{Cell, Figure, Line, Report, Section, Table};
-use sim::{FlowSummary, RunResult};
+use sim::{FlowColumn, FlowSummary, RunResult};
 
 use super::run::RunOutput;
 use super::series::rate_mbps;
@@ -169,7 +169,7 @@ fn series_section(runs: &[RunOutput]) -> Section {
         .filter(|(_, r)| r.flows.is_none())
         .map(|(i, r)| format!("{} ({})", letter(i), r.dir.display()))
         .collect();
-    let lines = |column: &str, scale: f64, goodput: bool| -> Vec<Line> {
+    let lines = |column: FlowColumn, scale: f64, goodput: bool| -> Vec<Line> {
         runs.iter()
             .enumerate()
             .filter_map(|(i, run)| run.flows.as_ref().map(|f| (i, run, f)))
@@ -177,10 +177,10 @@ fn series_section(runs: &[RunOutput]) -> Section {
                 let bin = (run.duration_s() / 200.0).max(0.05);
                 run.flow_labels().into_iter().map(move |(id, label)| {
                     let points = if goodput {
-                        rate_mbps(&series.numeric(Some(id), "delivered"), bin)
+                        rate_mbps(&FlowColumn::Delivered.points(series, id), bin)
                     } else {
-                        series
-                            .numeric(Some(id), column)
+                        column
+                            .points(series, id)
                             .into_iter()
                             .map(|(t, v)| (t, v * scale))
                             .collect()
@@ -203,25 +203,25 @@ fn series_section(runs: &[RunOutput]) -> Section {
             "Goodput",
             "time (s)",
             "goodput (Mbit/s)",
-            lines("delivered", 1.0, true),
+            lines(FlowColumn::Delivered, 1.0, true),
         ))
         .figure(Figure::lines(
             "Bandwidth estimate",
             "time (s)",
             "Mbit/s",
-            lines("bw_estimate_bps", 1e-6, false),
+            lines(FlowColumn::BwEstimateBps, 1e-6, false),
         ))
         .figure(Figure::lines(
             "Congestion window",
             "time (s)",
             "cwnd (KB)",
-            lines("cwnd", 1e-3, false),
+            lines(FlowColumn::Cwnd, 1e-3, false),
         ))
         .figure(Figure::lines(
             "Smoothed RTT",
             "time (s)",
             "srtt (ms)",
-            lines("srtt_ms", 1.0, false),
+            lines(FlowColumn::SrttMs, 1.0, false),
         ))
 }
 

@@ -11,7 +11,9 @@ use sim::RunResult;
 
 use crate::output::SummaryFile;
 
-use super::series::{mode_shares, rate_mbps, split_by_mode, SeriesFile};
+use sim::{FlowColumn, FlowSample, LinkColumn, LinkSample};
+
+use super::series::{flow_modes, mode_shares, rate_mbps, split_by_mode};
 
 /// A run's outputs, read back.
 pub struct RunOutput {
@@ -19,25 +21,26 @@ pub struct RunOutput {
     pub dir: std::path::PathBuf,
     /// summary.json, as types.
     pub summary: SummaryFile,
-    /// series_flows.csv, if written.
-    pub flows: Option<SeriesFile>,
-    /// series_link.csv, if written.
-    pub link: Option<SeriesFile>,
+    /// The flows' time series (series_flows), if written, as the
+    /// simulator's rows.
+    pub flows: Option<Vec<FlowSample>>,
+    /// The bottleneck's time series (series_link), if written.
+    pub link: Option<Vec<LinkSample>>,
 }
 
 impl RunOutput {
     /// Reads a run's directory; the time series are optional (`--no-series`).
+    ///
+    /// # Errors
+    /// summary.json cannot be read ([`SummaryFile::read`]), or a series
+    /// file's row does not fit the simulator's row (a truncated file, a
+    /// column another version wrote differently): named with its line or row.
     pub fn read(dir: &Path) -> anyhow::Result<RunOutput> {
         let summary = SummaryFile::read(&dir.join("summary.json"))?;
-        let optional = |stem: &str| -> anyhow::Result<Option<SeriesFile>> {
-            crate::table::find(dir, stem)
-                .map(|path| SeriesFile::read(&path))
-                .transpose()
-        };
         Ok(RunOutput {
             dir: dir.to_path_buf(),
-            flows: optional("series_flows")?,
-            link: optional("series_link")?,
+            flows: optional_rows(dir, "series_flows")?,
+            link: optional_rows(dir, "series_link")?,
             summary,
         })
     }
@@ -67,6 +70,16 @@ impl RunOutput {
     }
 }
 
+/// The rows of a run's series `stem` (its Parquet or CSV file), if it has one.
+fn optional_rows<T: serde::de::DeserializeOwned>(
+    dir: &Path,
+    stem: &str,
+) -> anyhow::Result<Option<Vec<T>>> {
+    crate::table::find(dir, stem)
+        .map(|path| crate::table::read_rows(&path))
+        .transpose()
+}
+
 /// The run's page.
 pub fn page(run: &RunOutput) -> Report {
     let s = run.result();
@@ -92,7 +105,7 @@ pub fn page(run: &RunOutput) -> Report {
         .provenance("seed", s.seed.to_string());
     report = report.section(summary_section(run));
     report = match (&run.flows, &run.link) {
-        (Some(flows), link) => report.section(series_section(run, flows, link.as_ref())),
+        (Some(flows), link) => report.section(series_section(run, flows, link.as_deref())),
         (None, _) => report.section(Section::new("time-series", "Time series").description(
             "This run kept no time series (it ran with --no-series); rerun without it to see them.",
         )),
@@ -176,11 +189,10 @@ const PACING_PLOT_CAPACITY_MULTIPLE: f64 = 3.0;
 /// The pacing-rate plot, its y axis capped at
 /// [`PACING_PLOT_CAPACITY_MULTIPLE`] x the link's peak capacity when a
 /// sample exceeds that (the chart then says what is not shown).
-fn pacing_figure(lines: Vec<Line>, link: Option<&SeriesFile>) -> Figure {
+fn pacing_figure(lines: Vec<Line>, link: Option<&[LinkSample]>) -> Figure {
     let peak_mbps = link.map_or(0.0, |link| {
-        link.numeric(None, "capacity_bps")
-            .into_iter()
-            .map(|(_, v)| v / 1e6)
+        link.iter()
+            .map(|s| s.capacity_bps / 1e6)
             .fold(0.0, f64::max)
     });
     let cap = pacing_axis_cap(&lines, peak_mbps);
@@ -200,16 +212,16 @@ fn pacing_axis_cap(lines: &[Line], peak_capacity_mbps: f64) -> Option<f64> {
     (cap > 0.0 && above).then_some(cap)
 }
 
-fn series_section(run: &RunOutput, flows: &SeriesFile, link: Option<&SeriesFile>) -> Section {
+fn series_section(run: &RunOutput, flows: &[FlowSample], link: Option<&[LinkSample]>) -> Section {
     let labels = run.flow_labels();
-    let per_flow = |column: &str, scale: f64| -> Vec<Line> {
+    let per_flow = |column: FlowColumn, scale: f64| -> Vec<Line> {
         labels
             .iter()
             .map(|(id, label)| {
                 Line::new(
                     label.clone(),
-                    flows
-                        .numeric(Some(*id), column)
+                    column
+                        .points(flows, *id)
                         .into_iter()
                         .map(|(t, v)| (t, v * scale))
                         .collect(),
@@ -223,13 +235,13 @@ fn series_section(run: &RunOutput, flows: &SeriesFile, link: Option<&SeriesFile>
         .map(|(id, label)| {
             Line::new(
                 label.clone(),
-                rate_mbps(&flows.numeric(Some(*id), "delivered"), bin),
+                rate_mbps(&FlowColumn::Delivered.points(flows, *id), bin),
             )
         })
         .collect();
     // Controllers without a bandwidth model (CUBIC, Reno) report 0: leave
     // them out rather than draw a line along the axis.
-    let mut estimate: Vec<Line> = per_flow("bw_estimate_bps", 1e-6)
+    let mut estimate: Vec<Line> = per_flow(FlowColumn::BwEstimateBps, 1e-6)
         .into_iter()
         .filter(|l| l.points.iter().any(|&(_, v)| v > 0.0))
         .collect();
@@ -237,7 +249,8 @@ fn series_section(run: &RunOutput, flows: &SeriesFile, link: Option<&SeriesFile>
         estimate.push(
             Line::new(
                 "link capacity",
-                link.numeric(None, "capacity_bps")
+                LinkColumn::CapacityBps
+                    .points(link)
                     .into_iter()
                     .map(|(t, v)| (t, v / 1e6))
                     .collect(),
@@ -245,7 +258,7 @@ fn series_section(run: &RunOutput, flows: &SeriesFile, link: Option<&SeriesFile>
             .style(LineStyle::Step),
         );
     }
-    let gains: Vec<Line> = per_flow("pacing_gain", 1.0)
+    let gains: Vec<Line> = per_flow(FlowColumn::PacingGain, 1.0)
         .into_iter()
         .map(|l| l.style(LineStyle::Step))
         .collect();
@@ -276,20 +289,23 @@ fn series_section(run: &RunOutput, flows: &SeriesFile, link: Option<&SeriesFile>
             "Congestion window",
             "time (s)",
             "cwnd (KB)",
-            per_flow("cwnd", 1e-3),
+            per_flow(FlowColumn::Cwnd, 1e-3),
         ))
         .figure(Figure::lines(
             "Bytes in flight",
             "time (s)",
             "inflight (KB)",
-            per_flow("inflight", 1e-3),
+            per_flow(FlowColumn::Inflight, 1e-3),
         ))
-        .figure(pacing_figure(per_flow("pacing_rate_bps", 1e-6), link))
+        .figure(pacing_figure(
+            per_flow(FlowColumn::PacingRateBps, 1e-6),
+            link,
+        ))
         .figure(Figure::lines(
             "Smoothed RTT",
             "time (s)",
             "srtt (ms)",
-            per_flow("srtt_ms", 1.0),
+            per_flow(FlowColumn::SrttMs, 1.0),
         ))
         .figure(Figure::lines(
             "Pacing gain (controller state)",
@@ -304,7 +320,8 @@ fn series_section(run: &RunOutput, flows: &SeriesFile, link: Option<&SeriesFile>
             "queue (KB)",
             vec![Line::new(
                 "queue",
-                link.numeric(None, "queue_bytes")
+                LinkColumn::QueueBytes
+                    .points(link)
                     .into_iter()
                     .map(|(t, v)| (t, v / 1e3))
                     .collect(),
@@ -314,12 +331,12 @@ fn series_section(run: &RunOutput, flows: &SeriesFile, link: Option<&SeriesFile>
     // Mode bands: each flow's cwnd coloured by the controller's mode, so
     // when it probed, drained or recovered shows against what it did.
     for (id, label) in labels.iter().take(MODE_FIGURES) {
-        let cwnd: Vec<(f64, f64)> = flows
-            .numeric(Some(*id), "cwnd")
+        let cwnd: Vec<(f64, f64)> = FlowColumn::Cwnd
+            .points(flows, *id)
             .into_iter()
             .map(|(t, v)| (t, v * 1e-3))
             .collect();
-        let pieces = split_by_mode(&cwnd, &flows.text(*id, "mode"));
+        let pieces = split_by_mode(&cwnd, &flow_modes(flows, *id));
         if pieces.is_empty() {
             continue;
         }
@@ -338,7 +355,7 @@ fn series_section(run: &RunOutput, flows: &SeriesFile, link: Option<&SeriesFile>
         ["flow", "modes", "mode changes"],
     );
     for (id, label) in &labels {
-        let (shares, changes) = mode_shares(&flows.text(*id, "mode"));
+        let (shares, changes) = mode_shares(&flow_modes(flows, *id));
         let text = shares
             .iter()
             .map(|(m, share)| format!("{m} {:.1}%", share * 100.0))
