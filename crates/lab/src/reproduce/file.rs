@@ -3372,7 +3372,7 @@ impl ExperimentFile {
     }
 
     /// A `[[curve]]` figure (none if no line has a point); an axis value
-    /// without a leading number is left out and named in `problems`.
+    /// that is not a number is left out and named in `problems`.
     fn curve(&self, runs: &Runs, c: &CurveSpec, problems: &mut Vec<String>) -> Option<Figure> {
         let by = self.measure(&c.measure).and_then(Measure::by).unwrap_or("");
         let mut xs = Vec::new();
