@@ -40,8 +40,19 @@ fn overrides(set: Vec<(String, String)>, seed: Option<u64>) -> Vec<scenario::Ove
     all
 }
 
-/// A sweep point's parameters, `(key, value)` in axis order.
+/// A sweep point's parameters, `(key, value)` in axis order, each value
+/// as its label (`"0.25bdp"`): what the override carries and results
+/// tables show.
 type Params = Vec<(String, String)>;
+
+/// A point's parameters as Python receives them: the values' labels.
+fn labels(point: scenario::SweepPoint) -> Params {
+    point
+        .params
+        .into_iter()
+        .map(|(k, v)| (k, v.into_label()))
+        .collect()
+}
 
 /// The scenario's points: `(params, effective document)` per run.
 type Points = Vec<(Params, String)>;
@@ -139,7 +150,7 @@ fn points(
 ) -> PyResult<Points> {
     Ok(expand(text, origin, set, seed, fast)?
         .into_iter()
-        .map(|(p, s)| (p.params, s.document))
+        .map(|(p, s)| (labels(p), s.document))
         .collect())
 }
 
@@ -189,7 +200,7 @@ fn sweep(
         match out {
             Some(out) => {
                 let clock = lab::provenance::Clock::start(Some(PYTHON_SWEEP.to_string()), fast);
-                let params: Vec<_> = runs.iter().map(|(p, _)| p.params.clone()).collect();
+                let params: Vec<_> = runs.iter().map(|(p, _)| labels(p.clone())).collect();
                 let report = lab::sweep::run_points(&out, runs, jobs, None, &lab::sweep::Silent)?;
                 lab::provenance::write(&out, &clock.finish(report.skipped))?;
                 anyhow::ensure!(
@@ -216,7 +227,7 @@ fn sweep(
                 let results = lab::sweep::run_all(&scenarios, jobs)?;
                 runs.into_iter()
                     .zip(results)
-                    .map(|((p, _), r)| Ok((p.params, serde_json::to_string(&r?)?)))
+                    .map(|((p, _), r)| Ok((labels(p), serde_json::to_string(&r?)?)))
                     .collect()
             }
         }
@@ -286,7 +297,7 @@ fn record(
         let s = scenario::from_str(&document, Path::new(origin), &[]).map_err(err)?;
         let record = lab::store::RunRecord::new(
             lab::store::run_id(&s),
-            params,
+            params.into_iter().map(|(k, v)| (k, v.into())).collect(),
             s.document,
             serde_json::from_str(&summary).map_err(err)?,
         );

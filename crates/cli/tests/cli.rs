@@ -1199,6 +1199,31 @@ fn report_and_compare_pages_for_runs_and_sweeps() {
         html.contains("invocation.json: not an invocation record"),
         "an unreadable invocation record is named on the page"
     );
+    // A summary of another version (a field renamed): named, not a panic.
+    let summary_json = runs[1].join("summary.json");
+    let text = std::fs::read_to_string(&summary_json).unwrap();
+    std::fs::write(
+        &summary_json,
+        text.replacen("\"jain_index\"", "\"jain\"", 1),
+    )
+    .unwrap();
+    for command in [
+        vec!["report", runs[1].to_str().unwrap()],
+        vec![
+            "compare",
+            runs[0].to_str().unwrap(),
+            runs[1].to_str().unwrap(),
+        ],
+    ] {
+        let o = bbrlab(&command);
+        assert_eq!(o.status.code(), Some(1), "{command:?}");
+        assert!(
+            stderr(&o).contains("summary.json: a run summary this version of bbrlab cannot read")
+                && stderr(&o).contains("missing field `jain_index`"),
+            "{}",
+            stderr(&o)
+        );
+    }
     std::fs::write(runs[1].join("summary.json"), "{ truncated").unwrap();
     let o = bbrlab(&["report", runs[1].to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
@@ -1490,6 +1515,14 @@ fn run_emulate_writes_the_simulators_outputs_with_mode_emulated() {
     }
     let traces: Vec<_> = std::fs::read_dir(&qlog).unwrap().collect();
     assert_eq!(traces.len(), 1, "one qlog per connection");
+    // The emulator reports in the simulator's type: its summary reads back
+    // as one, and its page renders from it.
+    let typed = lab::output::SummaryFile::read(&out.join("summary.json"))
+        .expect("an emulated summary reads as a run result");
+    assert_eq!(typed.origin.mode, Some(lab::output::Mode::Emulated));
+    assert_eq!(typed.result.flows[0].goodput_bps, goodput);
+    let o = bbrlab(&["report", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
     // The simulated run of the same file says so.
     let sim_out = dir.join("sim");
     let o = bbrlab(&["run", &file, "--out", sim_out.to_str().unwrap()]);

@@ -385,6 +385,9 @@ fn emulate(name: &str, scenario: &str, flows: usize) -> (Value, Vec<Value>, Vec<
     let records = (0..flows)
         .map(|id| read(&format!("browser-flow-{id}.json")))
         .collect();
+    // A page's session (dash.js, a live client) reports in the simulator's type.
+    lab::output::SummaryFile::read(&out.join("summary.json"))
+        .expect("an emulated browser run's summary reads as a run result");
     (read("summary.json"), records, stdout)
 }
 

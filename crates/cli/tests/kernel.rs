@@ -110,6 +110,9 @@ fn an_emulated_kernel_run_fills_the_link_and_compares_with_its_simulation() {
     let text = std::fs::read_to_string(emulated.join("summary.json")).unwrap();
     let s: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(s["mode"], "emulated");
+    // Kernel flows report in the simulator's type too.
+    lab::output::SummaryFile::read(&emulated.join("summary.json"))
+        .expect("a kernel run's summary reads as a run result");
     let flows = s["flows"].as_array().unwrap();
     assert_eq!(flows.len(), 2);
     assert_eq!(flows[0]["cc"], "linux:bbr");
@@ -201,6 +204,8 @@ fn a_quic_flow_and_a_kernel_flow_share_the_link() {
     assert!(o.status.success(), "{}", stderr(&o));
     let text = std::fs::read_to_string(out.join("summary.json")).unwrap();
     let s: serde_json::Value = serde_json::from_str(&text).unwrap();
+    lab::output::SummaryFile::read(&out.join("summary.json"))
+        .expect("a QUIC and kernel run's summary reads as a run result");
     let flows = s["flows"].as_array().unwrap();
     assert_eq!(flows[0]["cc"], "bbr");
     assert_eq!(flows[1]["cc"], "linux:cubic");

@@ -34,7 +34,7 @@ pub fn summary<'a>(scenario: &scenario::Scenario, result: &'a RunResult) -> impl
 }
 
 /// How a run's results came about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
     /// The packet-level simulator.
@@ -49,6 +49,92 @@ struct RunSummary<S: Serialize> {
     mode: Mode,
     #[serde(flatten)]
     summary: S,
+}
+
+/// What a summary.json records beside the results: how and by which
+/// build they came about. Each is absent from some outputs (a sweep's
+/// records carry no mode; older versions wrote no commit).
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct SummaryOrigin {
+    /// Simulated or emulated.
+    pub mode: Option<Mode>,
+    /// The scenario file run.
+    pub scenario_file: Option<String>,
+    /// The bbrlab version that wrote the summary.
+    pub bbrlab_version: Option<String>,
+    /// The git commit of that build.
+    pub bbrlab_commit: Option<String>,
+}
+
+impl SummaryOrigin {
+    /// The origin a summary's JSON records; a field that is not what it
+    /// should be (a version that is not text) counts as not recorded.
+    pub fn of(summary: &serde_json::Value) -> SummaryOrigin {
+        SummaryOrigin::deserialize(summary).unwrap_or_default()
+    }
+
+    /// The build the summary records: "0.1.0 (commit abc123)", "0.1.0
+    /// (commit not recorded)" or "unknown".
+    pub fn build(&self) -> String {
+        match (&self.bbrlab_version, &self.bbrlab_commit) {
+            (Some(v), Some(c)) => format!("{v} (commit {c})"),
+            (Some(v), None) => format!("{v} (commit not recorded)"),
+            _ => "unknown".to_string(),
+        }
+    }
+}
+
+/// A run's summary.json read back as types: the simulator's
+/// [`RunResult`] (an emulated run's too: the emulator reports in the
+/// simulator's type) and its [`SummaryOrigin`].
+#[derive(Clone, Debug)]
+pub struct SummaryFile {
+    /// The run's results (without time series, which are files of their own).
+    pub result: RunResult,
+    /// How and by which build they came about.
+    pub origin: SummaryOrigin,
+}
+
+impl SummaryFile {
+    /// Reads the summary.json at `path`.
+    ///
+    /// # Errors
+    /// The file cannot be read, is not JSON, or is not a run result this
+    /// version reads (a summary of another version, with other fields):
+    /// the message names the file, the field or the line and column, and
+    /// the build that wrote it.
+    pub fn read(path: &Path) -> anyhow::Result<SummaryFile> {
+        let text =
+            fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+        SummaryFile::parse(&text, path)
+    }
+
+    /// Parses a summary.json's text; `path` names it in errors.
+    pub fn parse(text: &str, path: &Path) -> anyhow::Result<SummaryFile> {
+        let json: serde_json::Value = serde_json::from_str(text)
+            .with_context(|| format!("{}: not a run summary (invalid JSON)", path.display()))?;
+        anyhow::ensure!(
+            json.get("flows").is_some_and(serde_json::Value::is_array),
+            "{}: not a run summary (no `flows` list)",
+            path.display()
+        );
+        let origin = SummaryOrigin::of(&json);
+        // From the text, so that an error names its line and column.
+        let result: RunResult = serde_json::from_str(text).with_context(|| {
+            format!(
+                "{}: a run summary this version of bbrlab cannot read (written by bbrlab {}); \
+                 run its scenario again with this version",
+                path.display(),
+                origin.build()
+            )
+        })?;
+        anyhow::ensure!(
+            !result.flows.is_empty(),
+            "{}: not a run summary (its `flows` list is empty)",
+            path.display()
+        );
+        Ok(SummaryFile { result, origin })
+    }
 }
 
 /// Writes summary.json (with `"mode"`), flows.csv, scenario.toml and, in
@@ -265,4 +351,102 @@ pub fn table(scenario: &scenario::Scenario, r: &RunResult, mode: Mode) -> String
         );
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A short simulated run and its summary.json text, as `bbrlab run`
+    /// writes it in `mode`.
+    fn summary_text(mode: Mode) -> (RunResult, String) {
+        let text = "name = \"s\"\nduration = \"2s\"\n[link]\nrate = \"10Mbit\"\nrtt = \"20ms\"\n\
+                    buffer = \"1bdp\"\n[[flow]]\ncc = \"bbr\"\n";
+        let scenario = scenario::from_str(text, Path::new("s.toml"), &[]).unwrap();
+        let result = crate::run::simulate_with(&scenario, false).unwrap();
+        let json = serde_json::to_string_pretty(&RunSummary {
+            mode,
+            summary: summary(&scenario, &result),
+        })
+        .unwrap();
+        (result, json)
+    }
+
+    #[test]
+    fn a_summary_reads_back_as_the_result_written_with_its_origin() {
+        for mode in [Mode::Simulated, Mode::Emulated] {
+            let (result, text) = summary_text(mode);
+            let read = SummaryFile::parse(&text, Path::new("summary.json")).unwrap();
+            // Every field of the file but the origin's is the result's
+            // (numbers as JSON text reads them, to the last digit).
+            let mut written: serde_json::Value = serde_json::from_str(&text).unwrap();
+            for origin in ["mode", "scenario_file", "bbrlab_version", "bbrlab_commit"] {
+                written.as_object_mut().unwrap().remove(origin);
+            }
+            assert_eq!(serde_json::to_value(&read.result).unwrap(), written);
+            assert_eq!(read.result.flows[0].bytes_sent, result.flows[0].bytes_sent);
+            assert_eq!(read.origin.mode, Some(mode));
+            assert_eq!(read.origin.scenario_file.as_deref(), Some("s.toml"));
+            let (version, commit) = crate::provenance::build_id();
+            assert_eq!(read.origin.build(), format!("{version} (commit {commit})"));
+        }
+        // A sweep's record has no mode; a summary of an older version no commit.
+        let mut json: serde_json::Value =
+            serde_json::from_str(&summary_text(Mode::Simulated).1).unwrap();
+        let object = json.as_object_mut().unwrap();
+        object.remove("mode");
+        object.remove("bbrlab_commit");
+        let origin = SummaryOrigin::of(&json);
+        assert_eq!(origin.mode, None);
+        assert!(
+            origin.build().ends_with("(commit not recorded)"),
+            "{}",
+            origin.build()
+        );
+        assert_eq!(
+            SummaryOrigin::of(&serde_json::Value::Null).build(),
+            "unknown"
+        );
+    }
+
+    #[test]
+    fn a_summary_it_cannot_read_is_named_with_the_field_and_its_build() {
+        let (_, text) = summary_text(Mode::Simulated);
+        let path = Path::new("out/summary.json");
+        let error = |text: &str| format!("{:#}", SummaryFile::parse(text, path).unwrap_err());
+        // An older version's summary, without a field this one has.
+        let older = text.replacen("\"capacity_peak_bps\"", "\"peak_bps\"", 1);
+        let e = error(&older);
+        assert!(
+            e.starts_with("out/summary.json: a run summary this version of bbrlab cannot read (written by bbrlab ")
+                && e.contains("missing field `capacity_peak_bps`")
+                && e.contains("line "),
+            "{e}"
+        );
+        // A number that is not one.
+        let garbled = text.replacen("\"goodput_bps\": ", "\"goodput_bps\": \"fast\", \"x\": ", 1);
+        let e = error(&garbled);
+        assert!(
+            e.contains("invalid type: string \"fast\", expected f64"),
+            "{e}"
+        );
+        assert_eq!(
+            error("{ truncated"),
+            "out/summary.json: not a run summary (invalid JSON): key must be a string at line 1 column 3"
+        );
+        assert_eq!(
+            error("{\"scenario\": \"s\"}"),
+            "out/summary.json: not a run summary (no `flows` list)"
+        );
+        let no_flows = serde_json::to_string(&{
+            let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+            v["flows"] = serde_json::json!([]);
+            v
+        })
+        .unwrap();
+        assert_eq!(
+            error(&no_flows),
+            "out/summary.json: not a run summary (its `flows` list is empty)"
+        );
+    }
 }

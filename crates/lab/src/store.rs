@@ -31,8 +31,9 @@ use serde_json::Value;
 pub struct RunRecord {
     /// Stable identity: a hash of the effective scenario.
     pub id: String,
-    /// The sweep point, as `key=value` pairs in axis order.
-    pub params: Vec<(String, String)>,
+    /// The sweep point, `(key, value)` in axis order (stored as the
+    /// values' labels, `[["link.buffer", "0.5bdp"], ...]`).
+    pub params: Vec<(String, scenario::AxisValue)>,
     /// The effective scenario document.
     pub scenario: String,
     /// The run's summary (the contents of a summary.json).
@@ -46,7 +47,7 @@ impl RunRecord {
     /// A record of run `id` at sweep point `params`.
     pub fn new(
         id: String,
-        params: Vec<(String, String)>,
+        params: Vec<(String, scenario::AxisValue)>,
         scenario: String,
         summary: Value,
     ) -> RunRecord {
@@ -57,6 +58,11 @@ impl RunRecord {
             summary,
             typed: std::sync::OnceLock::new(),
         }
+    }
+
+    /// What the summary records beside the results (the build that ran it).
+    pub fn origin(&self) -> crate::output::SummaryOrigin {
+        crate::output::SummaryOrigin::of(&self.summary)
     }
 
     /// The run's results as the simulator's [`sim::RunResult`] (without
@@ -320,7 +326,7 @@ fn flatten(record: &RunRecord) -> BTreeMap<String, Value> {
     for (k, v) in &record.params {
         // The seed is a summary column already.
         if k != "seed" {
-            row.insert(format!("param:{k}"), Value::from(v.clone()));
+            row.insert(format!("param:{k}"), Value::from(v.label()));
         }
     }
     row

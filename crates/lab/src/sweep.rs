@@ -156,7 +156,7 @@ pub fn table(out: &Path, ids: &[String]) -> anyhow::Result<String> {
         .map(|(i, k)| {
             records
                 .iter()
-                .filter_map(|r| r.params.get(i).map(|(_, v)| v.len()))
+                .filter_map(|r| r.params.get(i).map(|(_, v)| v.label().len()))
                 .chain([k.len()])
                 .max()
                 .unwrap_or(0)
@@ -174,7 +174,7 @@ pub fn table(out: &Path, ids: &[String]) -> anyhow::Result<String> {
     );
     for r in records.iter().take(TABLE_ROWS) {
         for ((_, v), w) in r.params.iter().zip(&widths) {
-            let v: String = v.chars().take(*w).collect();
+            let v: String = v.label().chars().take(*w).collect();
             let _ = write!(text, "{v:w$}  ");
         }
         let s = &r.summary;

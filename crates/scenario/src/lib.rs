@@ -20,6 +20,9 @@
 //!   and what was expected.
 //! - [`units`] holds the parsers for rates, sizes, durations and
 //!   probabilities, shared with the command line and sweeps.
+//! - A sweep's points carry their values parsed ([`AxisValue`]: a number
+//!   with its unit, a boolean or text), beside the label that identifies
+//!   them.
 //!
 //! The full format is described in `docs/SCENARIOS.md`.
 //!
@@ -57,6 +60,7 @@ mod overrides;
 mod raw;
 mod sweep;
 pub mod units;
+mod value;
 
 use std::path::{Path, PathBuf};
 
@@ -66,6 +70,7 @@ use toml_edit::{DocumentMut, ImDocument};
 pub use error::ScenarioError;
 pub use overrides::{Override, ParseOverrideError};
 pub use sweep::{load_sweep, sweep_from_str, Axis, Sweep, SweepPoint, MAX_RUNS};
+pub use value::{AxisValue, Meaning};
 
 use convert::Ctx;
 use error::{KeyPath, Seg};

@@ -248,7 +248,7 @@ pub(crate) fn all_leaf_paths() -> Vec<String> {
 }
 
 /// Reads an override's value: TOML if it parses as a TOML value, else a string.
-fn parse_value(text: &str) -> Value {
+pub(crate) fn parse_value(text: &str) -> Value {
     let t = text.trim();
     match t.parse::<Value>() {
         Ok(mut v) => {

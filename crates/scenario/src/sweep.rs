@@ -28,30 +28,35 @@ use std::path::{Path, PathBuf};
 
 use toml_edit::{DocumentMut, Item, Value};
 
-use crate::{from_str, Override, Scenario, ScenarioError};
+use crate::{from_str, AxisValue, Override, Scenario, ScenarioError};
 
 /// One axis of a sweep: a key and the values it takes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Axis {
     /// The dotted key (`seeds` is normalised to `seed`).
     pub key: String,
-    /// The values, as override strings.
-    pub values: Vec<String>,
+    /// The values, each with its label (the override's text).
+    pub values: Vec<AxisValue>,
 }
 
 /// One run of a sweep: a value for every axis.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct SweepPoint {
     /// `(key, value)` per axis, in axis order.
-    pub params: Vec<(String, String)>,
+    pub params: Vec<(String, AxisValue)>,
 }
 
 impl SweepPoint {
+    /// The value of axis `key` at this point, if it is an axis.
+    pub fn value(&self, key: &str) -> Option<&AxisValue> {
+        self.params.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
     /// The point as overrides.
     pub fn overrides(&self) -> Vec<Override> {
         self.params
             .iter()
-            .map(|(k, v)| Override::new(k.clone(), v.clone()))
+            .map(|(k, v)| Override::new(k.clone(), v.label()))
             .collect()
     }
 }
@@ -98,7 +103,7 @@ impl Sweep {
                 Some(axis) => axis.values = f.values,
                 None if f.values.len() == 1 => {
                     self.overrides
-                        .push(Override::new(f.key, f.values[0].clone()));
+                        .push(Override::new(f.key, f.values[0].label()));
                 }
                 None => {
                     return Err(ScenarioError {
@@ -258,8 +263,8 @@ pub fn sweep_from_str(
                         "expected at least one value".into(),
                     ))
                 }
-                Some(Value::Array(a)) => a.iter().map(override_text).collect(),
-                Some(v) => vec![override_text(v)],
+                Some(Value::Array(a)) => a.iter().map(axis_value).collect(),
+                Some(v) => vec![axis_value(v)],
                 None => {
                     return Err(err(
                         format!("fast.\"{key}\""),
@@ -299,7 +304,7 @@ pub fn sweep_from_str(
             if axes.iter().any(|a: &Axis| a.key == key) {
                 return Err(err(path, format!("the axis `{key}` is given twice")));
             }
-            let values = array.iter().map(override_text).collect();
+            let values = array.iter().map(axis_value).collect();
             axes.push(Axis { key, values });
             axis_lines.push(path);
         }
@@ -324,7 +329,11 @@ pub fn sweep_from_str(
                 format!(
                     "--set {ov}{seed_note} names an axis of the [sweep] (values {}); \
                      --set cannot fix a swept value: edit the axis or drop it from [sweep]",
-                    axis.values.join(", ")
+                    axis.values
+                        .iter()
+                        .map(AxisValue::label)
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             ));
         }
@@ -341,16 +350,16 @@ pub fn sweep_from_str(
     Ok(sweep)
 }
 
-/// A TOML value as the text an override would carry.
-fn override_text(value: &Value) -> String {
-    match value {
+/// A TOML value of an axis: its label the text an override would carry.
+fn axis_value(value: &Value) -> AxisValue {
+    AxisValue::parse(match value {
         Value::String(s) => s.value().clone(),
         other => {
             let mut bare = other.clone();
             strip_decor(&mut bare);
             bare.to_string()
         }
-    }
+    })
 }
 
 /// Removes the comments and layout a value carries from its place in the
@@ -437,6 +446,17 @@ cc = "bbr"
         assert_eq!(points[0].to_string(), "link.buffer=0.5bdp seed=1");
         assert_eq!(points[1].to_string(), "link.buffer=0.5bdp seed=2");
         assert_eq!(points[5].to_string(), "link.buffer=2bdp seed=3");
+        // Each value parsed once, its label kept.
+        let buffer = points[5].value("link.buffer").unwrap();
+        assert_eq!(
+            (buffer.label(), buffer.number_in("bdp")),
+            ("2bdp", Some(2.0))
+        );
+        assert_eq!(
+            points[5].value("seed").and_then(AxisValue::number),
+            Some(3.0)
+        );
+        assert_eq!(points[5].value("link.rtt"), None);
         let all = sweep.scenarios().unwrap();
         assert_eq!(all[4].1.config.seed, 2);
         assert_eq!(

@@ -293,7 +293,7 @@ pub(crate) fn buffer_impl(s: &str) -> Result<BufferSize, Problem> {
     let size = match unit {
         "" if value.is_zero() => return Err(too_small()),
         "" => return Err(Problem::new(E, "a number needs a unit".to_string())),
-        "pkt" | "pkts" | "packets" => {
+        u if PACKET_UNITS.contains(&u) => {
             if !value.is_integer() {
                 return Err(Problem::new(
                     E,
@@ -302,7 +302,7 @@ pub(crate) fn buffer_impl(s: &str) -> Result<BufferSize, Problem> {
             }
             BufferSize::Packets(to_u64(value.times(1), E)?)
         }
-        "bdp" | "BDP" => {
+        u if BDP_UNITS.contains(&u) => {
             let f = value.as_f64();
             if !f.is_finite() {
                 return Err(Problem::new(E, "too large".to_string()));
@@ -388,6 +388,44 @@ pub(crate) fn probability_from_f64(v: f64, inclusive: bool) -> Result<f64, Probl
         return Err(Problem::new(expected, hint.to_string()));
     }
     Ok(v)
+}
+
+/// The spellings of a buffer's packet unit.
+const PACKET_UNITS: [&str; 3] = ["pkt", "pkts", "packets"];
+/// The spellings of a buffer's BDP unit.
+const BDP_UNITS: [&str; 2] = ["bdp", "BDP"];
+
+/// A value written as a plain decimal and one of the scenario units
+/// (`"0.25bdp"`, `"40 ms"`, `"1%"`): the number as written and the unit's
+/// one spelling (see [`canonical_unit`]); `None` for anything else (no
+/// unit, an unknown one, a negative number, a controller spec).
+pub(crate) fn number_and_unit(s: &str) -> Option<(f64, &'static str)> {
+    let (number, unit) = split_unit(s);
+    let value = parse_decimal(number).ok()?;
+    Some((value.as_f64(), canonical_unit(unit)?))
+}
+
+/// The one spelling of a scenario unit: the first of its table with the
+/// same value (rates in bit: `"Mbps"`, `"mbit"` and `"Mbit/s"` are all
+/// `"Mbit"`; `"kB"` is `"KB"`, `"µs"` is `"us"`), `"pkt"`, `"bdp"` or `"%"`.
+fn canonical_unit(unit: &str) -> Option<&'static str> {
+    let first_alike = |table: &'static [(&'static str, u128)], unit: &str| {
+        let (_, value) = table.iter().find(|(name, _)| *name == unit)?;
+        table
+            .iter()
+            .find(|(_, v)| v == value)
+            .map(|(name, _)| *name)
+    };
+    let rate = match unit.strip_suffix("/s") {
+        Some(rest) if rest.ends_with("bit") => rest,
+        _ => unit,
+    };
+    first_alike(RATE_UNITS, rate)
+        .or_else(|| first_alike(SIZE_UNITS, unit))
+        .or_else(|| first_alike(DURATION_UNITS, unit))
+        .or_else(|| PACKET_UNITS.contains(&unit).then_some(PACKET_UNITS[0]))
+        .or_else(|| BDP_UNITS.contains(&unit).then_some(BDP_UNITS[0]))
+        .or_else(|| (unit == "%").then_some("%"))
 }
 
 /// Parses a positive rate: `"40Mbit"`, `"1.5Gbit"`, `"500kbps"`, `"40Mbit/s"`.

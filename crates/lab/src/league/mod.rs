@@ -192,9 +192,9 @@ impl League {
                     let mut first: Option<Scenario> = None;
                     for cc in &self.controllers {
                         let mut p = point.clone();
-                        p.params.push(("seed".into(), seed.to_string()));
+                        p.params.push(("seed".into(), seed.to_string().into()));
                         for i in &c.subject {
-                            p.params.push((format!("flow.{i}.cc"), cc.clone()));
+                            p.params.push((format!("flow.{i}.cc"), cc.as_str().into()));
                         }
                         let s = sweep.scenario(&p).map_err(|mut e| {
                             e.message = format!("{} (at {label}, controller {cc})", e.message);
@@ -204,10 +204,10 @@ impl League {
                         let subjects = expanded(&s, &c.subject);
                         let tag = SweepPoint {
                             params: vec![
-                                ("condition".into(), c.id.clone()),
-                                ("point".into(), label.clone()),
-                                ("cc".into(), cc.clone()),
-                                ("seed".into(), seed.to_string()),
+                                ("condition".into(), c.id.as_str().into()),
+                                ("point".into(), label.as_str().into()),
+                                ("cc".into(), cc.as_str().into()),
+                                ("seed".into(), seed.to_string().into()),
                             ],
                         };
                         first.get_or_insert_with(|| s.clone());
@@ -226,10 +226,10 @@ impl League {
                             without_subjects(first.as_ref().expect("a controller"), &c.subject)?;
                         let tag = SweepPoint {
                             params: vec![
-                                ("condition".into(), c.id.clone()),
-                                ("point".into(), label.clone()),
+                                ("condition".into(), c.id.as_str().into()),
+                                ("point".into(), label.as_str().into()),
                                 ("cc".into(), "(cross traffic alone)".into()),
-                                ("seed".into(), seed.to_string()),
+                                ("seed".into(), seed.to_string().into()),
                             ],
                         };
                         let id = add(tag, s, &mut order);

@@ -3,6 +3,7 @@
 //! (run, flow).
 
 use report::{Cell, Figure, Line, Report, Section, Table};
+use sim::{FlowColumn, FlowSummary, RunResult};
 
 use super::run::RunOutput;
 use super::series::rate_mbps;
@@ -48,10 +49,7 @@ fn run_origin(run: &RunOutput) -> String {
             }
         }
         Ok(None) => {
-            origin += &format!(
-                "; bbrlab {}, date not recorded",
-                super::build_of(&run.summary)
-            )
+            origin += &format!("; bbrlab {}, date not recorded", run.summary.origin.build())
         }
         Err(err) => origin += &format!("; {err:#}"),
     }
@@ -68,27 +66,30 @@ fn letter(i: usize) -> String {
     }
 }
 
-/// `(label, value of a flow summary)` rows the table compares.
-const ROWS: [(&str, &str, f64, u8, &str); 6] = [
-    ("goodput", "goodput_bps", 1e-6, 2, "Mbit/s"),
+/// A number of a flow's summary.
+type FlowField = fn(&FlowSummary) -> f64;
+
+/// `(label, field of a flow summary, scale, decimals, unit)`: the rows the
+/// table compares.
+const ROWS: [(&str, FlowField, f64, u8, &str); 6] = [
+    ("goodput", |f| f.goodput_bps, 1e-6, 2, "Mbit/s"),
     (
         "retransmission ratio",
-        "retransmission_ratio",
+        |f| f.retransmission_ratio,
         100.0,
         3,
         "%",
     ),
-    ("loss ratio", "loss_ratio", 100.0, 3, "%"),
-    ("RTT p50", "rtt_ms/p50", 1.0, 1, "ms"),
-    ("RTT p95", "rtt_ms/p95", 1.0, 1, "ms"),
-    ("mean cwnd", "mean_cwnd_bytes", 1e-3, 1, "KB"),
+    ("loss ratio", |f| f.loss_ratio, 100.0, 3, "%"),
+    ("RTT p50", |f| f.rtt_ms.p50, 1.0, 1, "ms"),
+    ("RTT p95", |f| f.rtt_ms.p95, 1.0, 1, "ms"),
+    ("mean cwnd", |f| f.mean_cwnd_bytes, 1e-3, 1, "KB"),
 ];
 
-fn flow_value(run: &RunOutput, flow: usize, key: &str) -> f64 {
-    run.summary["flows"][flow]
-        .pointer(&format!("/{key}"))
-        .and_then(serde_json::Value::as_f64)
-        .unwrap_or(f64::NAN)
+/// Field `of` of flow `flow`'s summary in `run` (NaN if the run has no
+/// such flow).
+fn flow_value(run: &RunOutput, flow: usize, of: FlowField) -> f64 {
+    run.result().flows.get(flow).map_or(f64::NAN, of)
 }
 
 fn summary_section(runs: &[RunOutput]) -> Section {
@@ -102,15 +103,15 @@ fn summary_section(runs: &[RunOutput]) -> Section {
     let mut table = Table::new("Per flow: each run, and its difference to A", header);
     let flows = runs
         .iter()
-        .map(|r| r.summary["flows"].as_array().map_or(0, Vec::len))
+        .map(|r| r.result().flows.len())
         .max()
         .unwrap_or(0);
     for flow in 0..flows {
-        for (label, key, scale, decimals, unit) in ROWS {
-            let base = flow_value(&runs[0], flow, key) * scale;
+        for (label, of, scale, decimals, unit) in ROWS {
+            let base = flow_value(&runs[0], flow, of) * scale;
             let mut cells = vec![Cell::text(flow.to_string()), Cell::text(label)];
             for (i, run) in runs.iter().enumerate() {
-                let v = flow_value(run, flow, key) * scale;
+                let v = flow_value(run, flow, of) * scale;
                 cells.push(Cell::fixed(v, decimals).with_unit(unit));
                 if i > 0 {
                     cells.push(Cell::text(signed(v - base, decimals, unit)));
@@ -124,24 +125,21 @@ fn summary_section(runs: &[RunOutput]) -> Section {
         h.extend((0..runs.len()).map(|i| format!("{} {}", letter(i), runs[i].name())));
         h
     });
-    for (label, pointer, scale, decimals, unit) in [
-        ("utilization", "/link/utilization", 100.0, 1, "%"),
+    let link_rows: [(&str, fn(&RunResult) -> f64, f64, u8, &str); 3] = [
+        ("utilization", |r| r.link.utilization, 100.0, 1, "%"),
         (
             "queueing delay p95",
-            "/link/queue_delay_ms/p95",
+            |r| r.link.queue_delay_ms.p95,
             1.0,
             1,
             "ms",
         ),
-        ("Jain's index", "/jain_index", 1.0, 3, ""),
-    ] {
+        ("Jain's index", |r| r.jain_index, 1.0, 3, ""),
+    ];
+    for (label, of, scale, decimals, unit) in link_rows {
         let mut cells = vec![Cell::text(label)];
         for run in runs {
-            let v = run
-                .summary
-                .pointer(pointer)
-                .and_then(serde_json::Value::as_f64)
-                .unwrap_or(f64::NAN);
+            let v = of(run.result());
             cells.push(Cell::fixed(v * scale, decimals).with_unit(unit));
         }
         link = link.row(cells);
@@ -171,7 +169,7 @@ fn series_section(runs: &[RunOutput]) -> Section {
         .filter(|(_, r)| r.flows.is_none())
         .map(|(i, r)| format!("{} ({})", letter(i), r.dir.display()))
         .collect();
-    let lines = |column: &str, scale: f64, goodput: bool| -> Vec<Line> {
+    let lines = |column: FlowColumn, scale: f64, goodput: bool| -> Vec<Line> {
         runs.iter()
             .enumerate()
             .filter_map(|(i, run)| run.flows.as_ref().map(|f| (i, run, f)))
@@ -179,10 +177,10 @@ fn series_section(runs: &[RunOutput]) -> Section {
                 let bin = (run.duration_s() / 200.0).max(0.05);
                 run.flow_labels().into_iter().map(move |(id, label)| {
                     let points = if goodput {
-                        rate_mbps(&series.numeric(Some(id), "delivered"), bin)
+                        rate_mbps(&FlowColumn::Delivered.points(series, id), bin)
                     } else {
-                        series
-                            .numeric(Some(id), column)
+                        column
+                            .points(series, id)
                             .into_iter()
                             .map(|(t, v)| (t, v * scale))
                             .collect()
@@ -205,25 +203,25 @@ fn series_section(runs: &[RunOutput]) -> Section {
             "Goodput",
             "time (s)",
             "goodput (Mbit/s)",
-            lines("delivered", 1.0, true),
+            lines(FlowColumn::Delivered, 1.0, true),
         ))
         .figure(Figure::lines(
             "Bandwidth estimate",
             "time (s)",
             "Mbit/s",
-            lines("bw_estimate_bps", 1e-6, false),
+            lines(FlowColumn::BwEstimateBps, 1e-6, false),
         ))
         .figure(Figure::lines(
             "Congestion window",
             "time (s)",
             "cwnd (KB)",
-            lines("cwnd", 1e-3, false),
+            lines(FlowColumn::Cwnd, 1e-3, false),
         ))
         .figure(Figure::lines(
             "Smoothed RTT",
             "time (s)",
             "srtt (ms)",
-            lines("srtt_ms", 1.0, false),
+            lines(FlowColumn::SrttMs, 1.0, false),
         ))
 }
 

@@ -139,15 +139,3 @@ pub(crate) fn with_invocation(
     }
     report
 }
-
-/// The bbrlab build a run's summary records: "0.1.0 (commit abc123)".
-pub(crate) fn build_of(summary: &serde_json::Value) -> String {
-    match (
-        summary["bbrlab_version"].as_str(),
-        summary["bbrlab_commit"].as_str(),
-    ) {
-        (Some(v), Some(c)) => format!("{v} (commit {c})"),
-        (Some(v), None) => format!("{v} (commit not recorded)"),
-        _ => "unknown".to_string(),
-    }
-}

@@ -6,106 +6,106 @@
 
 use std::path::Path;
 
-use anyhow::Context;
 use report::{Cell, Figure, Line, LineStyle, Report, Section, Table};
-use serde_json::Value;
+use sim::RunResult;
 
-use super::series::{mode_shares, rate_mbps, split_by_mode, SeriesFile};
+use crate::output::SummaryFile;
+
+use sim::{FlowColumn, FlowSample, LinkColumn, LinkSample};
+
+use super::series::{flow_modes, mode_shares, rate_mbps, split_by_mode};
 
 /// A run's outputs, read back.
 pub struct RunOutput {
     /// The directory.
     pub dir: std::path::PathBuf,
-    /// summary.json.
-    pub summary: Value,
-    /// series_flows.csv, if written.
-    pub flows: Option<SeriesFile>,
-    /// series_link.csv, if written.
-    pub link: Option<SeriesFile>,
+    /// summary.json, as types.
+    pub summary: SummaryFile,
+    /// The flows' time series (series_flows), if written, as the
+    /// simulator's rows.
+    pub flows: Option<Vec<FlowSample>>,
+    /// The bottleneck's time series (series_link), if written.
+    pub link: Option<Vec<LinkSample>>,
 }
 
 impl RunOutput {
     /// Reads a run's directory; the time series are optional (`--no-series`).
+    ///
+    /// # Errors
+    /// summary.json cannot be read ([`SummaryFile::read`]), or a series
+    /// file's row does not fit the simulator's row (a truncated file, a
+    /// column another version wrote differently): named with its line or row.
     pub fn read(dir: &Path) -> anyhow::Result<RunOutput> {
-        let path = dir.join("summary.json");
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
-        let summary: Value = serde_json::from_str(&text)
-            .with_context(|| format!("{}: not a run summary (invalid JSON)", path.display()))?;
-        anyhow::ensure!(
-            summary["flows"].as_array().is_some_and(|f| !f.is_empty()),
-            "{}: not a run summary (no `flows` list)",
-            path.display()
-        );
-        let optional = |stem: &str| -> anyhow::Result<Option<SeriesFile>> {
-            crate::table::find(dir, stem)
-                .map(|path| SeriesFile::read(&path))
-                .transpose()
-        };
+        let summary = SummaryFile::read(&dir.join("summary.json"))?;
         Ok(RunOutput {
             dir: dir.to_path_buf(),
-            flows: optional("series_flows")?,
-            link: optional("series_link")?,
+            flows: optional_rows(dir, "series_flows")?,
+            link: optional_rows(dir, "series_link")?,
             summary,
         })
     }
 
+    /// The run's results.
+    pub fn result(&self) -> &RunResult {
+        &self.summary.result
+    }
+
     /// The scenario's name.
     pub fn name(&self) -> String {
-        self.summary["scenario"]
-            .as_str()
-            .unwrap_or("run")
-            .to_string()
+        self.result().scenario.clone()
     }
 
     /// `flow i (cc)` labels, in flow order.
     pub fn flow_labels(&self) -> Vec<(usize, String)> {
-        self.summary["flows"]
-            .as_array()
-            .map(|flows| {
-                flows
-                    .iter()
-                    .enumerate()
-                    .map(|(i, f)| {
-                        let id = f["id"].as_u64().map_or(i, |id| id as usize);
-                        (
-                            id,
-                            format!("flow {id} ({})", f["cc"].as_str().unwrap_or("?")),
-                        )
-                    })
-                    .collect()
-            })
-            .unwrap_or_default()
+        self.result()
+            .flows
+            .iter()
+            .map(|f| (f.id, format!("flow {} ({})", f.id, f.cc)))
+            .collect()
     }
 
     /// The simulated duration, seconds.
     pub fn duration_s(&self) -> f64 {
-        self.summary["sim_time_s"].as_f64().unwrap_or(0.0)
+        self.result().sim_time_s
     }
+}
+
+/// The rows of a run's series `stem` (its Parquet or CSV file), if it has one.
+fn optional_rows<T: serde::de::DeserializeOwned>(
+    dir: &Path,
+    stem: &str,
+) -> anyhow::Result<Option<Vec<T>>> {
+    crate::table::find(dir, stem)
+        .map(|path| crate::table::read_rows(&path))
+        .transpose()
 }
 
 /// The run's page.
 pub fn page(run: &RunOutput) -> Report {
-    let s = &run.summary;
+    let s = run.result();
+    let origin = &run.summary.origin;
     let mut report = Report::new(
         format!("bbrlab run: {}", run.name()),
         format!(
             "seed {}, {:.1} s simulated in {:.2} s",
-            s["seed"],
+            s.seed,
             run.duration_s(),
-            s["wall_time_s"].as_f64().unwrap_or(f64::NAN)
+            s.wall_time_s
         ),
     )
     .provenance("directory", run.dir.display().to_string());
-    report = super::with_invocation(report, &run.dir, super::build_of(s))
+    report = super::with_invocation(report, &run.dir, origin.build())
         .provenance(
             "scenario",
-            s["scenario_file"].as_str().unwrap_or("unknown").to_string(),
+            origin
+                .scenario_file
+                .clone()
+                .unwrap_or_else(|| "unknown".to_string()),
         )
-        .provenance("seed", s["seed"].to_string());
+        .provenance("seed", s.seed.to_string());
     report = report.section(summary_section(run));
     report = match (&run.flows, &run.link) {
-        (Some(flows), link) => report.section(series_section(run, flows, link.as_ref())),
+        (Some(flows), link) => report.section(series_section(run, flows, link.as_deref())),
         (None, _) => report.section(Section::new("time-series", "Time series").description(
             "This run kept no time series (it ran with --no-series); rerun without it to see them.",
         )),
@@ -117,9 +117,8 @@ pub fn page(run: &RunOutput) -> Report {
 }
 
 fn summary_section(run: &RunOutput) -> Section {
-    let s = &run.summary;
-    let link = &s["link"];
-    let num = |v: &Value| v.as_f64().unwrap_or(f64::NAN);
+    let s = run.result();
+    let link = &s.link;
     let mut flows = Table::new(
         "Per flow, over the measurement window",
         [
@@ -134,42 +133,37 @@ fn summary_section(run: &RunOutput) -> Section {
             "completion",
         ],
     );
-    for f in s["flows"].as_array().into_iter().flatten() {
+    for f in &s.flows {
         flows = flows.row([
-            Cell::text(f["id"].to_string()),
-            Cell::text(f["cc"].as_str().unwrap_or("?")),
-            Cell::fixed(num(&f["goodput_bps"]) / 1e6, 2).with_unit("Mbit/s"),
-            Cell::percent(num(&f["retransmission_ratio"]), 3),
-            Cell::percent(num(&f["loss_ratio"]), 3),
-            Cell::fixed(num(&f["rtt_ms"]["p50"]), 1).with_unit("ms"),
-            Cell::fixed(num(&f["rtt_ms"]["p95"]), 1).with_unit("ms"),
-            Cell::fixed(num(&f["rtt_ms"]["p99"]), 1).with_unit("ms"),
-            f["completion_time_s"]
-                .as_f64()
+            Cell::text(f.id.to_string()),
+            Cell::text(f.cc.as_str()),
+            Cell::fixed(f.goodput_bps / 1e6, 2).with_unit("Mbit/s"),
+            Cell::percent(f.retransmission_ratio, 3),
+            Cell::percent(f.loss_ratio, 3),
+            Cell::fixed(f.rtt_ms.p50, 1).with_unit("ms"),
+            Cell::fixed(f.rtt_ms.p95, 1).with_unit("ms"),
+            Cell::fixed(f.rtt_ms.p99, 1).with_unit("ms"),
+            f.completion_time_s
                 .map_or(Cell::text("—"), |t| Cell::fixed(t, 2).with_unit("s")),
         ]);
     }
     let bottleneck = Table::new("The bottleneck", ["quantity", "value"])
         .row([
             Cell::text("mean capacity"),
-            Cell::fixed(num(&link["capacity_bps"]) / 1e6, 2).with_unit("Mbit/s"),
+            Cell::fixed(link.capacity_bps / 1e6, 2).with_unit("Mbit/s"),
         ])
         .row([
             Cell::text("utilization"),
-            Cell::percent(num(&link["utilization"]), 1),
+            Cell::percent(link.utilization, 1),
         ])
         .row([
             Cell::text("queueing delay p50 / p95"),
             Cell::text(format!(
                 "{:.1} / {:.1} ms",
-                num(&link["queue_delay_ms"]["p50"]),
-                num(&link["queue_delay_ms"]["p95"])
+                link.queue_delay_ms.p50, link.queue_delay_ms.p95
             )),
         ])
-        .row([
-            Cell::text("Jain's index"),
-            Cell::fixed(num(&s["jain_index"]), 3),
-        ]);
+        .row([Cell::text("Jain's index"), Cell::fixed(s.jain_index, 3)]);
     Section::new("summary", "Summary")
         .table(flows)
         .table(bottleneck)
@@ -195,11 +189,10 @@ const PACING_PLOT_CAPACITY_MULTIPLE: f64 = 3.0;
 /// The pacing-rate plot, its y axis capped at
 /// [`PACING_PLOT_CAPACITY_MULTIPLE`] x the link's peak capacity when a
 /// sample exceeds that (the chart then says what is not shown).
-fn pacing_figure(lines: Vec<Line>, link: Option<&SeriesFile>) -> Figure {
+fn pacing_figure(lines: Vec<Line>, link: Option<&[LinkSample]>) -> Figure {
     let peak_mbps = link.map_or(0.0, |link| {
-        link.numeric(None, "capacity_bps")
-            .into_iter()
-            .map(|(_, v)| v / 1e6)
+        link.iter()
+            .map(|s| s.capacity_bps / 1e6)
             .fold(0.0, f64::max)
     });
     let cap = pacing_axis_cap(&lines, peak_mbps);
@@ -219,16 +212,16 @@ fn pacing_axis_cap(lines: &[Line], peak_capacity_mbps: f64) -> Option<f64> {
     (cap > 0.0 && above).then_some(cap)
 }
 
-fn series_section(run: &RunOutput, flows: &SeriesFile, link: Option<&SeriesFile>) -> Section {
+fn series_section(run: &RunOutput, flows: &[FlowSample], link: Option<&[LinkSample]>) -> Section {
     let labels = run.flow_labels();
-    let per_flow = |column: &str, scale: f64| -> Vec<Line> {
+    let per_flow = |column: FlowColumn, scale: f64| -> Vec<Line> {
         labels
             .iter()
             .map(|(id, label)| {
                 Line::new(
                     label.clone(),
-                    flows
-                        .numeric(Some(*id), column)
+                    column
+                        .points(flows, *id)
                         .into_iter()
                         .map(|(t, v)| (t, v * scale))
                         .collect(),
@@ -242,13 +235,13 @@ fn series_section(run: &RunOutput, flows: &SeriesFile, link: Option<&SeriesFile>
         .map(|(id, label)| {
             Line::new(
                 label.clone(),
-                rate_mbps(&flows.numeric(Some(*id), "delivered"), bin),
+                rate_mbps(&FlowColumn::Delivered.points(flows, *id), bin),
             )
         })
         .collect();
     // Controllers without a bandwidth model (CUBIC, Reno) report 0: leave
     // them out rather than draw a line along the axis.
-    let mut estimate: Vec<Line> = per_flow("bw_estimate_bps", 1e-6)
+    let mut estimate: Vec<Line> = per_flow(FlowColumn::BwEstimateBps, 1e-6)
         .into_iter()
         .filter(|l| l.points.iter().any(|&(_, v)| v > 0.0))
         .collect();
@@ -256,7 +249,8 @@ fn series_section(run: &RunOutput, flows: &SeriesFile, link: Option<&SeriesFile>
         estimate.push(
             Line::new(
                 "link capacity",
-                link.numeric(None, "capacity_bps")
+                LinkColumn::CapacityBps
+                    .points(link)
                     .into_iter()
                     .map(|(t, v)| (t, v / 1e6))
                     .collect(),
@@ -264,7 +258,7 @@ fn series_section(run: &RunOutput, flows: &SeriesFile, link: Option<&SeriesFile>
             .style(LineStyle::Step),
         );
     }
-    let gains: Vec<Line> = per_flow("pacing_gain", 1.0)
+    let gains: Vec<Line> = per_flow(FlowColumn::PacingGain, 1.0)
         .into_iter()
         .map(|l| l.style(LineStyle::Step))
         .collect();
@@ -295,20 +289,23 @@ fn series_section(run: &RunOutput, flows: &SeriesFile, link: Option<&SeriesFile>
             "Congestion window",
             "time (s)",
             "cwnd (KB)",
-            per_flow("cwnd", 1e-3),
+            per_flow(FlowColumn::Cwnd, 1e-3),
         ))
         .figure(Figure::lines(
             "Bytes in flight",
             "time (s)",
             "inflight (KB)",
-            per_flow("inflight", 1e-3),
+            per_flow(FlowColumn::Inflight, 1e-3),
         ))
-        .figure(pacing_figure(per_flow("pacing_rate_bps", 1e-6), link))
+        .figure(pacing_figure(
+            per_flow(FlowColumn::PacingRateBps, 1e-6),
+            link,
+        ))
         .figure(Figure::lines(
             "Smoothed RTT",
             "time (s)",
             "srtt (ms)",
-            per_flow("srtt_ms", 1.0),
+            per_flow(FlowColumn::SrttMs, 1.0),
         ))
         .figure(Figure::lines(
             "Pacing gain (controller state)",
@@ -323,7 +320,8 @@ fn series_section(run: &RunOutput, flows: &SeriesFile, link: Option<&SeriesFile>
             "queue (KB)",
             vec![Line::new(
                 "queue",
-                link.numeric(None, "queue_bytes")
+                LinkColumn::QueueBytes
+                    .points(link)
                     .into_iter()
                     .map(|(t, v)| (t, v / 1e3))
                     .collect(),
@@ -333,12 +331,12 @@ fn series_section(run: &RunOutput, flows: &SeriesFile, link: Option<&SeriesFile>
     // Mode bands: each flow's cwnd coloured by the controller's mode, so
     // when it probed, drained or recovered shows against what it did.
     for (id, label) in labels.iter().take(MODE_FIGURES) {
-        let cwnd: Vec<(f64, f64)> = flows
-            .numeric(Some(*id), "cwnd")
+        let cwnd: Vec<(f64, f64)> = FlowColumn::Cwnd
+            .points(flows, *id)
             .into_iter()
             .map(|(t, v)| (t, v * 1e-3))
             .collect();
-        let pieces = split_by_mode(&cwnd, &flows.text(*id, "mode"));
+        let pieces = split_by_mode(&cwnd, &flow_modes(flows, *id));
         if pieces.is_empty() {
             continue;
         }
@@ -357,7 +355,7 @@ fn series_section(run: &RunOutput, flows: &SeriesFile, link: Option<&SeriesFile>
         ["flow", "modes", "mode changes"],
     );
     for (id, label) in &labels {
-        let (shares, changes) = mode_shares(&flows.text(*id, "mode"));
+        let (shares, changes) = mode_shares(&flow_modes(flows, *id));
         let text = shares
             .iter()
             .map(|(m, share)| format!("{m} {:.1}%", share * 100.0))

@@ -1,90 +1,18 @@
-//! A run's time series as written by `output::write_series`, read back by
-//! column name (so files from runs that recorded more or fewer columns
-//! still read), with the derived series the pages plot.
+//! The series the run and compare pages derive from a run's time series
+//! (the simulator's rows, as `output::write_series` writes them): rates
+//! from cumulative counters, the controller's modes and their shares.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 
-/// A time series (Parquet or CSV): the header and the rows, with a column lookup.
-pub struct SeriesFile {
-    path: PathBuf,
-    header: csv::StringRecord,
-    rows: Vec<csv::StringRecord>,
-}
+use sim::FlowSample;
 
-impl SeriesFile {
-    /// Reads `path`; errors name the file and the line that cannot be read.
-    pub fn read(path: &Path) -> anyhow::Result<SeriesFile> {
-        let mut rows = crate::table::read_records(path)?.into_iter();
-        let header = rows
-            .next()
-            .ok_or_else(|| anyhow::anyhow!("{}: no header row", path.display()))?;
-        anyhow::ensure!(
-            header.iter().any(|h| h == "t_s"),
-            "{}: expected a `t_s` column, got {:?}",
-            path.display(),
-            header.iter().collect::<Vec<_>>()
-        );
-        Ok(SeriesFile {
-            path: path.to_path_buf(),
-            header,
-            rows: rows.collect(),
-        })
-    }
-
-    /// The file read.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    fn column(&self, name: &str) -> Option<usize> {
-        self.header.iter().position(|h| h == name)
-    }
-
-    /// The flows present (the `flow` column's values), ascending.
-    pub fn flows(&self) -> Vec<usize> {
-        let Some(f) = self.column("flow") else {
-            return Vec::new();
-        };
-        let mut flows: Vec<usize> = self
-            .rows
-            .iter()
-            .filter_map(|r| r.get(f)?.parse().ok())
-            .collect();
-        flows.sort_unstable();
-        flows.dedup();
-        flows
-    }
-
-    /// `(t_s, value)` of a numeric column, for one flow or (`None`) every row.
-    pub fn numeric(&self, flow: Option<usize>, name: &str) -> Vec<(f64, f64)> {
-        let (Some(t), Some(c)) = (self.column("t_s"), self.column(name)) else {
-            return Vec::new();
-        };
-        let f = self.column("flow");
-        self.rows
-            .iter()
-            .filter(|r| match (flow, f) {
-                (Some(want), Some(f)) => r.get(f).and_then(|v| v.parse().ok()) == Some(want),
-                _ => true,
-            })
-            .filter_map(|r| Some((r.get(t)?.parse().ok()?, r.get(c)?.parse().ok()?)))
-            .collect()
-    }
-
-    /// `(t_s, text)` of a text column (the controller mode) for one flow.
-    pub fn text(&self, flow: usize, name: &str) -> Vec<(f64, String)> {
-        let (Some(t), Some(f), Some(c)) =
-            (self.column("t_s"), self.column("flow"), self.column(name))
-        else {
-            return Vec::new();
-        };
-        self.rows
-            .iter()
-            .filter(|r| r.get(f).and_then(|v| v.parse().ok()) == Some(flow))
-            .filter_map(|r| Some((r.get(t)?.parse().ok()?, r.get(c)?.to_string())))
-            .collect()
-    }
+/// `(t_s, mode)` of flow `flow`'s samples: the controller's mode over time.
+pub fn flow_modes(samples: &[FlowSample], flow: usize) -> Vec<(f64, String)> {
+    samples
+        .iter()
+        .filter(|s| s.flow == flow)
+        .map(|s| (s.t_s, s.mode.to_string()))
+        .collect()
 }
 
 /// A cumulative counter (bytes delivered) turned into a rate in Mbit/s over
@@ -231,26 +159,23 @@ mod tests {
     }
 
     #[test]
-    fn columns_by_name_and_clear_errors() {
-        let dir = std::env::temp_dir().join(format!("bbrlab-series-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("series_flows.csv");
-        std::fs::write(
-            &path,
-            "t_s,flow,cwnd,mode\n0,0,10,startup\n0,1,20,slow_start\n1,0,30,drain\n",
-        )
-        .unwrap();
-        let s = SeriesFile::read(&path).unwrap();
-        assert_eq!(s.flows(), vec![0, 1]);
-        assert_eq!(s.numeric(Some(0), "cwnd"), vec![(0.0, 10.0), (1.0, 30.0)]);
-        assert_eq!(s.text(1, "mode"), vec![(0.0, "slow_start".to_string())]);
-        assert!(s.numeric(Some(0), "nosuch").is_empty());
-        std::fs::write(&path, "t_s,flow,cwnd\n0,0,10\n1,0\n").unwrap();
-        let err = format!("{:#}", SeriesFile::read(&path).err().unwrap());
-        assert!(err.contains("line 3"), "{err}");
-        std::fs::write(&path, "a,b\n1,2\n").unwrap();
-        let err = format!("{:#}", SeriesFile::read(&path).err().unwrap());
-        assert!(err.contains("expected a `t_s` column"), "{err}");
-        std::fs::remove_dir_all(&dir).ok();
+    fn each_flows_modes_over_time() {
+        let text = "name = \"m\"\nduration = \"2s\"\n[link]\nrate = \"10Mbit\"\nrtt = \"20ms\"\n\
+                    buffer = \"1bdp\"\n[[flow]]\ncc = \"bbr\"\n[[flow]]\ncc = \"cubic\"\n";
+        let scenario = scenario::from_str(text, std::path::Path::new("m.toml"), &[]).unwrap();
+        let samples = crate::run::simulate_with(&scenario, true)
+            .unwrap()
+            .series
+            .flows;
+        for flow in [0, 1] {
+            let rows: Vec<&FlowSample> = samples.iter().filter(|s| s.flow == flow).collect();
+            let expected: Vec<(f64, String)> =
+                rows.iter().map(|s| (s.t_s, s.mode.to_string())).collect();
+            assert!(!expected.is_empty());
+            assert_eq!(flow_modes(&samples, flow), expected);
+        }
+        assert_eq!(flow_modes(&samples, 0)[0].1, "startup", "BBR's first mode");
+        assert_eq!(flow_modes(&samples, 1)[0].1, "slow_start", "CUBIC's");
+        assert!(flow_modes(&samples, 2).is_empty());
     }
 }

@@ -12,7 +12,7 @@ use crate::store::{record_defect, RunRecord, Store};
 
 /// One point of the sweep without its seed: the runs of every seed.
 struct Point<'a> {
-    params: Vec<(String, String)>,
+    params: Vec<(String, scenario::AxisValue)>,
     runs: Vec<&'a RunRecord>,
 }
 
@@ -135,7 +135,7 @@ pub fn page(
         dir,
         records
             .first()
-            .map_or("unknown".to_string(), |r| super::build_of(&r.summary)),
+            .map_or("unknown".to_string(), |r| r.origin().build()),
     )
     .provenance(
         "seeds",
@@ -173,7 +173,7 @@ pub fn page(
 fn group(records: &[RunRecord]) -> Vec<Point<'_>> {
     let mut points: Vec<Point> = Vec::new();
     for r in records {
-        let params: Vec<(String, String)> = r
+        let params: Vec<(String, scenario::AxisValue)> = r
             .params
             .iter()
             .filter(|(k, _)| k != "seed")
@@ -211,7 +211,7 @@ fn results_table(points: &[Point]) -> Table {
         let cells = p
             .params
             .iter()
-            .map(|(_, v)| Cell::text(v.clone()))
+            .map(|(_, v)| Cell::text(v.label()))
             .chain([Cell::text(p.runs.len().to_string())])
             .chain(METRICS.iter().map(|(_, _, m)| {
                 let s = stat(p, *m);
@@ -242,7 +242,7 @@ fn axis_section(points: &[Point], i: usize, axis: &str) -> Section {
         }
     };
     for p in points {
-        let v = p.params[i].1.clone();
+        let v = p.params[i].1.label().to_string();
         if !values.contains(&v) {
             values.push(v);
         }
@@ -261,7 +261,7 @@ fn axis_section(points: &[Point], i: usize, axis: &str) -> Section {
                     .map(|v| {
                         points
                             .iter()
-                            .find(|p| p.params[i].1 == *v && other_label(p) == *o)
+                            .find(|p| p.params[i].1.label() == v && other_label(p) == *o)
                             .map_or(Stat::of(&[]), |p| stat(p, metric))
                     })
                     .collect();
@@ -292,7 +292,7 @@ fn pantheon_section(points: &[Point], axes: &[String]) -> Section {
     let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
     for p in points {
         let label = match cc_axis {
-            Some(i) => p.params[i].1.clone(),
+            Some(i) => p.params[i].1.label().to_string(),
             None => p
                 .params
                 .iter()

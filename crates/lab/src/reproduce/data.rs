@@ -2,13 +2,15 @@
 
 use std::path::{Path, PathBuf};
 
+use scenario::AxisValue;
+
 pub use crate::stats::{mean_sd, Stat};
 use crate::store::{record_defect, RunRecord, Store};
 
 /// The runs of one experiment, in sweep order, with their parameters.
 pub struct Runs {
     /// (sweep point parameters, record) per point that has a record.
-    pub points: Vec<(Vec<(String, String)>, RunRecord)>,
+    pub points: Vec<(Vec<(String, AxisValue)>, RunRecord)>,
     /// Values of each axis, in file order.
     pub axes: Vec<scenario::Axis>,
     /// The experiment's store directory.
@@ -74,8 +76,16 @@ impl Runs {
         times(&flows, flow_times).or_else(|| times(&link, link_times()))
     }
 
-    /// The values of axis `key`.
+    /// The labels of axis `key`'s values.
     pub fn axis(&self, key: &str) -> Vec<String> {
+        self.axis_values(key)
+            .into_iter()
+            .map(AxisValue::into_label)
+            .collect()
+    }
+
+    /// The values of axis `key`, parsed.
+    pub fn axis_values(&self, key: &str) -> Vec<AxisValue> {
         self.axes
             .iter()
             .find(|a| a.key == key)
@@ -83,14 +93,21 @@ impl Runs {
             .unwrap_or_default()
     }
 
-    /// The runs whose parameters include every `(key, value)` of `fixed`.
+    /// The runs whose parameters include every `(key, value)` of `fixed`:
+    /// a value as an experiment file or an axis writes it, compared by
+    /// meaning ([`AxisValue::means`]: `"1.0bdp"` selects the `"1bdp"`
+    /// runs).
     pub fn select(&self, fixed: &[(&str, &str)]) -> Vec<&RunRecord> {
+        let fixed: Vec<(&str, AxisValue)> = fixed
+            .iter()
+            .map(|&(k, v)| (k, AxisValue::parse(v)))
+            .collect();
         self.points
             .iter()
             .filter(|(params, _)| {
                 fixed
                     .iter()
-                    .all(|(k, v)| params.iter().any(|(pk, pv)| pk == k && pv == v))
+                    .all(|(k, v)| params.iter().any(|(pk, pv)| pk == k && pv.means(v)))
             })
             .map(|(_, r)| r)
             .collect()
@@ -184,14 +201,6 @@ pub(crate) fn seeds_note(runs: &Runs) -> String {
     }
 }
 
-/// The buffer size in BDP of a sweep value like `"0.5bdp"` (NaN otherwise).
-pub fn buffer_bdp(value: &str) -> f64 {
-    value
-        .strip_suffix("bdp")
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(f64::NAN)
-}
-
 /// A run's link, as the effective scenario stored with the run gives it;
 /// `None` if that text no longer parses.
 pub(crate) fn link_of(record: &RunRecord) -> Option<sim::link::LinkConfig> {
@@ -214,7 +223,7 @@ mod tests {
     use report::Cell;
 
     #[test]
-    fn stat_cells_and_buffer_values() {
+    fn stat_cells() {
         assert_eq!(Stat::of(&[]).cell(2), Cell::Empty);
         assert_eq!(Stat::of(&[0.5]).cell(2), Cell::text("0.50"));
         assert_eq!(
@@ -222,8 +231,48 @@ mod tests {
             Cell::text("2.0 ± 1.4")
         );
         assert_eq!(Stat::of(&[1.0, 3.0]).pair().0, 2.0);
-        assert_eq!(buffer_bdp("0.5bdp"), 0.5);
-        assert_eq!(buffer_bdp("16bdp"), 16.0);
-        assert!(buffer_bdp("300KB").is_nan());
+    }
+
+    #[test]
+    fn points_are_selected_by_what_their_values_mean() {
+        let record = |id: &str, buffer: &str| {
+            let params = vec![
+                ("link.buffer".to_string(), AxisValue::parse(buffer)),
+                ("flow.0.cc".to_string(), AxisValue::parse("bbr")),
+            ];
+            (
+                params.clone(),
+                RunRecord::new(id.into(), params, String::new(), serde_json::Value::Null),
+            )
+        };
+        let runs = Runs {
+            points: vec![
+                record("a", "1bdp"),
+                record("b", "2bdp"),
+                record("c", "100pkt"),
+            ],
+            axes: vec![scenario::Axis {
+                key: "link.buffer".into(),
+                values: ["1bdp", "2bdp", "100pkt"].map(AxisValue::parse).to_vec(),
+            }],
+            dir: PathBuf::new(),
+            missing: 0,
+            rejected: Vec::new(),
+        };
+        let ids = |fixed: &[(&str, &str)]| -> Vec<String> {
+            runs.select(fixed).iter().map(|r| r.id.clone()).collect()
+        };
+        assert_eq!(ids(&[("link.buffer", "1.0bdp")]), ["a"]);
+        assert_eq!(ids(&[("link.buffer", "2bdp"), ("flow.0.cc", "bbr")]), ["b"]);
+        assert_eq!(ids(&[("link.buffer", "100 pkts")]), ["c"]);
+        assert!(ids(&[("link.buffer", "1pkt")]).is_empty());
+        assert!(ids(&[("flow.0.cc", "cubic")]).is_empty());
+        assert_eq!(runs.axis("link.buffer"), ["1bdp", "2bdp", "100pkt"]);
+        let bdps: Vec<Option<f64>> = runs
+            .axis_values("link.buffer")
+            .iter()
+            .map(|v| v.number_in("bdp"))
+            .collect();
+        assert_eq!(bdps, [Some(1.0), Some(2.0), None]);
     }
 }

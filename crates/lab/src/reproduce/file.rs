@@ -1785,15 +1785,6 @@ struct CurveSpec {
     reference: Vec<ValueLine>,
 }
 
-/// The number an axis value starts with (`"0.2bdp"`: 0.2, `"40ms"`: 40).
-fn leading_number(value: &str) -> Option<f64> {
-    let end = value
-        .char_indices()
-        .find(|(_, c)| !(c.is_ascii_digit() || *c == '.' || *c == '-'))
-        .map_or(value.len(), |(i, _)| i);
-    value[..end].parse().ok()
-}
-
 /// One line of a [`TimelineSpec`].
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -3630,15 +3621,15 @@ impl ExperimentFile {
     }
 
     /// A `[[curve]]` figure (none if no line has a point); an axis value
-    /// without a leading number is left out and named in `problems`.
+    /// that is not a number is left out and named in `problems`.
     fn curve(&self, runs: &Runs, c: &CurveSpec, problems: &mut Vec<String>) -> Option<Figure> {
         let by = self.measure(&c.measure).and_then(Measure::by).unwrap_or("");
         let mut xs = Vec::new();
-        for v in runs.axis(by) {
-            match leading_number(&v) {
-                Some(x) => xs.push((v, x)),
+        for v in runs.axis_values(by) {
+            match v.number() {
+                Some(x) => xs.push((v.into_label(), x)),
                 None => problems.push(format!(
-                    "curve \"{}\": the {by} value `{v}` does not start with a number",
+                    "curve \"{}\": the {by} value `{v}` is not a number",
                     c.title
                 )),
             }
@@ -4203,16 +4194,16 @@ measure = "like"
         params: &[(&str, &str)],
         goodputs: &[f64],
         retx: &[u64],
-    ) -> (Vec<(String, String)>, RunRecord) {
+    ) -> (Vec<(String, scenario::AxisValue)>, RunRecord) {
         let mut summary = template();
         let flows = summary["flows"].as_array_mut().unwrap();
         for (i, f) in flows.iter_mut().enumerate() {
             f["goodput_bps"] = serde_json::json!(goodputs[i]);
             f["bytes_retransmitted"] = serde_json::json!(retx[i]);
         }
-        let params: Vec<(String, String)> = params
+        let params: Vec<(String, scenario::AxisValue)> = params
             .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .map(|(k, v)| (k.to_string(), scenario::AxisValue::parse(*v)))
             .collect();
         let id = params
             .iter()
@@ -4254,7 +4245,7 @@ measure = "like"
 
     /// The runs of `points` on `axes` (each a key and its values), in `dir`.
     fn runs_of(
-        points: Vec<(Vec<(String, String)>, RunRecord)>,
+        points: Vec<(Vec<(String, scenario::AxisValue)>, RunRecord)>,
         axes: &[(&str, &[&str])],
         dir: &Path,
     ) -> Runs {
@@ -4264,7 +4255,10 @@ measure = "like"
                 .iter()
                 .map(|(key, values)| scenario::Axis {
                     key: key.to_string(),
-                    values: values.iter().map(|v| v.to_string()).collect(),
+                    values: values
+                        .iter()
+                        .map(|v| scenario::AxisValue::parse(*v))
+                        .collect(),
                 })
                 .collect(),
             dir: dir.to_path_buf(),
@@ -4276,7 +4270,10 @@ measure = "like"
     /// The [`grid`] in a fresh directory `bbrlab-file-NAME-PID` whose
     /// runs' series files `write` writes, given each run's parameters and
     /// directory.
-    fn grid_with_series(name: &str, write: impl Fn(&[(String, String)], &Path)) -> (PathBuf, Runs) {
+    fn grid_with_series(
+        name: &str,
+        write: impl Fn(&[(String, scenario::AxisValue)], &Path),
+    ) -> (PathBuf, Runs) {
         let dir = std::env::temp_dir().join(format!("bbrlab-file-{name}-{}", std::process::id()));
         let runs = grid(&dir);
         for (params, record) in &runs.points {
@@ -5717,9 +5714,6 @@ reference = [{ y = 3.0, label = "bar" }]
         assert_eq!(lines[3].points[0], (1.04, 2.0));
         // The top is raised to the highest whisker.
         assert_eq!(figure.y_range, Some((0.0, 6.0)));
-        assert_eq!(leading_number("0.2bdp"), Some(0.2));
-        assert_eq!(leading_number("40ms"), Some(40.0));
-        assert_eq!(leading_number("bbr"), None);
         // A horizontal axis whose values are not numbers: left out, and said.
         let f = file(
             &body
@@ -5733,7 +5727,7 @@ reference = [{ y = 3.0, label = "bar" }]
             analysis
                 .section
                 .description
-                .contains("curve \"C\": the cc value `a` does not start with a number"),
+                .contains("curve \"C\": the cc value `a` is not a number"),
             "{}",
             analysis.section.description
         );

@@ -13,7 +13,7 @@
 use anyhow::Context;
 
 use crate::model;
-use crate::reproduce::data::{buffer_bdp, Runs};
+use crate::reproduce::data::Runs;
 use crate::reproduce::file::{number_param, Value};
 
 /// The named measure: parameters `g` (BBR's cwnd gain), `gives`
@@ -47,11 +47,14 @@ pub(crate) fn converge_share(
                  over `{axis}`)"
             )
         })?;
-    let r = buffer_bdp(value);
-    anyhow::ensure!(
-        r.is_finite() && r > 0.0,
-        "converge_share: `{axis} = {value:?}` is not a buffer in BDP (such as \"0.5bdp\")"
-    );
+    let r = scenario::AxisValue::parse(value)
+        .number_in("bdp")
+        .filter(|r| *r > 0.0)
+        .with_context(|| {
+            format!(
+                "converge_share: `{axis} = {value:?}` is not a buffer in BDP (such as \"0.5bdp\")"
+            )
+        })?;
     let p = model::converge_point(g, r);
     Ok(Value::Number(if share { 1.0 - p } else { p }))
 }
