@@ -29,7 +29,10 @@ use std::time::Duration;
 
 use cc::Instant;
 
+use serde::{Deserialize, Serialize};
+
 use super::bola::{Bola, BolaDecision};
+use super::log::Votes;
 use super::throughput::ThroughputHistory;
 use super::{AbrStrategy, DashConfig};
 
@@ -54,7 +57,8 @@ pub struct Context {
 }
 
 /// Which rule set the quality.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Rule {
     /// No rule voted: the previous quality (or the initial bitrate's).
     Kept,
@@ -78,6 +82,9 @@ pub struct Decision {
     pub delay: Duration,
     /// The rule whose vote won.
     pub rule: Rule,
+    /// Every rule's vote (the decision log's; none for a quality set
+    /// outside the vote).
+    pub votes: Votes,
 }
 
 /// The ABR controller of one session.
@@ -104,6 +111,11 @@ impl AbrController {
     /// The BOLA rule (for its events and tests).
     pub fn bola_mut(&mut self) -> &mut Bola {
         &mut self.bola
+    }
+
+    /// The BOLA rule's state (for the decision log).
+    pub fn bola(&self) -> &Bola {
+        &self.bola
     }
 
     /// The quality of the last decision (or the one a rule set since).
@@ -135,14 +147,20 @@ impl AbrController {
             .safe_average()
             .map(|t| quality_for_bitrate(&self.config, t, latency));
         let mut votes: Vec<(usize, Duration, Rule)> = Vec::new();
+        let mut log = Votes {
+            throughput_allows: safe_quality,
+            ..Votes::default()
+        };
         if self.using_bola {
             if let Some(BolaDecision { quality, delay }) =
                 self.bola.decide(ctx.now, ctx.buffer_s, safe_quality)
             {
                 votes.push((quality, delay, Rule::Bola));
+                log.bola = Some(quality);
             }
         } else if let Some(q) = safe_quality.filter(|_| !ctx.buffer_empty) {
             votes.push((q, Duration::ZERO, Rule::Throughput));
+            log.throughput = Some(q);
         }
         if self.config.insufficient_buffer_rule
             && ctx.downloaded >= INSUFFICIENT_BUFFER_IGNORED_SEGMENTS
@@ -157,6 +175,7 @@ impl AbrController {
             };
             if let Some(q) = q {
                 votes.push((q, Duration::ZERO, Rule::InsufficientBuffer));
+                log.insufficient_buffer = Some(q);
             }
         }
         // BOLA asks the scheduler for its delay itself, whichever vote wins.
@@ -170,11 +189,13 @@ impl AbrController {
                 quality,
                 delay,
                 rule,
+                votes: log,
             },
             None => Decision {
                 quality: self.quality,
                 delay,
                 rule: Rule::Kept,
+                votes: log,
             },
         };
         self.quality = decision.quality;

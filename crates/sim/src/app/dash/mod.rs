@@ -24,6 +24,9 @@
 //!   video), the request scheduling against the buffer target, and the
 //!   viewer's metrics.
 //!
+//! - [`log`]: the decision log, one row per segment request: each rule's
+//!   vote, the inputs it voted on, the rule that decided and what became
+//!   of the download (`series_dash` of a run).
 //! - [`abandon`]: request abandonment (dash.js's `AbandonRequestsRule`): a
 //!   download too slow for its segment is given up and the segment fetched
 //!   again lower (`abandon_requests` in `[flow.dash]`, on by default).
@@ -70,6 +73,7 @@
 pub mod abandon;
 pub mod abr;
 pub mod bola;
+pub mod log;
 pub mod player;
 pub mod throughput;
 
