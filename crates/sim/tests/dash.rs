@@ -170,6 +170,7 @@ fn the_decision_log_explains_every_segment_and_repeats_with_the_seed() {
             row.throughput_vote,
             row.bola_vote,
             row.insufficient_buffer_vote,
+            row.switch_history_vote,
         ];
         if let Some(lowest) = votes.iter().flatten().min() {
             if row.rule != Rule::AbandonRequests {

@@ -5,8 +5,8 @@
 //! Each row holds the decision's inputs (the buffer level, the throughput
 //! history's estimate and the window it averaged, the request latency,
 //! BOLA's phase and placeholder), every rule's vote (the throughput rule's
-//! or BOLA's, whichever the dynamic strategy made active, and the
-//! insufficient-buffer rule's), the rule whose vote won (the lowest vote
+//! or BOLA's, whichever the dynamic strategy made active, the
+//! insufficient-buffer rule's and the switch-history rule's), the rule whose vote won (the lowest vote
 //! wins, so each vote above the chosen quality is a rule that did not
 //! decide), whether an up-switch was refused in the abandonment state,
 //! whether the request fetched a buffered segment again (fast switching),
@@ -50,6 +50,8 @@ pub struct Votes {
     pub bola: Option<usize>,
     /// The insufficient-buffer rule's vote.
     pub insufficient_buffer: Option<usize>,
+    /// The switch-history rule's vote.
+    pub switch_history: Option<usize>,
 }
 
 /// One segment request of a DASH session, as the model's player chose it.
@@ -97,6 +99,8 @@ pub struct DecisionRow {
     pub bola_vote: Option<usize>,
     /// The insufficient-buffer rule's vote.
     pub insufficient_buffer_vote: Option<usize>,
+    /// The switch-history rule's vote.
+    pub switch_history_vote: Option<usize>,
     /// BOLA's phase after the decision.
     pub bola_phase: BolaPhase,
     /// BOLA's placeholder buffer after the decision, s.
