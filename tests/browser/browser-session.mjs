@@ -92,8 +92,11 @@ try {
     record.console_errors = errors;
     return record;
   }, localFiles);
-  if (result !== null) console.log(`record ${JSON.stringify(result)}`);
-  process.exit(0);
+  // stdout is a pipe, written asynchronously: exiting at once would cut a
+  // record longer than the pipe's 64 KiB buffer (a 600 s session's is), so
+  // the process ends only once the line is written.
+  const line = result !== null ? `record ${JSON.stringify(result)}\n` : '';
+  process.stdout.write(line, () => process.exit(0));
 } catch (e) {
   fail(WHAT, e.stack ?? String(e));
 }

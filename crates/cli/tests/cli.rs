@@ -137,6 +137,10 @@ fn run_writes_summary_csv_and_series() {
         "10 ms samples of 2 flows over 20 s"
     );
     assert!(out.join("series_link.csv").exists());
+    assert!(
+        !out.join("series_dash.csv").exists(),
+        "no DASH flow, no decision log"
+    );
     let controller = std::fs::read_to_string(out.join("series_controller.csv")).unwrap();
     assert_eq!(controller.lines().next(), Some("t_s,flow,name,value"));
     assert!(
@@ -1876,4 +1880,34 @@ fn the_worked_experiment_file_runs_and_prints_its_verdicts_and_hash() {
     let o = bbrlab(&["report", &out.display().to_string()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn a_dash_run_writes_its_players_decision_log() {
+    let dir = tempdir("dash-log");
+    let scenario = repo().join("scenarios/dash-xval/fig14-path.toml");
+    let o = bbrlab(&[
+        "run",
+        scenario.to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+        "--series-format",
+        "csv",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut log = csv::Reader::from_path(dir.join("series_dash.csv")).expect("series_dash.csv");
+    let header = log.headers().unwrap().clone();
+    let column = |name: &str| header.iter().position(|h| h == name).expect(name);
+    let (rule, outcome, segment) = (column("rule"), column("outcome"), column("segment"));
+    let rows: Vec<csv::StringRecord> = log.records().map(Result::unwrap).collect();
+    let segments = summary(&dir)["flows"][0]["dash"]["segments"].as_u64().unwrap();
+    let loaded: std::collections::BTreeSet<&str> = rows
+        .iter()
+        .filter(|r| &r[outcome] == "loaded")
+        .map(|r| &r[segment])
+        .collect();
+    assert_eq!(loaded.len() as u64, segments, "every segment's request is logged");
+    assert_eq!(&rows[0][rule], "kept", "the first segment: the initial bitrate's quality");
+    assert!(rows.iter().any(|r| &r[rule] == "throughput"));
+    let _ = std::fs::remove_dir_all(&dir);
 }

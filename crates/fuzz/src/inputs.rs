@@ -65,6 +65,7 @@ stable_buffer = "2s"
 top_quality_buffer = "3s"
 initial_bitrate = "500kbit"
 insufficient_buffer_rule = false
+switch_history_rule = false
 [sweep]
 "flow.1.dash.abr" = ["throughput", "dynamic"]
 "#;

@@ -166,10 +166,14 @@ pub fn write_all(
 }
 
 /// Writes series_flows, series_link and series_controller (`.parquet` or
-/// `.csv` by `format`).
+/// `.csv` by `format`), and series_dash when a DASH player logged its
+/// decisions (`sim::app::dash::log`).
 pub fn write_series(dir: &Path, result: &RunResult, format: Format) -> anyhow::Result<()> {
     table::write(dir, "series_flows", format, result.series.flows.iter())?;
     table::write(dir, "series_link", format, result.series.link.iter())?;
+    if !result.series.dash.is_empty() {
+        table::write(dir, "series_dash", format, result.series.dash.iter())?;
+    }
     table::write(
         dir,
         "series_controller",

@@ -23,12 +23,12 @@
 //! `currentTime`. dash.js does not say which rule chose each segment, so
 //! `bola_segments` is null.
 //!
-//! dash.js runs with its own defaults (its abandonment, switch-history and
-//! dropped-frames rules included, which the model leaves out) except what
-//! the scenario sets: the ABR strategy, `stableBufferTime`,
-//! `bufferTimeAtTopQuality` (and its long-form value, which the model does
-//! not have, set to the same), the initial bitrate and the
-//! insufficient-buffer rule.
+//! dash.js runs with its own defaults (its dropped-frames rule included,
+//! which the model leaves out) except what the scenario sets: the ABR
+//! strategy, `stableBufferTime`, `bufferTimeAtTopQuality` (and its
+//! long-form value, which the model does not have, set to the same), the
+//! initial bitrate, and the insufficient-buffer, switch-history and
+//! abandonment rules and fast switching.
 
 use std::time::Duration;
 
@@ -61,6 +61,7 @@ pub fn settings(config: &DashConfig) -> serde_json::Value {
                 "initialBitrate": { "video": config.initial_bitrate.bits_per_sec() as f64 / 1e3 },
                 "additionalAbrRules": {
                     "insufficientBufferRule": config.insufficient_buffer_rule,
+                    "switchHistoryRule": config.switch_history_rule,
                     "abandonRequestsRule": config.abandon_requests,
                 },
             },
@@ -289,6 +290,7 @@ mod tests {
         );
         assert_eq!(s["streaming"]["abr"]["initialBitrate"]["video"], 1000.0);
         assert_eq!(s["streaming"]["buffer"]["fastSwitchEnabled"], true);
+        assert_eq!(s["streaming"]["abr"]["additionalAbrRules"]["switchHistoryRule"], true);
         let off = settings(&DashConfig {
             fast_switching: false,
             abandon_requests: false,

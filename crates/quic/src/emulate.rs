@@ -952,6 +952,8 @@ fn assemble(
         series: Series {
             flows: series,
             link: link_series,
+            // dash.js keeps its own record (browser-flow-N.json).
+            dash: Vec::new(),
         },
         run_violations: Vec::new(),
         trace_errors: Vec::new(),

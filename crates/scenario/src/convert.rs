@@ -1270,6 +1270,11 @@ fn dash_application(
             &raw.insufficient_buffer_rule,
             d.insufficient_buffer_rule,
         )?,
+        switch_history_rule: switch(
+            "switch_history_rule",
+            &raw.switch_history_rule,
+            d.switch_history_rule,
+        )?,
         abandon_requests: switch(
             "abandon_requests",
             &raw.abandon_requests,

@@ -159,6 +159,7 @@ const DASH: &[(&str, Schema)] = &[
     ("top_quality_buffer", Leaf),
     ("initial_bitrate", Leaf),
     ("insufficient_buffer_rule", Leaf),
+    ("switch_history_rule", Leaf),
     ("abandon_requests", Leaf),
     ("fast_switching", Leaf),
     ("player", Leaf),

@@ -86,6 +86,7 @@ pub(crate) struct RawDash {
     pub top_quality_buffer: Option<Value>,
     pub initial_bitrate: Option<Value>,
     pub insufficient_buffer_rule: Option<Value>,
+    pub switch_history_rule: Option<Value>,
     pub abandon_requests: Option<Value>,
     pub fast_switching: Option<Value>,
     pub player: Option<Value>,

@@ -986,6 +986,13 @@ fn dash_sessions_are_validated() {
         Some(11),
         &["true or false"],
     );
+    let e = err_of(&dash("switch_history_rule = \"no\"\n"));
+    check(
+        &e,
+        Some("flow[0].dash.switch_history_rule"),
+        Some(11),
+        &["true or false"],
+    );
     let e = err_of(&dash("abandon_requests = 1\n"));
     check(
         &e,

@@ -23,6 +23,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::app::dash::log::DecisionRow;
+
 pub use link::Percentiles;
 
 /// Where a flow's losses come from: parts of its `bytes_lost` (wire bytes
@@ -352,6 +354,11 @@ pub struct Series {
     pub flows: Vec<FlowSample>,
     /// Link samples.
     pub link: Vec<LinkSample>,
+    /// The DASH players' decision logs, one row per segment request, in
+    /// flow then request order (`series_dash`; see
+    /// [`crate::app::dash::log`]).
+    #[serde(default)]
+    pub dash: Vec<DecisionRow>,
 }
 
 /// Everything a run produced.

@@ -11,6 +11,7 @@ use std::time::Duration;
 use crate::recorder::DelayHistogram;
 use cc::{derive_seed, Bytes, ControllerConfig, Instant};
 
+use crate::app::dash::log::DecisionRow;
 use crate::app::dash::player::Request;
 use crate::app::dash::Player;
 use crate::app::live::{FrameClock, LiveSource};
@@ -898,6 +899,14 @@ impl Simulation {
             .collect();
         let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
         let run_violations = self.whole_run_violations();
+        if self.config.record_series {
+            for (id, flow) in self.flows.iter().enumerate() {
+                let rows = flow.dash.iter().flat_map(|player| player.decisions());
+                self.series
+                    .dash
+                    .extend(rows.map(|row| DecisionRow { flow: id, ..row.clone() }));
+            }
+        }
         let mut trace_errors = std::mem::take(&mut self.qlog_errors);
         for (id, flow) in self.flows.iter_mut().enumerate() {
             if let Some(Err(e)) = flow.sender.as_mut().map(Sender::finish_qlog) {

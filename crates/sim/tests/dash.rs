@@ -5,6 +5,8 @@
 use std::time::Duration;
 
 use cc::{Bandwidth, Bytes};
+use sim::app::dash::abr::Rule;
+use sim::app::dash::log::Outcome;
 use sim::app::dash::{AbrStrategy, DashConfig, DashSummary};
 use sim::app::Application;
 use sim::link::{BufferLimit, LossModel, RateModel, RateStep};
@@ -134,4 +136,49 @@ fn dash_sessions_are_deterministic() {
     // Debug prints every float exactly.
     assert_eq!(format!("{:?}", a.flows), format!("{:?}", b.flows));
     assert!(dash(&a.flows[0]).segments > 0);
+}
+
+#[test]
+fn the_decision_log_explains_every_segment_and_repeats_with_the_seed() {
+    // The Fig. 14 path at 1% loss: up- and down-switches, replacements and
+    // abandonments to log.
+    let link = || {
+        Dumbbell::new(Bandwidth::from_mbps(20), ms(200))
+            .buffer(BufferLimit::Bytes(Bytes(100_000)))
+            .loss(LossModel::Bernoulli { p: 0.01 })
+            .duration(Duration::from_secs(120))
+    };
+    let r = session(link(), "obbr", Duration::from_secs(120), AbrStrategy::Dynamic);
+    let d = dash(&r.flows[0]);
+    let log = &r.series.dash;
+    assert!(log.len() as u64 >= d.segments, "{} rows", log.len());
+    assert!(log.iter().all(|row| row.flow == 0));
+    // Each segment's quality is that of its last loaded request, as the
+    // summary counts it; so is the rule that chose it.
+    let mut last = std::collections::BTreeMap::new();
+    for row in log.iter().filter(|row| row.outcome == Outcome::Loaded) {
+        last.insert(row.segment, row);
+    }
+    assert_eq!(last.len() as u64, d.segments);
+    let aq = last.values().map(|row| row.quality as f64).sum::<f64>() / d.segments as f64;
+    assert!((aq - d.aq).abs() < 1e-9, "{aq} vs {d:?}");
+    let bola = last.values().filter(|row| row.rule == Rule::Bola).count() as u64;
+    assert_eq!(Some(bola), d.bola_segments);
+    // A winning vote is the lowest one cast.
+    for row in log.iter().filter(|row| row.rule != Rule::Kept) {
+        let votes = [
+            row.throughput_vote,
+            row.bola_vote,
+            row.insufficient_buffer_vote,
+            row.switch_history_vote,
+        ];
+        if let Some(lowest) = votes.iter().flatten().min() {
+            if row.rule != Rule::AbandonRequests {
+                assert_eq!(row.quality, *lowest, "{row:?}");
+            }
+        }
+    }
+    // The same seed, the same log.
+    let again = session(link(), "obbr", Duration::from_secs(120), AbrStrategy::Dynamic);
+    assert_eq!(&again.series.dash, log);
 }

@@ -5,7 +5,11 @@
 //   index and start time, bytes, download time (request start to end, ms),
 //   throughput (bit/s over that time), time to first byte, the video
 //   buffer level when it arrived (s), and dash.js's throughput estimate
-//   then (its sliding-window average, kbit/s, as the ABR rules read it);
+//   then (its sliding-window average, kbit/s, as the ABR rules read it),
+//   and its first progress events (`progress`: [ms since the first
+//   byte, bytes loaded] of each of dash.js's loadingProgress events in the
+//   download's first 1.5 s, the samples its abandonment rule reads);
+// - abandoned: downloads dash.js abandoned, with the same progress events;
 // - switches: quality changes dash.js requested (from, to, at playback time);
 // - stalls: the video buffer running empty (BUFFER_EMPTY) or playback
 //   waiting for data (PLAYBACK_WAITING) after the first frame played
@@ -51,6 +55,7 @@
       && MediaSource.isTypeSupported('video/mp4; codecs="avc1.64001f"'),
     started: null,
     segments: [],
+    abandoned: [],
     init_segments: 0,
     switches: [],
     stalls: [],
@@ -116,6 +121,37 @@
     if (session.first_request === null || t < session.first_request) session.first_request = t;
   };
 
+  // The progress events of the downloads in flight, by request.
+  const progress = new Map();
+  const PROGRESS_WINDOW_MS = 1500;
+  // dash.js's public FRAGMENT_LOADING_PROGRESS fires only for fetch
+  // streaming; its XHR progress reaches the abandonment rule as the event
+  // bus's internal 'loadingProgress', which player.on hears too.
+  player.on('loadingProgress', (e) => {
+    const r = e.request;
+    if (!r || r.mediaType !== 'video' || r.type !== 'MediaSegment' || !r.firstByteDate) return;
+    const since = Date.now() - r.firstByteDate.getTime();
+    if (since > PROGRESS_WINDOW_MS) return;
+    if (!progress.has(r)) progress.set(r, []);
+    progress.get(r).push([since, r.bytesLoaded]);
+  });
+  const takeProgress = (r) => {
+    const events = progress.get(r) || [];
+    progress.delete(r);
+    return events;
+  };
+  player.on(E.FRAGMENT_LOADING_ABANDONED, (e) => {
+    const r = e.request;
+    if (!r || r.mediaType !== 'video') return;
+    record.abandoned.push({
+      at_ms: now(),
+      quality: r.quality,
+      index: r.index,
+      bytes: r.bytesLoaded,
+      bytes_total: r.bytesTotal,
+      progress: takeProgress(r),
+    });
+  });
   player.on(E.FRAGMENT_LOADING_COMPLETED, (e) => {
     const r = e.request;
     if (!r || r.mediaType !== 'video') return;
@@ -143,6 +179,7 @@
       throughput_bps: ms ? Math.round((r.bytesLoaded * 8 * 1000) / ms) : null,
       buffer_level: player.getBufferLength('video'),
       throughput_estimate_kbps: player.getAverageThroughput('video'),
+      progress: takeProgress(r),
       error: e.error ? String(e.error.message || e.error) : null,
     });
     show();

@@ -88,6 +88,13 @@ impl AbandonRule {
         *self = AbandonRule::default();
     }
 
+    /// The mean of the download's rate samples, kbit/s rounded as dash.js
+    /// rounds it (None before the first).
+    pub fn measured_kbps(&self) -> Option<f64> {
+        (!self.samples.is_empty())
+            .then(|| (self.samples.iter().sum::<f64>() / self.samples.len() as f64).round())
+    }
+
     /// Bytes arrived; if a progress event is due (the first, or 50 ms
     /// after the last), the rule runs. Returns the quality to fetch the
     /// segment at instead when it abandons the download.
@@ -117,7 +124,7 @@ impl AbandonRule {
         {
             return None;
         }
-        let measured_kbps = (self.samples.iter().sum::<f64>() / self.samples.len() as f64).round();
+        let measured_kbps = self.measured_kbps().unwrap_or(0.0);
         let estimate_s = (p.total as f64 * 8.0 / measured_kbps / 1e3 * 100.0).round() / 100.0;
         if estimate_s < p.segment.as_secs_f64() * ABANDON_MULTIPLIER {
             return None;

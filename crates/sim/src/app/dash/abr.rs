@@ -9,6 +9,19 @@
 //! - The insufficient-buffer rule: after the first two segments, quality 0
 //!   while stalled, else the bitrate the raw estimate times (buffer /
 //!   segment) times 0.5 allows, so a thin buffer is not bet on a big segment.
+//! - The switch-history rule ([`SwitchHistory`]): the last eight decisions
+//!   are kept as (quality before, whether the decision dropped below it).
+//!   Going up the qualities from the lowest, the drops and non-drops of
+//!   the decisions made at each quality are summed; at the first quality
+//!   where the sums cover at least six decisions and the drops exceed
+//!   7.5% of the non-drops, the rule votes that quality, or the one below
+//!   it when decisions at it dropped. One drop among eight decisions is
+//!   enough (1/7 > 0.075): a quality the player fell from is barred for the
+//!   next eight decisions, a rung below it when the fall was from it, so
+//!   an estimate that hovers at a rung's threshold cannot switch up and
+//!   down at every segment. An abandonment clears the history and counts
+//!   as its one drop (dash.js's `SwitchHistoryRule`, on by default in
+//!   v4.7.4, and `SwitchRequestHistory`).
 //!
 //! The strategy decides which of the first two is active: `throughput` and
 //! `bola` one each; `dynamic` BOLA from the moment the buffer exceeds the
@@ -29,7 +42,10 @@ use std::time::Duration;
 
 use cc::Instant;
 
+use serde::{Deserialize, Serialize};
+
 use super::bola::{Bola, BolaDecision};
+use super::log::Votes;
 use super::throughput::ThroughputHistory;
 use super::{AbrStrategy, DashConfig};
 
@@ -37,6 +53,12 @@ use super::{AbrStrategy, DashConfig};
 pub const INSUFFICIENT_BUFFER_SAFETY: f64 = 0.5;
 /// Segments the insufficient-buffer rule lets pass before it votes.
 pub const INSUFFICIENT_BUFFER_IGNORED_SEGMENTS: usize = 2;
+/// Decisions the switch history keeps (dash.js `SWITCH_REQUEST_HISTORY_DEPTH`).
+pub const SWITCH_HISTORY_DEPTH: usize = 8;
+/// Decisions the switch-history rule needs before it votes (`SAMPLE_SIZE`).
+pub const SWITCH_HISTORY_SAMPLES: u32 = 6;
+/// Drops per non-drop above which it votes (`MAX_SWITCH`).
+pub const SWITCH_HISTORY_MAX_DROPS: f64 = 0.075;
 
 /// What the player knows when it decides.
 #[derive(Clone, Copy, Debug)]
@@ -54,7 +76,8 @@ pub struct Context {
 }
 
 /// Which rule set the quality.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Rule {
     /// No rule voted: the previous quality (or the initial bitrate's).
     Kept,
@@ -64,6 +87,8 @@ pub enum Rule {
     Bola,
     /// The insufficient-buffer rule.
     InsufficientBuffer,
+    /// The switch-history rule ([`SwitchHistory`]).
+    SwitchHistory,
     /// The abandonment rule ([`super::abandon`]): the segment again, at
     /// the quality the rule set.
     AbandonRequests,
@@ -78,6 +103,58 @@ pub struct Decision {
     pub delay: Duration,
     /// The rule whose vote won.
     pub rule: Rule,
+    /// Every rule's vote (the decision log's; none for a quality set
+    /// outside the vote).
+    pub votes: Votes,
+}
+
+/// The switch-history rule's memory of the last decisions (module essay).
+#[derive(Clone, Debug, Default)]
+pub struct SwitchHistory {
+    /// The last decisions, oldest first: the quality each was made at and
+    /// whether it dropped below it.
+    recent: std::collections::VecDeque<(usize, bool)>,
+    /// The qualities decisions were made at since the last reset (dash.js
+    /// keeps a running total for each, zero or not, and the rule's scan
+    /// stops at any of them).
+    seen: Vec<bool>,
+}
+
+impl SwitchHistory {
+    /// A decision at quality `old` chose `new`.
+    pub fn push(&mut self, old: usize, new: usize) {
+        if self.seen.len() <= old {
+            self.seen.resize(old + 1, false);
+        }
+        self.seen[old] = true;
+        self.recent.push_back((old, new < old));
+        if self.recent.len() > SWITCH_HISTORY_DEPTH {
+            self.recent.pop_front();
+        }
+    }
+
+    /// Forgets every decision (an abandonment does).
+    pub fn reset(&mut self) {
+        *self = SwitchHistory::default();
+    }
+
+    /// The rule's vote, if the decisions dropped too often.
+    pub fn vote(&self) -> Option<usize> {
+        let (mut drops, mut kept) = (0u32, 0u32);
+        for quality in (0..self.seen.len()).filter(|&q| self.seen[q]) {
+            let at = self.recent.iter().filter(|&&(q, _)| q == quality);
+            let dropped = at.clone().filter(|&&(_, drop)| drop).count() as u32;
+            drops += dropped;
+            kept += at.count() as u32 - dropped;
+            // With no non-drop the ratio is infinite, as in dash.js.
+            if drops + kept >= SWITCH_HISTORY_SAMPLES
+                && drops as f64 > SWITCH_HISTORY_MAX_DROPS * kept as f64
+            {
+                return Some(if quality > 0 && dropped > 0 { quality - 1 } else { quality });
+            }
+        }
+        None
+    }
 }
 
 /// The ABR controller of one session.
@@ -87,6 +164,7 @@ pub struct AbrController {
     bola: Bola,
     using_bola: bool,
     quality: usize,
+    history: SwitchHistory,
 }
 
 impl AbrController {
@@ -97,6 +175,7 @@ impl AbrController {
             bola: Bola::new(config),
             using_bola: config.abr == AbrStrategy::Bola,
             quality,
+            history: SwitchHistory::default(),
             config: config.clone(),
         }
     }
@@ -106,13 +185,27 @@ impl AbrController {
         &mut self.bola
     }
 
+    /// The BOLA rule's state (for the decision log).
+    pub fn bola(&self) -> &Bola {
+        &self.bola
+    }
+
     /// The quality of the last decision (or the one a rule set since).
     pub fn quality(&self) -> usize {
         self.quality
     }
 
-    /// Sets the quality outside the vote (the abandonment rule does).
+    /// Sets the quality outside the vote: the abandonment state holding
+    /// back an up-switch the vote chose.
     pub fn set_quality(&mut self, quality: usize) {
+        self.quality = quality;
+    }
+
+    /// The abandonment rule set `quality`: the switch history begins again
+    /// from this one drop, as dash.js's does.
+    pub fn abandoned(&mut self, quality: usize) {
+        self.history.reset();
+        self.history.push(self.quality, quality);
         self.quality = quality;
     }
 
@@ -135,14 +228,20 @@ impl AbrController {
             .safe_average()
             .map(|t| quality_for_bitrate(&self.config, t, latency));
         let mut votes: Vec<(usize, Duration, Rule)> = Vec::new();
+        let mut log = Votes {
+            throughput_allows: safe_quality,
+            ..Votes::default()
+        };
         if self.using_bola {
             if let Some(BolaDecision { quality, delay }) =
                 self.bola.decide(ctx.now, ctx.buffer_s, safe_quality)
             {
                 votes.push((quality, delay, Rule::Bola));
+                log.bola = Some(quality);
             }
         } else if let Some(q) = safe_quality.filter(|_| !ctx.buffer_empty) {
             votes.push((q, Duration::ZERO, Rule::Throughput));
+            log.throughput = Some(q);
         }
         if self.config.insufficient_buffer_rule
             && ctx.downloaded >= INSUFFICIENT_BUFFER_IGNORED_SEGMENTS
@@ -157,7 +256,12 @@ impl AbrController {
             };
             if let Some(q) = q {
                 votes.push((q, Duration::ZERO, Rule::InsufficientBuffer));
+                log.insufficient_buffer = Some(q);
             }
+        }
+        if let Some(q) = self.history.vote().filter(|_| self.config.switch_history_rule) {
+            votes.push((q, Duration::ZERO, Rule::SwitchHistory));
+            log.switch_history = Some(q);
         }
         // BOLA asks the scheduler for its delay itself, whichever vote wins.
         let delay = votes
@@ -170,13 +274,16 @@ impl AbrController {
                 quality,
                 delay,
                 rule,
+                votes: log,
             },
             None => Decision {
                 quality: self.quality,
                 delay,
                 rule: Rule::Kept,
+                votes: log,
             },
         };
+        self.history.push(self.quality, decision.quality);
         self.quality = decision.quality;
         decision
     }
@@ -289,6 +396,61 @@ mod tests {
         // Ignored for the first two segments.
         let d = abr.decide(ctx(2.0, 1), &history(20.0, 1));
         assert_eq!(d.rule, Rule::Throughput);
+    }
+
+    #[test]
+    fn a_drop_bars_the_quality_it_fell_from_for_eight_decisions() {
+        let mut h = SwitchHistory::default();
+        for _ in 0..7 {
+            h.push(8, 8);
+        }
+        assert_eq!(h.vote(), None, "no drop");
+        // Up to 9, then down again: 9 is barred, a rung below it stays open.
+        h.push(8, 9);
+        h.push(9, 7);
+        assert_eq!(h.vote(), Some(8));
+        // Seven more decisions keep the drop in the last eight; the eighth
+        // pushes it out.
+        for _ in 0..7 {
+            h.push(7, 7);
+            assert_eq!(h.vote(), Some(8));
+        }
+        h.push(7, 7);
+        assert_eq!(h.vote(), None);
+        // A drop from where the player sat bars that quality too (the rung
+        // below is the vote), once six decisions are in.
+        let mut h = SwitchHistory::default();
+        for _ in 0..4 {
+            h.push(8, 8);
+        }
+        h.push(8, 7);
+        assert_eq!(h.vote(), None, "five decisions");
+        h.push(7, 7);
+        assert_eq!(h.vote(), Some(7));
+        h.reset();
+        assert_eq!(h.vote(), None);
+    }
+
+    #[test]
+    fn the_switch_history_caps_the_up_switch_after_a_fall() {
+        // The throughput rule allows 9 at 20 Mbit/s; after a fall from 9
+        // the switch-history rule holds 8 instead.
+        let mut abr = AbrController::new(&DashConfig {
+            insufficient_buffer_rule: false,
+            ..config(AbrStrategy::Throughput)
+        });
+        let fast = history(20.0, 4);
+        for n in 0..6 {
+            assert_eq!(abr.decide(ctx(11.0, n), &fast).quality, 9);
+        }
+        let d = abr.decide(ctx(11.0, 6), &history(11.0, 4));
+        assert_eq!((d.quality, d.rule), (7, Rule::Throughput));
+        let d = abr.decide(ctx(11.0, 7), &fast);
+        assert_eq!((d.quality, d.rule), (8, Rule::SwitchHistory));
+        assert_eq!((d.votes.throughput, d.votes.switch_history), (Some(9), Some(8)));
+        // An abandonment starts the history again from its one drop.
+        abr.abandoned(3);
+        assert_eq!(abr.decide(ctx(11.0, 8), &fast).quality, 9);
     }
 
     #[test]

@@ -38,6 +38,7 @@
 use std::time::Duration;
 
 use cc::Instant;
+use serde::{Deserialize, Serialize};
 
 use super::DashConfig;
 
@@ -49,7 +50,8 @@ pub const BUFFER_PER_LEVEL_S: f64 = 2.0;
 pub const PLACEHOLDER_DECAY: f64 = 0.99;
 
 /// Where BOLA is in dash.js's state machine.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum BolaPhase {
     /// A one-bitrate ladder: nothing to choose.
     OneBitrate,

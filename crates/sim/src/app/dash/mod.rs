@@ -17,13 +17,17 @@
 //! - [`bola`]: the BOLA rule, buffer-based, with its Startup and Steady
 //!   states and the placeholder buffer.
 //! - [`abr`]: the ABR controller: which rules vote (the throughput rule,
-//!   BOLA, the insufficient-buffer rule), the dynamic strategy's switch
+//!   BOLA, the insufficient-buffer rule, the switch-history rule), the
+//!   dynamic strategy's switch
 //!   between throughput and BOLA on the buffer level, and the lowest vote
 //!   wins, as in dash.js.
 //! - [`player`]: the playback buffer (startup, stalls, the end of the
 //!   video), the request scheduling against the buffer target, and the
 //!   viewer's metrics.
 //!
+//! - [`log`]: the decision log, one row per segment request: each rule's
+//!   vote, the inputs it voted on, the rule that decided and what became
+//!   of the download (`series_dash` of a run).
 //! - [`abandon`]: request abandonment (dash.js's `AbandonRequestsRule`): a
 //!   download too slow for its segment is given up and the segment fetched
 //!   again lower (`abandon_requests` in `[flow.dash]`, on by default).
@@ -52,9 +56,8 @@
 //! lost bytes below the cut are still resent, ahead of the new segment's
 //! (HTTP/3 would carry the two on separate streams and reset the first).
 //!
-//! What it leaves out, and why: dash.js's switch-history and dropped-frames
-//! rules (no decoder here, and switch history only damps oscillations the
-//! lowest-vote rule already damps), the initialization segments (a few
+//! What it leaves out, and why: dash.js's dropped-frames rule (no decoder
+//! here), the initialization segments (a few
 //! hundred bytes, fetched again at each quality change), audio (video
 //! alone carries the bytes), and the long-form buffer target (60 s for
 //! content of 10 minutes or more): the issue that set this model's
@@ -70,6 +73,7 @@
 pub mod abandon;
 pub mod abr;
 pub mod bola;
+pub mod log;
 pub mod player;
 pub mod throughput;
 
@@ -165,6 +169,9 @@ pub struct DashConfig {
     pub initial_bitrate: Bandwidth,
     /// dash.js's insufficient-buffer rule, on by default in v4.
     pub insufficient_buffer_rule: bool,
+    /// dash.js's switch-history rule ([`abr::SwitchHistory`]), on by
+    /// default in v4.
+    pub switch_history_rule: bool,
     /// dash.js's request abandonment ([`abandon`]), on by default in v4.
     pub abandon_requests: bool,
     /// dash.js's fast switching (`fastSwitchEnabled`, on by default in v4):
@@ -190,6 +197,7 @@ impl DashConfig {
             top_quality_buffer: Duration::from_secs(30),
             initial_bitrate: Bandwidth::from_kbps(1000),
             insufficient_buffer_rule: true,
+            switch_history_rule: true,
             abandon_requests: true,
             fast_switching: true,
             player: PlayerKind::Model,

@@ -22,7 +22,8 @@ use cc::Instant;
 use super::abandon::{AbandonRule, Progress, ABANDON_STATE};
 use super::abr::{AbrController, Context, Decision, Rule};
 use super::bola::LoadedSegment;
-use super::throughput::ThroughputHistory;
+use super::log::{DecisionRow, Outcome};
+use super::throughput::{sample_bps, ThroughputHistory};
 use super::{DashConfig, DashSummary, Session};
 
 /// Where playback is.
@@ -120,6 +121,8 @@ struct Download {
     awaiting_cut: bool,
     /// Whether the abandonment rule may still give it up (not a second time).
     may_abandon: bool,
+    /// Its row in the decision log.
+    row: usize,
 }
 
 /// A request for the server: write `bytes` of segment `index`.
@@ -146,8 +149,9 @@ pub struct Player {
     history: ThroughputHistory,
     playback: Playback,
     next_index: usize,
-    /// A decision waiting out BOLA's delay.
-    decided: Option<Decision>,
+    /// A decision waiting out BOLA's delay (or the abandonment rule's,
+    /// due at once), with its row of the decision log.
+    decided: Option<(Decision, DecisionRow)>,
     next_request_at: Option<Instant>,
     download: Option<Download>,
     requested_bytes: u64,
@@ -157,6 +161,8 @@ pub struct Player {
     abandon: AbandonRule,
     /// The abandonment state: until then the quality may not rise.
     abandoned_until: Option<Instant>,
+    /// The decision log ([`super::log`]), one row per request.
+    decisions: Vec<DecisionRow>,
 }
 
 impl Player {
@@ -182,6 +188,7 @@ impl Player {
             downloaded: Vec::new(),
             abandon: AbandonRule::default(),
             abandoned_until: None,
+            decisions: Vec::new(),
             connect,
             config,
         }
@@ -214,8 +221,8 @@ impl Player {
             return None;
         }
         self.advance(now);
-        let decision = match self.decided.take() {
-            Some(decision) => decision,
+        let (decision, logged) = match self.decided.take() {
+            Some(decided) => decided,
             None => {
                 let ctx = Context {
                     now,
@@ -229,29 +236,38 @@ impl Player {
                 };
                 let before = self.abr.quality();
                 let mut decision = self.abr.decide(ctx, &self.history);
+                let mut held = false;
                 if decision.quality > before {
                     if self.abandoned_until.is_some_and(|until| now < until) {
                         // dash.js refuses an up-switch in the abandonment state.
                         decision.quality = before;
                         decision.rule = Rule::Kept;
                         self.abr.set_quality(before);
+                        held = true;
                     } else if self.config.fast_switching {
                         if let Some(index) = self.replacement(decision.quality) {
                             self.next_index = index;
                         }
                     }
                 }
+                let row = self.log_row(now, &decision, before, held);
                 if !decision.delay.is_zero() {
-                    self.decided = Some(decision);
+                    self.decided = Some((decision, row));
                     self.next_request_at = Some(now + decision.delay);
                     return None;
                 }
-                decision
+                (decision, row)
             }
         };
         let index = self.next_index;
         let bytes = self.config.segment_bytes(index, decision.quality);
         let cancels_previous = decision.rule == Rule::AbandonRequests;
+        let row = self.decisions.len();
+        self.decisions.push(DecisionRow {
+            segment: index,
+            replacement: index < self.downloaded.len(),
+            ..logged
+        });
         self.download = Some(Download {
             index,
             quality: decision.quality,
@@ -262,6 +278,7 @@ impl Player {
             first_byte_at: None,
             awaiting_cut: cancels_previous,
             may_abandon: !cancels_previous,
+            row,
         });
         self.abandon.reset();
         self.requested_bytes += bytes;
@@ -273,6 +290,47 @@ impl Player {
             bytes,
             cancels_previous,
         })
+    }
+
+    /// The decision log's row of `decision`, taken at `now` from the
+    /// quality `before` it; `held` when the abandonment state refused the
+    /// up-switch the rules voted for. The segment is filled in when the
+    /// request leaves.
+    fn log_row(&self, now: Instant, decision: &Decision, before: usize, held: bool) -> DecisionRow {
+        let bola = self.abr.bola();
+        DecisionRow {
+            flow: 0,
+            t_s: now.as_secs_f64(),
+            delay_s: decision.delay.as_secs_f64(),
+            segment: self.next_index,
+            quality: decision.quality,
+            previous_quality: before,
+            rule: decision.rule,
+            using_bola: self.abr.using_bola(),
+            replacement: false,
+            held_by_abandonment: held,
+            buffer_s: self.playback.level().as_secs_f64(),
+            estimate_bps: self.history.average(),
+            window: self.history.window(),
+            last_sample_bps: self.history.last_sample(),
+            latency_s: self.history.average_latency(),
+            throughput_allows: decision.votes.throughput_allows,
+            throughput_vote: decision.votes.throughput,
+            bola_vote: decision.votes.bola,
+            insufficient_buffer_vote: decision.votes.insufficient_buffer,
+            switch_history_vote: decision.votes.switch_history,
+            bola_phase: bola.phase(),
+            placeholder_s: bola.placeholder_s(),
+            outcome: Outcome::InFlight,
+            end_s: None,
+            rate_bps: None,
+        }
+    }
+
+    /// The decision log: one row per request, in request order (see
+    /// [`super::log`]); `flow` is 0, the simulator sets the flow's.
+    pub fn decisions(&self) -> &[DecisionRow] {
+        &self.decisions
     }
 
     /// Fast switching: the buffered segment to fetch again at `quality`
@@ -332,11 +390,13 @@ impl Player {
             self.downloaded.push((download.quality, download.rule));
         }
         let first_byte = download.first_byte_at.unwrap_or(now);
-        self.history.push(
-            download.end - download.start,
-            first_byte - download.requested_at,
-            now - first_byte,
-        );
+        let bytes = download.end - download.start;
+        self.history
+            .push(bytes, first_byte - download.requested_at, now - first_byte);
+        let logged = &mut self.decisions[download.row];
+        logged.outcome = Outcome::Loaded;
+        logged.end_s = Some(now.as_secs_f64());
+        logged.rate_bps = Some(sample_bps(bytes, now - first_byte));
         let level = self.playback.level();
         // The buffer's peak: the dynamic strategy sees it (abr's essay).
         self.abr.on_buffer_level(level.as_secs_f64());
@@ -393,16 +453,23 @@ impl Player {
         self.abr
             .bola_mut()
             .on_abandoned(self.playback.level().as_secs_f64(), quality);
-        self.abr.set_quality(quality);
+        let logged = &mut self.decisions[download.row];
+        logged.outcome = Outcome::Abandoned;
+        logged.end_s = Some(now.as_secs_f64());
+        logged.rate_bps = self.abandon.measured_kbps().map(|kbps| kbps * 1e3);
+        self.abr.abandoned(quality);
         self.abandoned_until = Some(now + ABANDON_STATE);
         self.download = None;
         self.requested_bytes = download.start;
         self.next_index = download.index;
-        self.decided = Some(Decision {
+        let decision = Decision {
             quality,
             delay: Duration::ZERO,
             rule: Rule::AbandonRequests,
-        });
+            votes: Default::default(),
+        };
+        let row = self.log_row(now, &decision, download.quality, false);
+        self.decided = Some((decision, row));
         self.next_request_at = Some(now);
         true
     }
@@ -608,11 +675,14 @@ mod tests {
             .downloaded
             .iter()
             .position(|&(_, rule)| rule == Rule::Bola);
-        let first = first.expect("BOLA decided some segments");
+        first.expect("BOLA decided some segments");
+        // An up-switch's fast-switching cascade can drain the buffer to
+        // 6 s and hand a few decisions back to the throughput rule; once
+        // the buffer is full again, BOLA decides.
+        let last = &p.downloaded[p.downloaded.len() - 5..];
+        let bola = p.downloaded.iter().filter(|&&(_, r)| r == Rule::Bola).count();
         assert!(
-            p.downloaded[first..]
-                .iter()
-                .all(|&(_, rule)| rule == Rule::Bola || rule == Rule::InsufficientBuffer),
+            bola >= 10 && last.iter().all(|&(_, rule)| rule == Rule::Bola),
             "{:?}",
             p.downloaded
         );
@@ -714,6 +784,52 @@ mod tests {
         fetch_at_rate(&mut p, 40.0);
         fetch_at_rate(&mut p, 40.0);
         assert!(fetch_at_rate(&mut p, 1.0).1.is_some());
+    }
+
+    #[test]
+    fn the_decision_log_has_a_row_per_request_with_its_votes_and_end() {
+        let config = DashConfig {
+            video: Duration::from_secs(40),
+            ..DashConfig::obbr_paper()
+        };
+        // Two fast segments, then one at 1 Mbit/s that is abandoned.
+        let mut p = Player::new(config, at(0));
+        fetch_at_rate(&mut p, 40.0);
+        let (second, _) = fetch_at_rate(&mut p, 40.0);
+        let (abandoned, done) = fetch_at_rate(&mut p, 1.0);
+        assert_eq!(done, None);
+        let again = p.poll_request(p.next_request_at().unwrap()).unwrap();
+        let log = p.decisions();
+        assert_eq!(log.len(), 4, "{log:#?}");
+        // The first segment: no estimate, the initial bitrate's quality.
+        assert_eq!((log[0].rule, log[0].quality, log[0].estimate_bps), (Rule::Kept, 2, None));
+        assert_eq!(log[0].outcome, Outcome::Loaded);
+        let rate = log[0].rate_bps.unwrap();
+        // 40 Mbit/s, the last byte on the 10 ms delivery after it.
+        assert!(rate > 36e6 && rate < 40e6, "its sample: {rate}");
+        // The second: the throughput rule's vote, the lowest, won; its
+        // inputs are the first segment's sample.
+        let row = &log[1];
+        assert_eq!((row.segment, row.quality), (1, second.quality));
+        assert_eq!(row.rule, Rule::Throughput);
+        assert_eq!(row.throughput_vote, Some(row.quality));
+        assert_eq!(row.throughput_allows, Some(row.quality));
+        assert_eq!(row.previous_quality, 2);
+        assert_eq!((row.window, row.last_sample_bps), (1, Some(rate)));
+        assert!(row.insufficient_buffer_vote.is_none(), "not before two segments");
+        assert!(!row.using_bola && row.bola_vote.is_none());
+        // The abandoned download: the rate the rule measured, then the
+        // same segment again at the rule's quality.
+        let row = &log[2];
+        assert_eq!((row.segment, row.outcome), (abandoned.index, Outcome::Abandoned));
+        assert!(row.rate_bps.unwrap() < 1.5e6, "{row:?}");
+        assert!(row.insufficient_buffer_vote.is_some());
+        let row = &log[3];
+        assert_eq!((row.segment, row.quality), (again.index, again.quality));
+        assert_eq!((row.rule, row.outcome), (Rule::AbandonRequests, Outcome::InFlight));
+        assert_eq!(row.previous_quality, abandoned.quality);
+        assert!(!row.replacement, "the abandoned segment was never buffered");
+        assert!(log.windows(2).all(|w| w[0].t_s <= w[1].t_s));
     }
 
     #[test]

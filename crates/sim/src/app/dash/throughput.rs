@@ -43,8 +43,6 @@ impl ThroughputHistory {
     /// Records a download of `bytes`: `latency` from request to first byte,
     /// `download` from first byte to last.
     pub fn push(&mut self, bytes: u64, latency: Duration, download: Duration) {
-        // dash.js never divides by zero: a sub-millisecond time counts as 1 ms.
-        let download_s = download.as_secs_f64().max(1e-3);
         let latency_s = latency.as_secs_f64().max(1e-3);
         if download < CACHE_THRESHOLD {
             if !self.throughput.is_empty() && !self.cached {
@@ -56,8 +54,13 @@ impl ThroughputHistory {
             self.latency.clear();
             self.cached = false;
         }
-        push_bounded(&mut self.throughput, bytes as f64 * 8.0 / download_s);
+        push_bounded(&mut self.throughput, sample_bps(bytes, download));
         push_bounded(&mut self.latency, latency_s);
+    }
+
+    /// The newest throughput sample, bit/s.
+    pub fn last_sample(&self) -> Option<f64> {
+        self.throughput.last().copied()
     }
 
     /// Whether any sample exists.
@@ -106,6 +109,13 @@ impl ThroughputHistory {
         let n = self.latency.len().min(LATENCY_WINDOW);
         (n > 0).then(|| self.latency[self.latency.len() - n..].iter().sum::<f64>() / n as f64)
     }
+}
+
+/// The throughput sample of `bytes` downloaded in `download` (first byte
+/// to last), bit/s: dash.js never divides by zero, a sub-millisecond time
+/// counts as 1 ms.
+pub fn sample_bps(bytes: u64, download: Duration) -> f64 {
+    bytes as f64 * 8.0 / download.as_secs_f64().max(1e-3)
 }
 
 fn push_bounded(samples: &mut Vec<f64>, value: f64) {
