@@ -1900,14 +1900,23 @@ fn a_dash_run_writes_its_players_decision_log() {
     let column = |name: &str| header.iter().position(|h| h == name).expect(name);
     let (rule, outcome, segment) = (column("rule"), column("outcome"), column("segment"));
     let rows: Vec<csv::StringRecord> = log.records().map(Result::unwrap).collect();
-    let segments = summary(&dir)["flows"][0]["dash"]["segments"].as_u64().unwrap();
+    let segments = summary(&dir)["flows"][0]["dash"]["segments"]
+        .as_u64()
+        .unwrap();
     let loaded: std::collections::BTreeSet<&str> = rows
         .iter()
         .filter(|r| &r[outcome] == "loaded")
         .map(|r| &r[segment])
         .collect();
-    assert_eq!(loaded.len() as u64, segments, "every segment's request is logged");
-    assert_eq!(&rows[0][rule], "kept", "the first segment: the initial bitrate's quality");
+    assert_eq!(
+        loaded.len() as u64,
+        segments,
+        "every segment's request is logged"
+    );
+    assert_eq!(
+        &rows[0][rule], "kept",
+        "the first segment: the initial bitrate's quality"
+    );
     assert!(rows.iter().any(|r| &r[rule] == "throughput"));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -290,7 +290,10 @@ mod tests {
         );
         assert_eq!(s["streaming"]["abr"]["initialBitrate"]["video"], 1000.0);
         assert_eq!(s["streaming"]["buffer"]["fastSwitchEnabled"], true);
-        assert_eq!(s["streaming"]["abr"]["additionalAbrRules"]["switchHistoryRule"], true);
+        assert_eq!(
+            s["streaming"]["abr"]["additionalAbrRules"]["switchHistoryRule"],
+            true
+        );
         let off = settings(&DashConfig {
             fast_switching: false,
             abandon_requests: false,

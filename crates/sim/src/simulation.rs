@@ -902,9 +902,10 @@ impl Simulation {
         if self.config.record_series {
             for (id, flow) in self.flows.iter().enumerate() {
                 let rows = flow.dash.iter().flat_map(|player| player.decisions());
-                self.series
-                    .dash
-                    .extend(rows.map(|row| DecisionRow { flow: id, ..row.clone() }));
+                self.series.dash.extend(rows.map(|row| DecisionRow {
+                    flow: id,
+                    ..row.clone()
+                }));
             }
         }
         let mut trace_errors = std::mem::take(&mut self.qlog_errors);

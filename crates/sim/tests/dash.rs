@@ -148,7 +148,12 @@ fn the_decision_log_explains_every_segment_and_repeats_with_the_seed() {
             .loss(LossModel::Bernoulli { p: 0.01 })
             .duration(Duration::from_secs(120))
     };
-    let r = session(link(), "obbr", Duration::from_secs(120), AbrStrategy::Dynamic);
+    let r = session(
+        link(),
+        "obbr",
+        Duration::from_secs(120),
+        AbrStrategy::Dynamic,
+    );
     let d = dash(&r.flows[0]);
     let log = &r.series.dash;
     assert!(log.len() as u64 >= d.segments, "{} rows", log.len());
@@ -179,6 +184,11 @@ fn the_decision_log_explains_every_segment_and_repeats_with_the_seed() {
         }
     }
     // The same seed, the same log.
-    let again = session(link(), "obbr", Duration::from_secs(120), AbrStrategy::Dynamic);
+    let again = session(
+        link(),
+        "obbr",
+        Duration::from_secs(120),
+        AbrStrategy::Dynamic,
+    );
     assert_eq!(&again.series.dash, log);
 }

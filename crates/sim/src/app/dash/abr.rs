@@ -150,7 +150,11 @@ impl SwitchHistory {
             if drops + kept >= SWITCH_HISTORY_SAMPLES
                 && drops as f64 > SWITCH_HISTORY_MAX_DROPS * kept as f64
             {
-                return Some(if quality > 0 && dropped > 0 { quality - 1 } else { quality });
+                return Some(if quality > 0 && dropped > 0 {
+                    quality - 1
+                } else {
+                    quality
+                });
             }
         }
         None
@@ -259,7 +263,11 @@ impl AbrController {
                 log.insufficient_buffer = Some(q);
             }
         }
-        if let Some(q) = self.history.vote().filter(|_| self.config.switch_history_rule) {
+        if let Some(q) = self
+            .history
+            .vote()
+            .filter(|_| self.config.switch_history_rule)
+        {
             votes.push((q, Duration::ZERO, Rule::SwitchHistory));
             log.switch_history = Some(q);
         }
@@ -447,7 +455,10 @@ mod tests {
         assert_eq!((d.quality, d.rule), (7, Rule::Throughput));
         let d = abr.decide(ctx(11.0, 7), &fast);
         assert_eq!((d.quality, d.rule), (8, Rule::SwitchHistory));
-        assert_eq!((d.votes.throughput, d.votes.switch_history), (Some(9), Some(8)));
+        assert_eq!(
+            (d.votes.throughput, d.votes.switch_history),
+            (Some(9), Some(8))
+        );
         // An abandonment starts the history again from its one drop.
         abr.abandoned(3);
         assert_eq!(abr.decide(ctx(11.0, 8), &fast).quality, 9);

@@ -680,7 +680,11 @@ mod tests {
         // 6 s and hand a few decisions back to the throughput rule; once
         // the buffer is full again, BOLA decides.
         let last = &p.downloaded[p.downloaded.len() - 5..];
-        let bola = p.downloaded.iter().filter(|&&(_, r)| r == Rule::Bola).count();
+        let bola = p
+            .downloaded
+            .iter()
+            .filter(|&&(_, r)| r == Rule::Bola)
+            .count();
         assert!(
             bola >= 10 && last.iter().all(|&(_, rule)| rule == Rule::Bola),
             "{:?}",
@@ -802,7 +806,10 @@ mod tests {
         let log = p.decisions();
         assert_eq!(log.len(), 4, "{log:#?}");
         // The first segment: no estimate, the initial bitrate's quality.
-        assert_eq!((log[0].rule, log[0].quality, log[0].estimate_bps), (Rule::Kept, 2, None));
+        assert_eq!(
+            (log[0].rule, log[0].quality, log[0].estimate_bps),
+            (Rule::Kept, 2, None)
+        );
         assert_eq!(log[0].outcome, Outcome::Loaded);
         let rate = log[0].rate_bps.unwrap();
         // 40 Mbit/s, the last byte on the 10 ms delivery after it.
@@ -816,17 +823,26 @@ mod tests {
         assert_eq!(row.throughput_allows, Some(row.quality));
         assert_eq!(row.previous_quality, 2);
         assert_eq!((row.window, row.last_sample_bps), (1, Some(rate)));
-        assert!(row.insufficient_buffer_vote.is_none(), "not before two segments");
+        assert!(
+            row.insufficient_buffer_vote.is_none(),
+            "not before two segments"
+        );
         assert!(!row.using_bola && row.bola_vote.is_none());
         // The abandoned download: the rate the rule measured, then the
         // same segment again at the rule's quality.
         let row = &log[2];
-        assert_eq!((row.segment, row.outcome), (abandoned.index, Outcome::Abandoned));
+        assert_eq!(
+            (row.segment, row.outcome),
+            (abandoned.index, Outcome::Abandoned)
+        );
         assert!(row.rate_bps.unwrap() < 1.5e6, "{row:?}");
         assert!(row.insufficient_buffer_vote.is_some());
         let row = &log[3];
         assert_eq!((row.segment, row.quality), (again.index, again.quality));
-        assert_eq!((row.rule, row.outcome), (Rule::AbandonRequests, Outcome::InFlight));
+        assert_eq!(
+            (row.rule, row.outcome),
+            (Rule::AbandonRequests, Outcome::InFlight)
+        );
         assert_eq!(row.previous_quality, abandoned.quality);
         assert!(!row.replacement, "the abandoned segment was never buffered");
         assert!(log.windows(2).all(|w| w[0].t_s <= w[1].t_s));
