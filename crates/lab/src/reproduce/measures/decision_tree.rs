@@ -167,7 +167,7 @@ fn advantage(lead: f64) -> f64 {
 
 /// "no loss" or "2% loss" for a value of a `link.loss` axis.
 fn loss_label(value: &str) -> String {
-    if value.trim_end_matches('%').parse::<f64>() == Ok(0.0) {
+    if scenario::AxisValue::parse(value).number() == Some(0.0) {
         "no loss".into()
     } else {
         format!("{value} loss")
@@ -462,6 +462,7 @@ mod tests {
         assert_eq!(short(0.5), "0.5");
         assert_eq!(short(55.0), "55");
         assert_eq!(loss_label("0"), "no loss");
+        assert_eq!(loss_label("0%"), "no loss");
         assert_eq!(loss_label("2%"), "2% loss");
         // 100 Mbit/s x 10 ms = 125 kB: 0.125 MB.
         assert_eq!(
