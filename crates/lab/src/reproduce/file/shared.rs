@@ -108,7 +108,7 @@ pub(super) fn resolve(
 }
 
 /// `own` extending `base`: `base`'s measures, tables, figures, timelines,
-/// curves and claims first, its labels unless `own` names the value too,
+/// curves, trees and claims first, its labels unless `own` names the value too,
 /// its series need, and its description, `judge_at` and verdict text
 /// unless `own` gives them.
 fn extended(mut own: Spec, base: Spec) -> Spec {
@@ -131,6 +131,7 @@ fn extended(mut own: Spec, base: Spec) -> Spec {
     own.figures = first(base.figures, own.figures);
     own.timelines = first(base.timelines, own.timelines);
     own.curves = first(base.curves, own.curves);
+    own.trees = first(base.trees, own.trees);
     own.claims = first(base.claims, own.claims);
     own
 }
@@ -284,6 +285,19 @@ mod tests {
         assert_eq!(f.claims[1].1, "one");
         assert_eq!(f.sha256, sha256_hex(format!("{third}{base}").as_bytes()));
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn an_extending_file_takes_the_base_files_trees_first() {
+        let spec = |text: &str| -> Spec { toml::from_str(text).unwrap() };
+        let base = spec("id = \"b\"\ntitle = \"B\"\n[[tree]]\ntitle = \"Base\"\nmeasure = \"m\"\n");
+        let own = spec("id = \"o\"\ntitle = \"O\"\n[[tree]]\ntitle = \"Own\"\nmeasure = \"m\"\n");
+        let titles: Vec<String> = extended(own, base)
+            .trees
+            .into_iter()
+            .map(|t| t.title)
+            .collect();
+        assert_eq!(titles, ["Base", "Own"]);
     }
 
     #[test]
