@@ -39,6 +39,7 @@ REAL_TIME = [
     "quic/abuse",
     "quic/copilot",
     "cli/shell",
+    "cli/emulate",
     "quic/receive_window",
     "quic/emulated_columns",
     "quic/http3",

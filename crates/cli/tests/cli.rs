@@ -1,11 +1,11 @@
 //! The `bbrlab` binary end to end: outputs, errors, determinism.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 mod common;
 use common::browser::check_in_browser;
-use common::run::{bbrlab, repo};
+use common::run::{bbrlab, repo, stderr, summary, EMULATED_LINK};
 
 fn example(name: &str) -> String {
     repo()
@@ -19,15 +19,6 @@ fn tempdir(tag: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("bbrlab-cli-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     dir
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn summary(dir: &Path) -> serde_json::Value {
-    let text = std::fs::read_to_string(dir.join("summary.json")).expect("summary.json written");
-    serde_json::from_str(&text).expect("summary.json is JSON")
 }
 
 /// The quick tour's sections, in report order.
@@ -1476,63 +1467,6 @@ fn scenario_file(dir: &Path, name: &str, text: &str) -> String {
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
     path.display().to_string()
-}
-
-const EMULATED_LINK: &str = "name = \"emulated\"\nseed = 3\nduration = \"3s\"\nwarmup = \"1s\"\n\
-    [link]\nrate = \"20Mbit\"\nrtt = \"40ms\"\nbuffer = \"1bdp\"\n[[flow]]\ncc = \"bbr\"\n";
-
-#[test]
-fn run_emulate_writes_the_simulators_outputs_with_mode_emulated() {
-    let dir = tempdir("emulate");
-    let file = scenario_file(&dir, "link.toml", EMULATED_LINK);
-    let out = dir.join("out");
-    let qlog = dir.join("qlog");
-    let o = bbrlab(&[
-        "run",
-        &file,
-        "--emulate",
-        "--out",
-        out.to_str().unwrap(),
-        "--qlog",
-        qlog.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let s = summary(&out);
-    assert_eq!(s["mode"], "emulated");
-    let goodput = s["flows"][0]["goodput_bps"].as_f64().unwrap();
-    assert!(goodput > 15e6 && goodput < 20e6, "goodput {goodput}");
-    // The relay's queueing delay: at least one packet's service (0.6 ms at
-    // 20 Mbit/s), at most the 1-BDP buffer's 40 ms and that service.
-    let delay = &s["link"]["queue_delay_ms"];
-    let (p50, max) = (
-        delay["p50"].as_f64().unwrap(),
-        delay["max"].as_f64().unwrap(),
-    );
-    assert!(p50 >= 0.5 && max <= 41.0, "queueing delay {delay}");
-    for file in [
-        "flows.csv",
-        "series_flows.parquet",
-        "series_link.parquet",
-        "scenario.toml",
-    ] {
-        assert!(out.join(file).exists(), "{file} missing");
-    }
-    let traces: Vec<_> = std::fs::read_dir(&qlog).unwrap().collect();
-    assert_eq!(traces.len(), 1, "one qlog per connection");
-    // The emulator reports in the simulator's type: its summary reads back
-    // as one, and its page renders from it.
-    let typed = lab::output::SummaryFile::read(&out.join("summary.json"))
-        .expect("an emulated summary reads as a run result");
-    assert_eq!(typed.origin.mode, Some(lab::output::Mode::Emulated));
-    assert_eq!(typed.result.flows[0].goodput_bps, goodput);
-    let o = bbrlab(&["report", out.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    // The simulated run of the same file says so.
-    let sim_out = dir.join("sim");
-    let o = bbrlab(&["run", &file, "--out", sim_out.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(summary(&sim_out)["mode"], "simulated");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

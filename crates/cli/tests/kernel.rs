@@ -3,17 +3,12 @@
 //! through the emulated link beside the simulator's outputs.
 
 use std::path::PathBuf;
-use std::process::Output;
 
 mod common;
-use common::run::{bbrlab, repo};
+use common::run::{bbrlab, repo, stderr};
 
 fn tempdir(tag: &str) -> PathBuf {
     common::run::tempdir("kernel", tag)
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 fn scenario() -> String {

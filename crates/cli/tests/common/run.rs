@@ -1,6 +1,6 @@
 //! Running the `bbrlab` binary from a test, and the paths it needs.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// Runs `bbrlab ARGS` to completion.
@@ -24,3 +24,20 @@ pub fn tempdir(suite: &str, tag: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// A finished command's standard error, as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The `summary.json` a run wrote into `dir`, as JSON.
+pub fn summary(dir: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join("summary.json")).expect("summary.json written");
+    serde_json::from_str(&text).expect("summary.json is JSON")
+}
+
+/// A 3 s BBR flow on a 20 Mbit/s, 40 ms, 1 BDP link: short enough to
+/// emulate in a test.
+pub const EMULATED_LINK: &str =
+    "name = \"emulated\"\nseed = 3\nduration = \"3s\"\nwarmup = \"1s\"\n\
+    [link]\nrate = \"20Mbit\"\nrtt = \"40ms\"\nbuffer = \"1bdp\"\n[[flow]]\ncc = \"bbr\"\n";
