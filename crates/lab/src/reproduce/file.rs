@@ -93,6 +93,10 @@ struct Spec {
     /// once, judged by several experiments).
     #[serde(default)]
     claims_from: Vec<String>,
+    /// Measures taken from other files, their axes renamed
+    /// (`[[measures_from]]`: a sweep over another axis measured the same way).
+    #[serde(default)]
+    measures_from: Vec<MeasuresFrom>,
     /// The claims judged, in order, by id: this file's, an extended
     /// file's and those of `claims_from` (default: this file's own and
     /// its extended file's, in order).
@@ -101,6 +105,23 @@ struct Spec {
     /// Classification trees fitted to the runs (`[[tree]]`).
     #[serde(default, rename = "tree")]
     trees: Vec<TreeSpec>,
+}
+
+/// Measures of another experiment file taken into this one
+/// (`[[measures_from]]`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MeasuresFrom {
+    /// The file, beside this one.
+    file: String,
+    /// The ids of the measures taken, which come in this order before
+    /// this file's own.
+    ids: Vec<String>,
+    /// Axis names replaced in the taken measures (`{ "link.loss" =
+    /// "link.buffer" }`): wherever a taken measure names the axis, as a
+    /// key (`at`, `a`, `b`) or a value (`by`, `axis`).
+    #[serde(default)]
+    axes: BTreeMap<String, String>,
 }
 
 /// The values of an axis every claim is judged at.

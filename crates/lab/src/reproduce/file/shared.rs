@@ -1,9 +1,11 @@
 //! Experiment files that share what they declare: a file that `extends`
 //! another takes its measures, tables, figures and claims (a second sweep
-//! of the same shape, judged the same way), and a file may judge claims
+//! of the same shape, judged the same way), a file may take another's
+//! measures with an axis renamed (`[[measures_from]]`: a sweep over
+//! another axis, measured the same way), and a file may judge claims
 //! declared in others (`claims_from`), naming those it judges and their
-//! order in `judge`. A claim is so declared once however many experiments
-//! judge it (docs/EXPERIMENTS.md, "Files that share").
+//! order in `judge`. A claim or a measure is so declared once however many
+//! experiments use it (docs/EXPERIMENTS.md, "Files that share").
 //!
 //! A suite's file (compiled in) refers to another suite file beside it; a
 //! file read from disk to a file beside it on disk. The referring file's
@@ -14,7 +16,11 @@ use std::path::Path;
 
 use anyhow::Context;
 
-use super::{key_error, ClaimSpec, ExperimentFile, Spec};
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use super::{key_error, ClaimSpec, ExperimentFile, Measure, MeasuresFrom, Spec};
 use crate::reproduce::Entry;
 
 /// How deep references may nest: a file, the file it refers to, and
@@ -32,13 +38,27 @@ pub(super) fn resolve(
     mut spec: Spec,
 ) -> anyhow::Result<(Spec, Vec<u8>)> {
     let mut hashed = text.as_bytes().to_vec();
-    let refers = spec.extends.is_some() || !spec.claims_from.is_empty();
+    let refers =
+        spec.extends.is_some() || !spec.claims_from.is_empty() || !spec.measures_from.is_empty();
     if refers && depth >= DEEPEST {
         anyhow::bail!(
             "{name}: refers to other files {depth} references deep; files that share refer \
              at most {DEEPEST} deep (a cycle of references?)"
         );
     }
+    // Taken measures come before the file's own, and an extended file's
+    // before both.
+    let mut taken: Vec<Measure> = Vec::new();
+    let mut taken_from: Vec<u8> = Vec::new();
+    for from in spec.measures_from.clone() {
+        let (other, other_text) = referenced(name, text, dir, "measures_from.file", &from.file)?;
+        ExperimentFile::parse_within(&other, &other_text, dir, depth + 1)
+            .with_context(|| format!("{name}: measures_from `{}`", from.file))?;
+        taken.extend(measures_taken(name, text, &other, &other_text, &from)?);
+        taken_from.extend_from_slice(other_text.as_bytes());
+    }
+    taken.append(&mut spec.measures);
+    spec.measures = taken;
     if let Some(base) = spec.extends.clone() {
         let (base_name, base_text) = referenced(name, text, dir, "extends", &base)?;
         let parsed = ExperimentFile::parse_within(&base_name, &base_text, dir, depth + 1)
@@ -55,6 +75,7 @@ pub(super) fn resolve(
         spec = extended(spec, parsed.spec);
         hashed.extend_from_slice(base_text.as_bytes());
     }
+    hashed.append(&mut taken_from);
     let mut shared: Vec<ClaimSpec> = Vec::new();
     for file in spec.claims_from.clone() {
         let (other, other_text) = referenced(name, text, dir, "claims_from", &file)?;
@@ -105,6 +126,103 @@ pub(super) fn resolve(
         }
     }
     Ok((spec, hashed))
+}
+
+/// The measures `from.ids` of file `other` (text `other_text`), in that
+/// order, with `from.axes` renamed; errors name file `name`'s key.
+fn measures_taken(
+    name: &str,
+    text: &str,
+    other: &str,
+    other_text: &str,
+    from: &MeasuresFrom,
+) -> anyhow::Result<Vec<Measure>> {
+    let table: toml::Table =
+        toml::from_str(other_text).with_context(|| format!("{name}: measures_from `{other}`"))?;
+    let written: Vec<&toml::Table> = table
+        .get("measure")
+        .and_then(toml::Value::as_array)
+        .map(|a| a.iter().filter_map(toml::Value::as_table).collect())
+        .unwrap_or_default();
+    let mut renamed_any: BTreeMap<&str, bool> =
+        from.axes.keys().map(|k| (k.as_str(), false)).collect();
+    let mut taken = Vec::new();
+    for id in &from.ids {
+        let needle = format!("\"{id}\"");
+        let Some(measure) = written
+            .iter()
+            .find(|m| m.get("id").and_then(toml::Value::as_str) == Some(id.as_str()))
+        else {
+            return Err(key_error(
+                name,
+                text,
+                "measures_from.ids",
+                &needle,
+                format!("no measure `{id}` in `{}`", from.file),
+            ));
+        };
+        let mut value = toml::Value::Table((*measure).clone());
+        rename_axes(&mut value, &from.axes, &mut renamed_any);
+        let measure = Measure::deserialize(value).map_err(|e| {
+            key_error(
+                name,
+                text,
+                "measures_from.ids",
+                &needle,
+                format!(
+                    "measure `{id}` of `{}` with its axes renamed: {e}",
+                    from.file
+                ),
+            )
+        })?;
+        taken.push(measure);
+    }
+    if let Some((axis, _)) = renamed_any.iter().find(|(_, renamed)| !**renamed) {
+        return Err(key_error(
+            name,
+            text,
+            "measures_from.axes",
+            &format!("\"{axis}\""),
+            format!(
+                "no measure taken from `{}` names the axis `{axis}`",
+                from.file
+            ),
+        ));
+    }
+    Ok(taken)
+}
+
+/// `value` with every axis name of `axes` replaced, as a table key or a
+/// whole string; `renamed` notes which names occurred.
+fn rename_axes<'a>(
+    value: &mut toml::Value,
+    axes: &'a BTreeMap<String, String>,
+    renamed: &mut BTreeMap<&'a str, bool>,
+) {
+    match value {
+        toml::Value::String(s) => {
+            if let Some((from, to)) = axes.get_key_value(s.as_str()) {
+                renamed.insert(from.as_str(), true);
+                *s = to.clone();
+            }
+        }
+        toml::Value::Array(items) => items.iter_mut().for_each(|v| rename_axes(v, axes, renamed)),
+        toml::Value::Table(table) => {
+            let entries = std::mem::take(table);
+            for (key, mut v) in entries {
+                rename_axes(&mut v, axes, renamed);
+                let key = match axes.get_key_value(key.as_str()) {
+                    Some((from, to)) => {
+                        renamed.insert(from.as_str(), true);
+                        to.clone()
+                    }
+                    None => key,
+                };
+                table.insert(key, v);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// `own` extending `base`: `base`'s measures, tables, figures, timelines,
@@ -288,6 +406,45 @@ mod tests {
     }
 
     #[test]
+    fn a_file_takes_another_files_measures_with_an_axis_renamed() {
+        let own = format!(
+            "id = \"o\"\ntitle = \"O\"\nsweep = \"none.toml\"\n\n[[measures_from]]\n\
+             file = \"base.toml\"\nids = [\"one\"]\naxes = {{ cc = \"flow.0.cc\" }}\n\n\
+             [[measure]]\nid = \"two\"\nkind = \"mean\"\nof = {{ metric = \"goodput_bps\" }}\n"
+        );
+        let base = base();
+        let dir = beside(
+            "measures-from",
+            &[("base.toml", base.as_str()), ("o.toml", &own)],
+        );
+        let f = parse(&dir, "o.toml").unwrap();
+        let ids: Vec<&str> = f.spec.measures.iter().map(Measure::id).collect();
+        assert_eq!(ids, ["one", "two"], "taken measures come first");
+        let Some(Measure::Mean { at, .. }) = f.measure("one") else {
+            panic!("{:?}", f.measure("one"))
+        };
+        let keys: Vec<&str> = at.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["flow.0.cc"]);
+        assert_eq!(at["flow.0.cc"], "a", "values that are not the axis stay");
+        // Nothing else of the other file comes along.
+        assert!(judged(&f).is_empty());
+        assert_eq!(f.sha256, sha256_hex(format!("{own}{base}").as_bytes()));
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_suite_file_measures_by_buffer_as_the_loss_sweep_does() {
+        let path = "experiments/obbr/fig7-buffers.toml";
+        let text = suite_file(path).expect("the obbr suite lists the buffer sweep's file");
+        let f = ExperimentFile::parse(path, text, None).unwrap();
+        assert_eq!(
+            f.measure("goodput").and_then(Measure::by),
+            Some("link.buffer")
+        );
+        assert_eq!(f.measure("falls").map(Measure::id), Some("falls"));
+    }
+
+    #[test]
     fn an_extending_file_takes_the_base_files_trees_first() {
         let spec = |text: &str| -> Spec { toml::from_str(text).unwrap() };
         let base = spec("id = \"b\"\ntitle = \"B\"\n[[tree]]\ntitle = \"Base\"\nmeasure = \"m\"\n");
@@ -359,6 +516,34 @@ mod tests {
                 format!("{head}extends = \"second.toml\"\n"),
                 "x.toml: extends (line 4)",
                 "`second.toml` extends another file itself",
+            ),
+            (
+                format!(
+                    "{head}[[measures_from]]\nfile = \"base.toml\"\nids = [\"one\", \"none\"]\n"
+                ),
+                "x.toml: measures_from.ids (line 6)",
+                "no measure `none` in `base.toml`",
+            ),
+            (
+                format!(
+                    "{head}[[measures_from]]\nfile = \"base.toml\"\nids = [\"one\"]\n\
+                     axes = {{ \"link.loss\" = \"link.buffer\" }}\n"
+                ),
+                "x.toml: measures_from.axes (line 7)",
+                "no measure taken from `base.toml` names the axis `link.loss`",
+            ),
+            (
+                format!("{head}[[measures_from]]\nfile = \"missing.toml\"\nids = [\"one\"]\n"),
+                "x.toml: measures_from.file (line 5)",
+                "cannot read",
+            ),
+            (
+                format!(
+                    "{head}[[measures_from]]\nfile = \"base.toml\"\nids = [\"one\"]\n{}",
+                    one("b")
+                ),
+                "x.toml: measure.id",
+                "`one` is declared twice",
             ),
             (
                 format!("{head}claims_from = [\"loop.toml\"]\njudge = []\n"),
