@@ -118,15 +118,23 @@ impl DelayHistogram {
         self.total = 0;
     }
 
-    /// The delays as hdrhistogram keeps them: equal to a histogram of the
-    /// same bounds and digits that recorded each delay (in microseconds).
+    /// The delays as hdrhistogram keeps them: its counts, total, minimum
+    /// and maximum equal those of a histogram of the full range (1 us .. 1
+    /// hour, same digits) that recorded each delay, and so do its
+    /// percentiles and mean; it tracks values only up to the highest delay
+    /// recorded (its counts beyond would be zero), which spares building
+    /// and zeroing the rest.
     pub fn histogram(&self) -> Histogram<u64> {
-        let mut h = Histogram::new_with_bounds(1, MAX_MICROS, HISTOGRAM_SIGNIFICANT_DIGITS)
-            .expect("static histogram bounds are valid");
         // Most counters are zero (delays of a run span a few octaves):
         // runs of them are skipped a chunk at a time.
-        for (chunk, counts) in self.counts.chunks_exact(SCAN_CHUNK).enumerate() {
-            if counts.iter().fold(0, |any, &c| any | c) == 0 {
+        let used = |counts: &[u64]| counts.iter().fold(0, |any, &c| any | c) != 0;
+        let chunks = self.counts.chunks_exact(SCAN_CHUNK);
+        let end = chunks.clone().rposition(used).map_or(0, |c| (c + 1) * SCAN_CHUNK);
+        let highest = lowest_of(end.saturating_sub(1)).clamp(2, MAX_MICROS);
+        let mut h = Histogram::new_with_bounds(1, highest, HISTOGRAM_SIGNIFICANT_DIGITS)
+            .expect("bounds of at least 1 and 2 are valid");
+        for (chunk, counts) in chunks.take(end / SCAN_CHUNK).enumerate() {
+            if !used(counts) {
                 continue;
             }
             for (i, &count) in counts.iter().enumerate() {
@@ -252,29 +260,58 @@ mod tests {
         }
     }
 
-    #[test]
-    fn built_histogram_equals_one_that_recorded_each_delay() {
+    /// Records `delays` in a [`DelayHistogram`] and in hdrhistogram itself
+    /// and checks that both tell the same.
+    fn check_against_reference(delays: &[Duration]) {
         let mut ours = DelayHistogram::new();
         let mut theirs = reference();
-        // A deterministic spread over every octave, both ends included.
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut delays = vec![Duration::ZERO, Duration::from_secs(7200)];
-        for _ in 0..20_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            delays.push(Duration::from_nanos(x >> (x % 40)));
-        }
-        for &d in &delays {
+        for &d in delays {
             ours.record(d);
             theirs.saturating_record((d.as_micros() as u64).clamp(1, MAX_MICROS));
         }
         assert_eq!(ours.len(), theirs.len());
         assert!(ours.histogram() == theirs, "same counts, total, min and max");
-        assert_eq!(ours.percentiles().max, theirs.max() as f64 / 1000.0);
+        if delays.is_empty() {
+            assert_eq!(ours.percentiles(), Percentiles::default());
+            return;
+        }
+        let ms = |us: u64| us as f64 / 1000.0;
+        let want = Percentiles {
+            p50: ms(theirs.value_at_quantile(0.50)),
+            p95: ms(theirs.value_at_quantile(0.95)),
+            p99: ms(theirs.value_at_quantile(0.99)),
+            mean: theirs.mean() / 1000.0,
+            min: ms(theirs.min()),
+            max: ms(theirs.max()),
+        };
+        assert_eq!(ours.percentiles(), want, "{} delays", delays.len());
         ours.reset();
         assert!(ours.is_empty());
         assert!(ours.histogram() == reference());
         assert_eq!(ours.percentiles(), Percentiles::default());
+    }
+
+    #[test]
+    fn built_histogram_equals_one_that_recorded_each_delay() {
+        // A deterministic spread over every octave, both ends included.
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut spread = vec![Duration::ZERO, Duration::from_secs(7200)];
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            spread.push(Duration::from_nanos(x >> (x % 40)));
+        }
+        let us = Duration::from_micros;
+        for delays in [
+            spread,
+            vec![],
+            vec![Duration::ZERO],
+            vec![us(1), us(1), us(2)],
+            vec![us(2047), us(2048), us(2049), us(4095)],
+            vec![us(80_000); 3],
+        ] {
+            check_against_reference(&delays);
+        }
     }
 }
