@@ -97,12 +97,30 @@ impl LinkPacket for AckPacket {
     }
 }
 
+/// A path's fixed delay in nanoseconds: added to an instant once per
+/// packet and per ACK, where `Instant + Duration` first widens the
+/// duration to 128-bit nanoseconds. The same instants (both saturate).
+#[derive(Clone, Copy, Debug)]
+struct PathDelay(u64);
+
+impl PathDelay {
+    fn new(delay: Duration) -> PathDelay {
+        PathDelay(u64::try_from(delay.as_nanos()).unwrap_or(u64::MAX))
+    }
+
+    /// `t` + this delay.
+    #[inline(always)]
+    fn after(self, t: Instant) -> Instant {
+        Instant::from_nanos(t.as_nanos().saturating_add(self.0))
+    }
+}
+
 #[derive(Debug)]
 struct Flow {
     config: FlowConfig,
     start: Instant,
-    forward_delay: Duration,
-    return_delay: Duration,
+    forward_delay: PathDelay,
+    return_delay: PathDelay,
     sender: Option<Sender>,
     receiver: Receiver,
     wake_at: Option<Instant>,
@@ -223,8 +241,10 @@ impl Simulation {
                 flows.push(Flow {
                     config: flow_config.clone(),
                     start,
-                    forward_delay: flow_config.rtt / 2,
-                    return_delay: flow_config.rtt - flow_config.rtt / 2 + flow_config.ack_delay,
+                    forward_delay: PathDelay::new(flow_config.rtt / 2),
+                    return_delay: PathDelay::new(
+                        flow_config.rtt - flow_config.rtt / 2 + flow_config.ack_delay,
+                    ),
                     sender: None,
                     receiver: Receiver::new(
                         config.transport.ack_policy,
@@ -493,7 +513,7 @@ impl Simulation {
         };
         match player.poll_request(now) {
             Some(request) => {
-                let arrives = now + flow.return_delay;
+                let arrives = flow.return_delay.after(now);
                 self.queue
                     .push(arrives, Event::DashRequestArrives(id, Box::new(request)));
             }
@@ -601,7 +621,7 @@ impl Simulation {
                 self.queue_delay.record(self.now - packet.sent_time);
             }
             let flow = &mut self.flows[packet.flow];
-            let at = self.now + flow.forward_delay;
+            let at = flow.forward_delay.after(self.now);
             flow.arrivals.push_back(at);
             let slot = self.packets_in_transit.insert(packet);
             self.queue.push(at, Event::Deliver(slot));
@@ -755,7 +775,7 @@ impl Simulation {
         if let Some(uplink) = self.uplink.as_mut() {
             while let Some(ack) = uplink.dequeue(now) {
                 let slot = self.frames_in_transit.insert(ack.frame);
-                let back = now + self.flows[ack.flow].return_delay;
+                let back = self.flows[ack.flow].return_delay.after(now);
                 self.queue.push(back, Event::Ack(ack.flow, slot));
             }
         }
@@ -767,7 +787,7 @@ impl Simulation {
     #[inline(always)]
     fn return_ack(&mut self, at: Instant, id: usize, frame: AckFrame) {
         let slot = self.frames_in_transit.insert(frame);
-        let back = at + self.flows[id].return_delay;
+        let back = self.flows[id].return_delay.after(at);
         self.queue.push(back, Event::Ack(id, slot));
     }
 
