@@ -98,6 +98,20 @@ impl DelayHistogram {
             .saturating_mul(1_000_000)
             .saturating_add(u64::from(delay.subsec_micros()))
             .clamp(1, MAX_MICROS);
+        self.count(us);
+    }
+
+    /// Records a delay of `nanos` nanoseconds, as [`DelayHistogram::record`]
+    /// does `Duration::from_nanos(nanos)`: for a delay that is a difference
+    /// of two instants in nanoseconds, without building the `Duration`.
+    #[inline]
+    pub fn record_nanos(&mut self, nanos: u64) {
+        self.count((nanos / 1000).clamp(1, MAX_MICROS));
+    }
+
+    /// Counts a delay of `us` microseconds (1 ..= [`MAX_MICROS`]).
+    #[inline(always)]
+    fn count(&mut self, us: u64) {
         self.counts[counter_of(us)] += 1;
         self.total += 1;
     }
@@ -289,6 +303,18 @@ mod tests {
         assert!(ours.is_empty());
         assert!(ours.histogram() == reference());
         assert_eq!(ours.percentiles(), Percentiles::default());
+    }
+
+    #[test]
+    fn nanoseconds_count_as_their_duration() {
+        let mut by_duration = DelayHistogram::new();
+        let mut by_nanos = DelayHistogram::new();
+        for ns in [0, 999, 1000, 1_999_999, 2_048_000, 86_400_000_000_000, u64::MAX] {
+            by_duration.record(Duration::from_nanos(ns));
+            by_nanos.record_nanos(ns);
+        }
+        assert!(by_duration.histogram() == by_nanos.histogram());
+        assert_eq!(by_duration.percentiles(), by_nanos.percentiles());
     }
 
     #[test]

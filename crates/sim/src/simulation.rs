@@ -618,7 +618,8 @@ impl Simulation {
             self.forwarded += packet.size.get();
             self.flows[packet.flow].propagating += packet.chunk.len as u64;
             if self.now >= self.warmup {
-                self.queue_delay.record(self.now - packet.sent_time);
+                let waited = self.now.as_nanos().saturating_sub(packet.sent_time.as_nanos());
+                self.queue_delay.record_nanos(waited);
             }
             let flow = &mut self.flows[packet.flow];
             let at = flow.forward_delay.after(self.now);
