@@ -13,6 +13,7 @@
 
 pub mod app;
 mod builder;
+mod offset;
 pub mod config;
 pub mod event;
 /// The link model lives in its own crate (`bbrlab-link`), which the

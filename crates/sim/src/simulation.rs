@@ -24,6 +24,7 @@ use crate::link::{
 use crate::qlog::{QlogSink, QlogWriter, Vantage};
 use crate::recorder::{self, FlowRecorder};
 use crate::results::{jain_index, FlowSummary, LinkSummary, LostSplit, RunResult, Series};
+use crate::offset::Offset;
 use crate::slots::Slots;
 use crate::transport::{AckDecision, AckFrame, Chunk, DataPacket, Receiver, SendOutcome, Sender};
 
@@ -97,30 +98,12 @@ impl LinkPacket for AckPacket {
     }
 }
 
-/// A path's fixed delay in nanoseconds: added to an instant once per
-/// packet and per ACK, where `Instant + Duration` first widens the
-/// duration to 128-bit nanoseconds. The same instants (both saturate).
-#[derive(Clone, Copy, Debug)]
-struct PathDelay(u64);
-
-impl PathDelay {
-    fn new(delay: Duration) -> PathDelay {
-        PathDelay(u64::try_from(delay.as_nanos()).unwrap_or(u64::MAX))
-    }
-
-    /// `t` + this delay.
-    #[inline(always)]
-    fn after(self, t: Instant) -> Instant {
-        Instant::from_nanos(t.as_nanos().saturating_add(self.0))
-    }
-}
-
 #[derive(Debug)]
 struct Flow {
     config: FlowConfig,
     start: Instant,
-    forward_delay: PathDelay,
-    return_delay: PathDelay,
+    forward_delay: Offset,
+    return_delay: Offset,
     sender: Option<Sender>,
     receiver: Receiver,
     wake_at: Option<Instant>,
@@ -241,8 +224,8 @@ impl Simulation {
                 flows.push(Flow {
                     config: flow_config.clone(),
                     start,
-                    forward_delay: PathDelay::new(flow_config.rtt / 2),
-                    return_delay: PathDelay::new(
+                    forward_delay: Offset::new(flow_config.rtt / 2),
+                    return_delay: Offset::new(
                         flow_config.rtt - flow_config.rtt / 2 + flow_config.ack_delay,
                     ),
                     sender: None,

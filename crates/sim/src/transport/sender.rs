@@ -14,6 +14,7 @@ use super::rtt::RttEstimator;
 use super::stream::{Chunk, SendStream};
 use crate::config::{CopilotConfig, TransportConfig};
 use crate::link::LinkPacket;
+use crate::offset::Offset;
 use crate::qlog::{Metrics, QlogSink, QlogWriter};
 use cc::Pacer;
 
@@ -167,8 +168,9 @@ pub struct Sender {
     /// re-armed after every send and ACK.
     pto: Duration,
     /// `pto` backed off by `pto_count` (doubled per PTO, at most 2^16 times),
-    /// kept with both for the same reason.
-    backed_off_pto: Duration,
+    /// kept with both for the same reason, in nanoseconds: it is added to
+    /// the latest send's instant at each re-arm.
+    backed_off_pto: Offset,
     stream: SendStream,
     /// Packets from `base_pn` on; `None` once acked or declared lost.
     sent: VecDeque<Option<SentPacket>>,
@@ -218,7 +220,7 @@ impl Sender {
             estimator: DeliveryRateEstimator::new(),
             rtt: RttEstimator::default(),
             pto: RttEstimator::default().pto(config.max_ack_delay),
-            backed_off_pto: RttEstimator::default().pto(config.max_ack_delay),
+            backed_off_pto: Offset::new(RttEstimator::default().pto(config.max_ack_delay)),
             stream: SendStream::new(size.map(Bytes::get)),
             sent: VecDeque::new(),
             base_pn: 0,
@@ -548,7 +550,7 @@ impl Sender {
             q.mode(t, self.cc.snapshot().mode);
         }
         self.pto_count = 0;
-        self.backed_off_pto = self.pto;
+        self.backed_off_pto = Offset::new(self.pto);
         self.trim_front();
         true
     }
@@ -682,7 +684,7 @@ impl Sender {
         if self.bytes_in_flight == Bytes::ZERO {
             return None;
         }
-        self.last_ack_eliciting.map(|t| t + self.backed_off_pto)
+        self.last_ack_eliciting.map(|t| self.backed_off_pto.after(t))
     }
 
     /// The loss-detection timer fired.
@@ -695,7 +697,7 @@ impl Sender {
         // PTO: probe with new data (or a repeat) regardless of cwnd.
         self.stats.ptos += 1;
         self.pto_count += 1;
-        self.backed_off_pto = self.pto * 2u32.saturating_pow(self.pto_count.min(16));
+        self.backed_off_pto = Offset::new(self.pto * 2u32.saturating_pow(self.pto_count.min(16)));
         self.probes_pending = PTO_PROBES;
     }
 
