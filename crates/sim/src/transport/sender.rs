@@ -94,15 +94,27 @@ struct Outputs {
     cwnd: Bytes,
     pacing_rate: Bandwidth,
     send_quantum: Bytes,
+    /// The pacer's bucket depth for this quantum and rate under the
+    /// transport's pacing timer ([`Pacer::depth`]): derived with the
+    /// outputs, not again at each of the 2.4 polls per packet.
+    pacer_depth: Bytes,
     probe: ProbeState,
 }
 
 impl Outputs {
-    fn of(cc: &dyn CongestionControl) -> Outputs {
+    fn of(cc: &dyn CongestionControl, config: &TransportConfig) -> Outputs {
+        let pacing_rate = cc.pacing_rate();
+        let send_quantum = cc.send_quantum();
         Outputs {
             cwnd: cc.cwnd(),
-            pacing_rate: cc.pacing_rate(),
-            send_quantum: cc.send_quantum(),
+            pacing_rate,
+            send_quantum,
+            pacer_depth: Pacer::depth(
+                send_quantum,
+                pacing_rate,
+                config.pacing_timer,
+                config.max_datagram_size,
+            ),
             probe: cc.probe_state(),
         }
     }
@@ -208,7 +220,7 @@ impl Sender {
         cc: Box<dyn CongestionControl>,
         size: Option<Bytes>,
     ) -> Self {
-        let out = Outputs::of(cc.as_ref());
+        let out = Outputs::of(cc.as_ref(), &config);
         let quantum = out.send_quantum;
         let out = Some(out);
         let max_stream_data = config.receive_window.map_or(u64::MAX, Bytes::get);
@@ -295,7 +307,7 @@ impl Sender {
     fn outputs(&mut self) -> Outputs {
         *self
             .out
-            .get_or_insert_with(|| Outputs::of(self.cc.as_ref()))
+            .get_or_insert_with(|| Outputs::of(self.cc.as_ref(), &self.config))
     }
     /// Bytes in flight.
     pub fn bytes_in_flight(&self) -> Bytes {
@@ -354,10 +366,10 @@ impl Sender {
             if !room {
                 return SendOutcome::Blocked;
             }
-            let rate = out.pacing_rate;
             let timer = self.config.pacing_timer;
-            let depth = Pacer::depth(out.send_quantum, rate, timer, self.config.max_datagram_size);
-            let at = self.pacer.earliest_send(now, full, rate, depth, timer);
+            let at = self
+                .pacer
+                .earliest_send(now, full, out.pacing_rate, out.pacer_depth, timer);
             if at > now {
                 return SendOutcome::WaitUntil(at);
             }
@@ -531,7 +543,7 @@ impl Sender {
         });
         // Read now: the simulator reads the probe state after every ACK,
         // and the sends that follow need the rest.
-        self.out = Some(Outputs::of(self.cc.as_ref()));
+        self.out = Some(Outputs::of(self.cc.as_ref(), &self.config));
         if let Some(q) = self.qlog.as_mut() {
             let t = elapsed(now);
             q.ack_received(t, &crate::qlog::ranges(&frame.newly_received));
