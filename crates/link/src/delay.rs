@@ -165,16 +165,20 @@ impl DelayHistogram {
         if self.is_empty() {
             return Percentiles::default();
         }
-        let h = self.histogram();
-        let ms = |us: u64| us as f64 / 1000.0;
-        Percentiles {
-            p50: ms(h.value_at_quantile(0.50)),
-            p95: ms(h.value_at_quantile(0.95)),
-            p99: ms(h.value_at_quantile(0.99)),
-            mean: h.mean() / 1000.0,
-            min: ms(h.min()),
-            max: ms(h.max()),
-        }
+        percentiles_of(&self.histogram())
+    }
+}
+
+/// The percentiles of a microsecond histogram, in milliseconds.
+fn percentiles_of(h: &Histogram<u64>) -> Percentiles {
+    let ms = |us: u64| us as f64 / 1000.0;
+    Percentiles {
+        p50: ms(h.value_at_quantile(0.50)),
+        p95: ms(h.value_at_quantile(0.95)),
+        p99: ms(h.value_at_quantile(0.99)),
+        mean: h.mean() / 1000.0,
+        min: ms(h.min()),
+        max: ms(h.max()),
     }
 }
 
@@ -289,15 +293,7 @@ mod tests {
             assert_eq!(ours.percentiles(), Percentiles::default());
             return;
         }
-        let ms = |us: u64| us as f64 / 1000.0;
-        let want = Percentiles {
-            p50: ms(theirs.value_at_quantile(0.50)),
-            p95: ms(theirs.value_at_quantile(0.95)),
-            p99: ms(theirs.value_at_quantile(0.99)),
-            mean: theirs.mean() / 1000.0,
-            min: ms(theirs.min()),
-            max: ms(theirs.max()),
-        };
+        let want = percentiles_of(&theirs);
         assert_eq!(ours.percentiles(), want, "{} delays", delays.len());
         ours.reset();
         assert!(ours.is_empty());
