@@ -143,7 +143,10 @@ impl DelayHistogram {
         // runs of them are skipped a chunk at a time.
         let used = |counts: &[u64]| counts.iter().fold(0, |any, &c| any | c) != 0;
         let chunks = self.counts.chunks_exact(SCAN_CHUNK);
-        let end = chunks.clone().rposition(used).map_or(0, |c| (c + 1) * SCAN_CHUNK);
+        let end = chunks
+            .clone()
+            .rposition(used)
+            .map_or(0, |c| (c + 1) * SCAN_CHUNK);
         let highest = lowest_of(end.saturating_sub(1)).clamp(2, MAX_MICROS);
         let mut h = Histogram::new_with_bounds(1, highest, HISTOGRAM_SIGNIFICANT_DIGITS)
             .expect("bounds of at least 1 and 2 are valid");
@@ -268,7 +271,10 @@ mod tests {
     #[test]
     fn counters_follow_hdrhistogram_layout() {
         let h = reference();
-        assert!(COUNTERS <= h.distinct_values(), "no counter beyond hdrhistogram's counts");
+        assert!(
+            COUNTERS <= h.distinct_values(),
+            "no counter beyond hdrhistogram's counts"
+        );
         // Every value up to 2^20 us, then a spread to the top of the range.
         let spread = (0..4000u64).map(|i| 1 + (MAX_MICROS - 1) * i / 3999);
         for us in (1..=1 << 20).chain(spread) {
@@ -288,7 +294,10 @@ mod tests {
             theirs.saturating_record((d.as_micros() as u64).clamp(1, MAX_MICROS));
         }
         assert_eq!(ours.len(), theirs.len());
-        assert!(ours.histogram() == theirs, "same counts, total, min and max");
+        assert!(
+            ours.histogram() == theirs,
+            "same counts, total, min and max"
+        );
         if delays.is_empty() {
             assert_eq!(ours.percentiles(), Percentiles::default());
             return;
@@ -305,7 +314,15 @@ mod tests {
     fn nanoseconds_count_as_their_duration() {
         let mut by_duration = DelayHistogram::new();
         let mut by_nanos = DelayHistogram::new();
-        for ns in [0, 999, 1000, 1_999_999, 2_048_000, 86_400_000_000_000, u64::MAX] {
+        for ns in [
+            0,
+            999,
+            1000,
+            1_999_999,
+            2_048_000,
+            86_400_000_000_000,
+            u64::MAX,
+        ] {
             by_duration.record(Duration::from_nanos(ns));
             by_nanos.record_nanos(ns);
         }

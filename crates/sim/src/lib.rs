@@ -13,9 +13,9 @@
 
 pub mod app;
 mod builder;
-mod offset;
 pub mod config;
 pub mod event;
+mod offset;
 /// The link model lives in its own crate (`bbrlab-link`), which the
 /// real-time emulator shares; re-exported here as it always was.
 pub use ::link;

@@ -21,10 +21,10 @@ use crate::event::{EventQueue, Ticket};
 use crate::link::{
     Bottleneck, BufferLimit, DropReason, LinkConfig, LinkPacket, LossModel, RateModel,
 };
+use crate::offset::Offset;
 use crate::qlog::{QlogSink, QlogWriter, Vantage};
 use crate::recorder::{self, FlowRecorder};
 use crate::results::{jain_index, FlowSummary, LinkSummary, LostSplit, RunResult, Series};
-use crate::offset::Offset;
 use crate::slots::Slots;
 use crate::transport::{AckDecision, AckFrame, Chunk, DataPacket, Receiver, SendOutcome, Sender};
 
@@ -601,7 +601,10 @@ impl Simulation {
             self.forwarded += packet.size.get();
             self.flows[packet.flow].propagating += packet.chunk.len as u64;
             if self.now >= self.warmup {
-                let waited = self.now.as_nanos().saturating_sub(packet.sent_time.as_nanos());
+                let waited = self
+                    .now
+                    .as_nanos()
+                    .saturating_sub(packet.sent_time.as_nanos());
                 self.queue_delay.record_nanos(waited);
             }
             let flow = &mut self.flows[packet.flow];

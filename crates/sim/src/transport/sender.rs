@@ -696,7 +696,8 @@ impl Sender {
         if self.bytes_in_flight == Bytes::ZERO {
             return None;
         }
-        self.last_ack_eliciting.map(|t| self.backed_off_pto.after(t))
+        self.last_ack_eliciting
+            .map(|t| self.backed_off_pto.after(t))
     }
 
     /// The loss-detection timer fired.
