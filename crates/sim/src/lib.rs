@@ -15,6 +15,7 @@ pub mod app;
 mod builder;
 pub mod config;
 pub mod event;
+mod offset;
 /// The link model lives in its own crate (`bbrlab-link`), which the
 /// real-time emulator shares; re-exported here as it always was.
 pub use ::link;

@@ -21,6 +21,7 @@ use crate::event::{EventQueue, Ticket};
 use crate::link::{
     Bottleneck, BufferLimit, DropReason, LinkConfig, LinkPacket, LossModel, RateModel,
 };
+use crate::offset::Offset;
 use crate::qlog::{QlogSink, QlogWriter, Vantage};
 use crate::recorder::{self, FlowRecorder};
 use crate::results::{jain_index, FlowSummary, LinkSummary, LostSplit, RunResult, Series};
@@ -101,8 +102,8 @@ impl LinkPacket for AckPacket {
 struct Flow {
     config: FlowConfig,
     start: Instant,
-    forward_delay: Duration,
-    return_delay: Duration,
+    forward_delay: Offset,
+    return_delay: Offset,
     sender: Option<Sender>,
     receiver: Receiver,
     wake_at: Option<Instant>,
@@ -223,8 +224,10 @@ impl Simulation {
                 flows.push(Flow {
                     config: flow_config.clone(),
                     start,
-                    forward_delay: flow_config.rtt / 2,
-                    return_delay: flow_config.rtt - flow_config.rtt / 2 + flow_config.ack_delay,
+                    forward_delay: Offset::new(flow_config.rtt / 2),
+                    return_delay: Offset::new(
+                        flow_config.rtt - flow_config.rtt / 2 + flow_config.ack_delay,
+                    ),
                     sender: None,
                     receiver: Receiver::new(
                         config.transport.ack_policy,
@@ -493,7 +496,7 @@ impl Simulation {
         };
         match player.poll_request(now) {
             Some(request) => {
-                let arrives = now + flow.return_delay;
+                let arrives = flow.return_delay.after(now);
                 self.queue
                     .push(arrives, Event::DashRequestArrives(id, Box::new(request)));
             }
@@ -598,10 +601,14 @@ impl Simulation {
             self.forwarded += packet.size.get();
             self.flows[packet.flow].propagating += packet.chunk.len as u64;
             if self.now >= self.warmup {
-                self.queue_delay.record(self.now - packet.sent_time);
+                let waited = self
+                    .now
+                    .as_nanos()
+                    .saturating_sub(packet.sent_time.as_nanos());
+                self.queue_delay.record_nanos(waited);
             }
             let flow = &mut self.flows[packet.flow];
-            let at = self.now + flow.forward_delay;
+            let at = flow.forward_delay.after(self.now);
             flow.arrivals.push_back(at);
             let slot = self.packets_in_transit.insert(packet);
             self.queue.push(at, Event::Deliver(slot));
@@ -755,7 +762,7 @@ impl Simulation {
         if let Some(uplink) = self.uplink.as_mut() {
             while let Some(ack) = uplink.dequeue(now) {
                 let slot = self.frames_in_transit.insert(ack.frame);
-                let back = now + self.flows[ack.flow].return_delay;
+                let back = self.flows[ack.flow].return_delay.after(now);
                 self.queue.push(back, Event::Ack(ack.flow, slot));
             }
         }
@@ -767,7 +774,7 @@ impl Simulation {
     #[inline(always)]
     fn return_ack(&mut self, at: Instant, id: usize, frame: AckFrame) {
         let slot = self.frames_in_transit.insert(frame);
-        let back = at + self.flows[id].return_delay;
+        let back = self.flows[id].return_delay.after(at);
         self.queue.push(back, Event::Ack(id, slot));
     }
 

@@ -179,6 +179,12 @@ impl Receiver {
             return; // duplicate of delivered data
         }
         start = start.max(self.in_order);
+        // In order with nothing held that it reaches (the usual packet):
+        // what the merge below would do, without its search and drain.
+        if start == self.in_order && self.ranges.first().is_none_or(|&(s, _)| s > end) {
+            self.in_order = end;
+            return;
+        }
         // Merge with overlapping or adjacent ranges: those starting at or
         // before `end`, walking down while they reach `start`.
         let hi = self.ranges.partition_point(|&(s, _)| s <= end);

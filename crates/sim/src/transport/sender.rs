@@ -14,6 +14,7 @@ use super::rtt::RttEstimator;
 use super::stream::{Chunk, SendStream};
 use crate::config::{CopilotConfig, TransportConfig};
 use crate::link::LinkPacket;
+use crate::offset::Offset;
 use crate::qlog::{Metrics, QlogSink, QlogWriter};
 use cc::Pacer;
 
@@ -93,15 +94,27 @@ struct Outputs {
     cwnd: Bytes,
     pacing_rate: Bandwidth,
     send_quantum: Bytes,
+    /// The pacer's bucket depth for this quantum and rate under the
+    /// transport's pacing timer ([`Pacer::depth`]): derived with the
+    /// outputs, not again at each of the 2.4 polls per packet.
+    pacer_depth: Bytes,
     probe: ProbeState,
 }
 
 impl Outputs {
-    fn of(cc: &dyn CongestionControl) -> Outputs {
+    fn of(cc: &dyn CongestionControl, config: &TransportConfig) -> Outputs {
+        let pacing_rate = cc.pacing_rate();
+        let send_quantum = cc.send_quantum();
         Outputs {
             cwnd: cc.cwnd(),
-            pacing_rate: cc.pacing_rate(),
-            send_quantum: cc.send_quantum(),
+            pacing_rate,
+            send_quantum,
+            pacer_depth: Pacer::depth(
+                send_quantum,
+                pacing_rate,
+                config.pacing_timer,
+                config.max_datagram_size,
+            ),
             probe: cc.probe_state(),
         }
     }
@@ -167,8 +180,9 @@ pub struct Sender {
     /// re-armed after every send and ACK.
     pto: Duration,
     /// `pto` backed off by `pto_count` (doubled per PTO, at most 2^16 times),
-    /// kept with both for the same reason.
-    backed_off_pto: Duration,
+    /// kept with both for the same reason, in nanoseconds: it is added to
+    /// the latest send's instant at each re-arm.
+    backed_off_pto: Offset,
     stream: SendStream,
     /// Packets from `base_pn` on; `None` once acked or declared lost.
     sent: VecDeque<Option<SentPacket>>,
@@ -206,7 +220,7 @@ impl Sender {
         cc: Box<dyn CongestionControl>,
         size: Option<Bytes>,
     ) -> Self {
-        let out = Outputs::of(cc.as_ref());
+        let out = Outputs::of(cc.as_ref(), &config);
         let quantum = out.send_quantum;
         let out = Some(out);
         let max_stream_data = config.receive_window.map_or(u64::MAX, Bytes::get);
@@ -218,7 +232,7 @@ impl Sender {
             estimator: DeliveryRateEstimator::new(),
             rtt: RttEstimator::default(),
             pto: RttEstimator::default().pto(config.max_ack_delay),
-            backed_off_pto: RttEstimator::default().pto(config.max_ack_delay),
+            backed_off_pto: Offset::new(RttEstimator::default().pto(config.max_ack_delay)),
             stream: SendStream::new(size.map(Bytes::get)),
             sent: VecDeque::new(),
             base_pn: 0,
@@ -293,7 +307,7 @@ impl Sender {
     fn outputs(&mut self) -> Outputs {
         *self
             .out
-            .get_or_insert_with(|| Outputs::of(self.cc.as_ref()))
+            .get_or_insert_with(|| Outputs::of(self.cc.as_ref(), &self.config))
     }
     /// Bytes in flight.
     pub fn bytes_in_flight(&self) -> Bytes {
@@ -352,10 +366,10 @@ impl Sender {
             if !room {
                 return SendOutcome::Blocked;
             }
-            let rate = out.pacing_rate;
             let timer = self.config.pacing_timer;
-            let depth = Pacer::depth(out.send_quantum, rate, timer, self.config.max_datagram_size);
-            let at = self.pacer.earliest_send(now, full, rate, depth, timer);
+            let at = self
+                .pacer
+                .earliest_send(now, full, out.pacing_rate, out.pacer_depth, timer);
             if at > now {
                 return SendOutcome::WaitUntil(at);
             }
@@ -529,7 +543,7 @@ impl Sender {
         });
         // Read now: the simulator reads the probe state after every ACK,
         // and the sends that follow need the rest.
-        self.out = Some(Outputs::of(self.cc.as_ref()));
+        self.out = Some(Outputs::of(self.cc.as_ref(), &self.config));
         if let Some(q) = self.qlog.as_mut() {
             let t = elapsed(now);
             q.ack_received(t, &crate::qlog::ranges(&frame.newly_received));
@@ -548,7 +562,7 @@ impl Sender {
             q.mode(t, self.cc.snapshot().mode);
         }
         self.pto_count = 0;
-        self.backed_off_pto = self.pto;
+        self.backed_off_pto = Offset::new(self.pto);
         self.trim_front();
         true
     }
@@ -682,7 +696,8 @@ impl Sender {
         if self.bytes_in_flight == Bytes::ZERO {
             return None;
         }
-        self.last_ack_eliciting.map(|t| t + self.backed_off_pto)
+        self.last_ack_eliciting
+            .map(|t| self.backed_off_pto.after(t))
     }
 
     /// The loss-detection timer fired.
@@ -695,7 +710,7 @@ impl Sender {
         // PTO: probe with new data (or a repeat) regardless of cwnd.
         self.stats.ptos += 1;
         self.pto_count += 1;
-        self.backed_off_pto = self.pto * 2u32.saturating_pow(self.pto_count.min(16));
+        self.backed_off_pto = Offset::new(self.pto * 2u32.saturating_pow(self.pto_count.min(16)));
         self.probes_pending = PTO_PROBES;
     }
 
