@@ -105,6 +105,10 @@ use crate::units::{Bandwidth, Bytes, Instant};
 
 use ack_aggregation::AckAggregation;
 pub use extension::{AckContext, Extensions};
+use extension::{
+    CwndGainPolicy as _, FixedCwndGain, LinuxGainCycle, LinuxPlateau, LinuxPoints,
+    LossReaction as _, PacketConservation, ProbeGainPolicy as _, StartupPlateau as _,
+};
 use full_pipe::FullPipe;
 use long_term::{LongTermBandwidth, LongTermInput, LongTermVerdict};
 use probe_rtt::SelfAppLimited;
@@ -246,6 +250,8 @@ pub struct Bbr {
     mss: Bytes,
     initial_cwnd: Bytes,
     ext: Extensions,
+    /// Which points of `ext` are Linux's own: those are called statically.
+    linux: LinuxPoints,
     mode: Mode,
     rounds: RoundCounter,
     full_pipe: FullPipe,
@@ -294,6 +300,7 @@ impl Bbr {
             params,
             mss: config.max_datagram_size,
             initial_cwnd,
+            linux: ext.linux_points(),
             ext,
             mode: Mode::Startup,
             rounds: RoundCounter::default(),
@@ -461,6 +468,10 @@ impl Bbr {
             // Drain until the queue is likely gone, at most one min_rtt.
             full_length || inflight <= self.target_inflight(bw, 1.0)
         };
+        if self.linux.probe_gain {
+            // Linux's cycle reads nothing of the phase context.
+            return LinuxGainCycle.phase_done(event, self.cycle_phase, elapsed, default);
+        }
         let ctx = extension::PhaseContext {
             event,
             phase: self.cycle_phase,
@@ -488,12 +499,13 @@ impl Bbr {
             // Linux keeps Startup's cwnd gain while draining.
             Mode::Drain => (DRAIN_GAIN, HIGH_GAIN),
             Mode::ProbeBw => {
+                let base = GAIN_CYCLE[self.cycle_phase];
                 let pacing = if self.long_term.bandwidth_in_use().is_some() {
                     1.0
+                } else if self.linux.probe_gain {
+                    LinuxGainCycle.pacing_gain(self.cycle_phase, base)
                 } else {
-                    self.ext
-                        .probe_gain
-                        .pacing_gain(self.cycle_phase, GAIN_CYCLE[self.cycle_phase])
+                    self.ext.probe_gain.pacing_gain(self.cycle_phase, base)
                 };
                 (pacing, self.params.cwnd_gain)
             }
@@ -555,7 +567,12 @@ impl Bbr {
         if self.mode == Mode::ProbeBw && self.cycle_phase_done(event) {
             self.advance_cycle_phase();
         }
-        let uncounted = !self.ext.startup_plateau.counts_round(app_limited);
+        let counts = if self.linux.startup_plateau {
+            LinuxPlateau.counts_round(app_limited)
+        } else {
+            self.ext.startup_plateau.counts_round(app_limited)
+        };
+        let uncounted = !counts;
         self.full_pipe
             .on_round(round_start, uncounted, self.ext.bandwidth_filter.max_bw());
         if self.mode == Mode::Startup && self.full_pipe.is_reached() {
@@ -666,10 +683,12 @@ impl Bbr {
                 if self.params.extra_acked && self.full_pipe.is_reached() {
                     target += self.aggregation.allowance(bw, 1.0);
                 }
-                let target = self
-                    .ext
-                    .loss_reaction
-                    .limit_target(ctx, self.quantization_budget(target));
+                let target = self.quantization_budget(target);
+                let target = if self.linux.loss_reaction {
+                    PacketConservation.limit_target(ctx, target)
+                } else {
+                    self.ext.loss_reaction.limit_target(ctx, target)
+                };
                 if self.full_pipe.is_reached() {
                     cwnd = (cwnd + acked).min(target);
                 } else if cwnd < target || event.rate.total_delivered < self.initial_cwnd {
@@ -679,10 +698,16 @@ impl Bbr {
                 cwnd = cwnd.max(self.min_cwnd());
             }
         }
-        if let Some(cap) = self.ext.cwnd_gain.cwnd_cap(ctx) {
+        let (cwnd_cap, inflight_cap) = if self.linux.cwnd_gain {
+            (FixedCwndGain.cwnd_cap(ctx), FixedCwndGain.inflight_cap(ctx))
+        } else {
+            let policy = &self.ext.cwnd_gain;
+            (policy.cwnd_cap(ctx), policy.inflight_cap(ctx))
+        };
+        if let Some(cap) = cwnd_cap {
             cwnd = cwnd.min(cap);
         }
-        self.inflight_cap = self.ext.cwnd_gain.inflight_cap(ctx);
+        self.inflight_cap = inflight_cap;
         if let Some(cap) = self.inflight_cap {
             cwnd = cwnd.min(cap);
         }
@@ -794,12 +819,24 @@ impl CongestionControl for Bbr {
         }
         self.update_gains();
         let mut ctx = self.context(event, round_start, recovery_entered);
-        self.ext.cwnd_gain.on_ack(&ctx);
-        self.ext.probe_gain.on_ack(&ctx);
-        self.ext.loss_reaction.on_ack(&ctx);
-        // Probe gains may have changed with the policy's state.
-        self.update_gains();
-        self.cwnd_gain = self.ext.cwnd_gain.cwnd_gain(&ctx, self.cwnd_gain);
+        // Linux's points observe nothing.
+        if !self.linux.cwnd_gain {
+            self.ext.cwnd_gain.on_ack(&ctx);
+        }
+        if !self.linux.probe_gain {
+            self.ext.probe_gain.on_ack(&ctx);
+            // Probe gains may have changed with the policy's state (no other
+            // input of the gains moves here).
+            self.update_gains();
+        }
+        if !self.linux.loss_reaction {
+            self.ext.loss_reaction.on_ack(&ctx);
+        }
+        self.cwnd_gain = if self.linux.cwnd_gain {
+            FixedCwndGain.cwnd_gain(&ctx, self.cwnd_gain)
+        } else {
+            self.ext.cwnd_gain.cwnd_gain(&ctx, self.cwnd_gain)
+        };
         self.set_pacing_rate(
             self.pacing_bandwidth(),
             self.pacing_gain,

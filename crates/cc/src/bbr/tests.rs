@@ -384,3 +384,48 @@ fn send_quantum_follows_the_pacing_rate() {
     b.pace_at(Bandwidth::from_mbps(10_000));
     assert_eq!(b.send_quantum(), Bytes(43 * 1500), "64 KB cap");
 }
+
+/// A cwnd policy with every method but the cap left at its default, so
+/// only the box can carry its cap to the core.
+#[derive(Clone, Debug)]
+struct CapAt(Bytes);
+
+impl extension::CwndGainPolicy for CapAt {
+    fn cwnd_cap(&self, _ctx: &AckContext) -> Option<Bytes> {
+        Some(self.0)
+    }
+}
+
+#[test]
+fn linux_points_are_known_and_a_replaced_point_is_called() {
+    let linux = Extensions::default().linux_points();
+    assert!(linux.cwnd_gain && linux.probe_gain && linux.loss_reaction && linux.startup_plateau);
+    let cap = Bytes(20_000);
+    let ext = Extensions {
+        cwnd_gain: Box::new(CapAt(cap)),
+        ..Extensions::default()
+    };
+    let points = ext.linux_points();
+    assert!(!points.cwnd_gain, "a variant's policy is not Linux's");
+    assert!(points.probe_gain && points.loss_reaction && points.startup_plateau);
+    let config = ControllerConfig::new(1, Instant::ZERO);
+    let mut capped = Bbr::with_extensions("bbr", BbrParams::default(), &config, ext);
+    let mut plain = bbr(1);
+    let rate = Bandwidth::from_mbps(100);
+    for i in 1..=5u64 {
+        let ack = round_ack(
+            secs(0.04 * i as f64),
+            Bytes(15_000 * i),
+            rate,
+            Bytes(30_000),
+        );
+        capped.on_ack(&ack);
+        plain.on_ack(&ack);
+    }
+    assert_eq!(capped.cwnd(), cap);
+    assert!(
+        plain.cwnd() > cap,
+        "Linux's policy caps nothing: {}",
+        plain.cwnd()
+    );
+}
