@@ -242,6 +242,22 @@ struct Recovery {
     prior_cwnd: Bytes,
 }
 
+/// A bandwidth filter's two estimates as of its last change.
+#[derive(Clone, Copy, Debug)]
+struct FilterEstimates {
+    max: Bandwidth,
+    pacing: Bandwidth,
+}
+
+impl FilterEstimates {
+    fn of(filter: &dyn extension::BandwidthFilter) -> Self {
+        FilterEstimates {
+            max: filter.max_bw(),
+            pacing: filter.pacing_bw(),
+        }
+    }
+}
+
 /// The BBR core.
 #[derive(Clone, Debug)]
 pub struct Bbr {
@@ -252,6 +268,10 @@ pub struct Bbr {
     ext: Extensions,
     /// Which points of `ext` are Linux's own: those are called statically.
     linux: LinuxPoints,
+    /// The bandwidth filter's `max_bw` and `pacing_bw`, read again whenever
+    /// the filter changes (`update`, `set`): an ACK reads them five times,
+    /// each an indirect call, and a sample seldom moves them.
+    filter_bw: FilterEstimates,
     mode: Mode,
     rounds: RoundCounter,
     full_pipe: FullPipe,
@@ -301,6 +321,7 @@ impl Bbr {
             mss: config.max_datagram_size,
             initial_cwnd,
             linux: ext.linux_points(),
+            filter_bw: FilterEstimates::of(&*ext.bandwidth_filter),
             ext,
             mode: Mode::Startup,
             rounds: RoundCounter::default(),
@@ -350,7 +371,7 @@ impl Bbr {
     pub fn bandwidth(&self) -> Bandwidth {
         self.long_term
             .bandwidth_in_use()
-            .unwrap_or_else(|| self.ext.bandwidth_filter.max_bw())
+            .unwrap_or(self.filter_bw.max)
     }
 
     /// Round trips counted so far.
@@ -371,7 +392,7 @@ impl Bbr {
     fn pacing_bandwidth(&self) -> Bandwidth {
         self.long_term
             .bandwidth_in_use()
-            .unwrap_or_else(|| self.ext.bandwidth_filter.pacing_bw())
+            .unwrap_or(self.filter_bw.pacing)
     }
 
     fn min_cwnd(&self) -> Bytes {
@@ -454,7 +475,7 @@ impl Bbr {
         let elapsed = self.delivered_time - self.cycle_stamp;
         let full_length = self.min_rtt.is_some_and(|m| elapsed > m);
         let inflight = self.inflight_at_edt(event.prior_in_flight);
-        let bw = self.ext.bandwidth_filter.max_bw();
+        let bw = self.filter_bw.max;
         let default = if self.pacing_gain == 1.0 {
             full_length
         } else if self.pacing_gain > 1.0 {
@@ -553,6 +574,7 @@ impl Bbr {
             self.ext
                 .bandwidth_filter
                 .update(self.rounds.count(), rate, app_limited);
+            self.filter_bw = FilterEstimates::of(&*self.ext.bandwidth_filter);
         }
         if self.params.extra_acked && valid {
             self.aggregation.on_ack(
@@ -574,13 +596,13 @@ impl Bbr {
         };
         let uncounted = !counts;
         self.full_pipe
-            .on_round(round_start, uncounted, self.ext.bandwidth_filter.max_bw());
+            .on_round(round_start, uncounted, self.filter_bw.max);
         if self.mode == Mode::Startup && self.full_pipe.is_reached() {
             self.mode = Mode::Drain;
         }
         if self.mode == Mode::Drain {
             let inflight = self.inflight_at_edt(event.bytes_in_flight);
-            let target = self.target_inflight(self.ext.bandwidth_filter.max_bw(), 1.0);
+            let target = self.target_inflight(self.filter_bw.max, 1.0);
             let ctx = extension::DrainContext {
                 event,
                 round_start,
@@ -814,6 +836,7 @@ impl CongestionControl for Bbr {
             let ctx = self.context(event, round_start, recovery_entered);
             if let Some(bw) = detector.on_ack(&ctx, event.rate.delivery_rate) {
                 self.ext.bandwidth_filter.set(self.rounds.count(), bw);
+                self.filter_bw = FilterEstimates::of(&*self.ext.bandwidth_filter);
             }
             self.ext.drop_detector = Some(detector);
         }
