@@ -100,6 +100,7 @@ use rand_pcg::Pcg64Mcg;
 use crate::controller::{
     AckEvent, CongestionControl, ControllerConfig, LossEvent, ProbeState, SentEvent, Snapshot,
 };
+use crate::memo::Memo;
 use crate::spec::AlgorithmInfo;
 use crate::units::{Bandwidth, Bytes, Instant};
 
@@ -229,6 +230,14 @@ pub fn initial_pacing_rate(cwnd: Bytes, srtt: Option<Duration>, gain: f64) -> Ba
     bw.mul_f64(gain * (1.0 - PACING_MARGIN))
 }
 
+/// `gain x bw x min_rtt`; `initial_cwnd` until min_rtt is known.
+fn bdp_at(min_rtt: Option<Duration>, initial_cwnd: Bytes, bw: Bandwidth, gain: f64) -> Bytes {
+    match min_rtt {
+        Some(rtt) => bw.bytes_in(rtt).mul_f64(gain),
+        None => initial_cwnd,
+    }
+}
+
 /// Recovery bookkeeping (`bbr_set_cwnd_to_recover_or_restore`).
 #[derive(Clone, Debug, Default)]
 struct Recovery {
@@ -299,6 +308,13 @@ pub struct Bbr {
     rng: Pcg64Mcg,
     /// The cwnd-gain policy's inflight cap at the last ACK.
     inflight_cap: Option<Bytes>,
+    /// The pacing rate at (bandwidth, gain bits): an ACK computes it
+    /// again, and the estimate and the gain seldom move between ACKs.
+    paced: Memo<(Bandwidth, u64), Bandwidth>,
+    /// The window's `gain x BDP` at (bandwidth, min_rtt, gain bits).
+    window_bdp: Memo<(Bandwidth, Option<Duration>, u64), Bytes>,
+    /// The aggregation allowance at (extra_acked, bandwidth).
+    allowance: Memo<(Bytes, Bandwidth), Bytes>,
 }
 
 impl Bbr {
@@ -346,6 +362,9 @@ impl Bbr {
             idle_restart: false,
             rng: Pcg64Mcg::seed_from_u64(config.seed),
             inflight_cap: None,
+            paced: Memo::new(),
+            window_bdp: Memo::new(),
+            allowance: Memo::new(),
         };
         bbr.init_pacing_rate(None);
         bbr
@@ -401,10 +420,7 @@ impl Bbr {
 
     /// `gain x bw x min_rtt`; the initial window until min_rtt is known.
     fn bdp(&self, bw: Bandwidth, gain: f64) -> Bytes {
-        match self.min_rtt {
-            Some(rtt) => bw.bytes_in(rtt).mul_f64(gain),
-            None => self.initial_cwnd,
-        }
+        bdp_at(self.min_rtt, self.initial_cwnd, bw, gain)
     }
 
     /// Headroom for send quanta in flight at both ends of the path, and two
@@ -428,6 +444,11 @@ impl Bbr {
 
     /// Sets the pacing rate, and the send quantum with it.
     fn pace_at(&mut self, rate: Bandwidth) {
+        if rate == self.pacing_rate {
+            // The quantum is the rate's already (and the MSS's: a new MSS
+            // computes it again).
+            return;
+        }
         self.pacing_rate = rate;
         self.quantum = send_quantum(rate, self.mss);
     }
@@ -441,7 +462,10 @@ impl Bbr {
             self.has_seen_rtt = true;
             self.init_pacing_rate(Some(srtt));
         }
-        let rate = bw.mul_f64(gain * (1.0 - self.params.pacing_margin));
+        let margin = self.params.pacing_margin;
+        let rate = self
+            .paced
+            .get((bw, gain.to_bits()), || bw.mul_f64(gain * (1.0 - margin)));
         // Until the pipe is full, never slow down: early samples undershoot.
         if rate > Bandwidth::ZERO && (self.full_pipe.is_reached() || rate > self.pacing_rate) {
             self.pace_at(rate);
@@ -701,9 +725,15 @@ impl Bbr {
         if acked > Bytes::ZERO {
             let conserving = self.recover_or_restore(ctx, &mut cwnd);
             if !conserving {
-                let mut target = self.bdp(bw, gain);
+                let (min_rtt, initial_cwnd) = (self.min_rtt, self.initial_cwnd);
+                let mut target = self.window_bdp.get((bw, min_rtt, gain.to_bits()), || {
+                    bdp_at(min_rtt, initial_cwnd, bw, gain)
+                });
                 if self.params.extra_acked && self.full_pipe.is_reached() {
-                    target += self.aggregation.allowance(bw, 1.0);
+                    let aggregation = &self.aggregation;
+                    target += self.allowance.get((aggregation.extra_acked(), bw), || {
+                        aggregation.allowance(bw, 1.0)
+                    });
                 }
                 let target = self.quantization_budget(target);
                 let target = if self.linux.loss_reaction {
