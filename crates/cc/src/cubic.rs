@@ -149,6 +149,21 @@ impl CubicParams {
     }
 }
 
+/// `x.floor()`, without the call where it can: on x86-64 without SSE4.1
+/// (the baseline target) `f64::floor` is a library call, and CUBIC rounds
+/// its window on every ACK in congestion avoidance. Between 0 and 2^63
+/// (every window) truncation through `i64` is the floor, the same value
+/// (a positive zero for a fraction, as `floor` gives); anything else,
+/// negative zero included, goes to `floor`.
+#[inline]
+fn floor(x: f64) -> f64 {
+    if x > 0.0 && x < 9_223_372_036_854_775_808.0 {
+        (x as i64) as f64
+    } else {
+        x.floor()
+    }
+}
+
 /// The current congestion-avoidance stage.
 #[derive(Clone, Copy, Debug)]
 struct Epoch {
@@ -164,6 +179,9 @@ struct Epoch {
 pub struct Cubic {
     spec: String,
     params: CubicParams,
+    /// `params.alpha()`, which congestion avoidance reads on every ACK
+    /// (the parameters never change after construction).
+    alpha: f64,
     window: LossWindow,
     /// W_max in segments; `None` until the first congestion event and again
     /// after persistent congestion, when the next epoch takes its own start
@@ -203,6 +221,7 @@ impl Cubic {
         Cubic {
             spec: params.to_spec_string(),
             params,
+            alpha: params.alpha(),
             window: LossWindow::new(config),
             w_max: None,
             k: 0.0,
@@ -258,7 +277,7 @@ impl Cubic {
 
     fn set_segments(&mut self, segments: f64) {
         let bytes = segments * self.mds();
-        let whole = bytes.floor();
+        let whole = floor(bytes);
         let grown = Bytes(1).mul_f64(whole);
         // Float rounding may land a hair below the current window; CUBIC's
         // increase never lowers it.
@@ -302,7 +321,7 @@ impl Cubic {
         let alpha = if epoch.w_est >= self.cwnd_prior {
             1.0
         } else {
-            self.params.alpha()
+            self.alpha
         };
         epoch.w_est += alpha * acked / cwnd;
         self.epoch = Some(epoch);
@@ -952,7 +971,39 @@ mod tests {
         );
     }
 
+    #[test]
+    fn floor_is_floor_bit_for_bit() {
+        let specials = [
+            0.0,
+            -0.0,
+            0.5,
+            1.0,
+            1.5,
+            -1.5,
+            2f64.powi(52) + 0.5,
+            2f64.powi(53),
+            2f64.powi(63) - 1024.0,
+            2f64.powi(63),
+            2f64.powi(64),
+            f64::MAX,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MIN_POSITIVE,
+        ];
+        for x in specials {
+            assert_eq!(floor(x).to_bits(), x.floor().to_bits(), "{x}");
+        }
+        assert!(floor(f64::NAN).is_nan());
+    }
+
     proptest! {
+        #[test]
+        fn floor_matches_f64_floor(x in any::<f64>()) {
+            if !x.is_nan() {
+                prop_assert_eq!(floor(x).to_bits(), x.floor().to_bits());
+            }
+        }
+
         #[test]
         fn cubic_survives_arbitrary_event_sequences(
             mds in prop_oneof![Just(1200u64), Just(1500), Just(9000)],
