@@ -251,18 +251,29 @@ struct Recovery {
     prior_cwnd: Bytes,
 }
 
-/// A bandwidth filter's two estimates as of its last change.
+/// The bandwidth estimates as of the last change of the filter or of the
+/// long-term sampler.
 #[derive(Clone, Copy, Debug)]
-struct FilterEstimates {
-    max: Bandwidth,
+struct Estimates {
+    /// The filter's `max_bw`.
+    filter_max: Bandwidth,
+    /// The policed rate, while the long-term mode uses it.
+    long_term: Option<Bandwidth>,
+    /// [`Bbr::bandwidth`]: the policed rate, else the filter's max.
+    in_use: Bandwidth,
+    /// The policed rate, else the filter's `pacing_bw`.
     pacing: Bandwidth,
 }
 
-impl FilterEstimates {
-    fn of(filter: &dyn extension::BandwidthFilter) -> Self {
-        FilterEstimates {
-            max: filter.max_bw(),
-            pacing: filter.pacing_bw(),
+impl Estimates {
+    fn of(filter: &dyn extension::BandwidthFilter, long_term: &LongTermBandwidth) -> Self {
+        let filter_max = filter.max_bw();
+        let long_term = long_term.bandwidth_in_use();
+        Estimates {
+            filter_max,
+            long_term,
+            in_use: long_term.unwrap_or(filter_max),
+            pacing: long_term.unwrap_or_else(|| filter.pacing_bw()),
         }
     }
 }
@@ -277,10 +288,10 @@ pub struct Bbr {
     ext: Extensions,
     /// Which points of `ext` are Linux's own: those are called statically.
     linux: LinuxPoints,
-    /// The bandwidth filter's `max_bw` and `pacing_bw`, read again whenever
-    /// the filter changes (`update`, `set`): an ACK reads them five times,
-    /// each an indirect call, and a sample seldom moves them.
-    filter_bw: FilterEstimates,
+    /// The bandwidth estimates, taken again whenever the filter (`update`,
+    /// `set`) or the long-term sampler changes: an ACK reads them about ten
+    /// times, the filter's through indirect calls, and they seldom move.
+    bw: Estimates,
     mode: Mode,
     rounds: RoundCounter,
     full_pipe: FullPipe,
@@ -337,7 +348,7 @@ impl Bbr {
             mss: config.max_datagram_size,
             initial_cwnd,
             linux: ext.linux_points(),
-            filter_bw: FilterEstimates::of(&*ext.bandwidth_filter),
+            bw: Estimates::of(&*ext.bandwidth_filter, &LongTermBandwidth::default()),
             ext,
             mode: Mode::Startup,
             rounds: RoundCounter::default(),
@@ -388,9 +399,7 @@ impl Bbr {
     /// The bandwidth estimate in use: the policed rate in long-term mode,
     /// else the bandwidth filter's.
     pub fn bandwidth(&self) -> Bandwidth {
-        self.long_term
-            .bandwidth_in_use()
-            .unwrap_or(self.filter_bw.max)
+        self.bw.in_use
     }
 
     /// Round trips counted so far.
@@ -409,9 +418,7 @@ impl Bbr {
     }
 
     fn pacing_bandwidth(&self) -> Bandwidth {
-        self.long_term
-            .bandwidth_in_use()
-            .unwrap_or(self.filter_bw.pacing)
+        self.bw.pacing
     }
 
     fn min_cwnd(&self) -> Bytes {
@@ -499,7 +506,7 @@ impl Bbr {
         let elapsed = self.delivered_time - self.cycle_stamp;
         let full_length = self.min_rtt.is_some_and(|m| elapsed > m);
         let inflight = self.inflight_at_edt(event.prior_in_flight);
-        let bw = self.filter_bw.max;
+        let bw = self.bw.filter_max;
         let default = if self.pacing_gain == 1.0 {
             full_length
         } else if self.pacing_gain > 1.0 {
@@ -545,7 +552,7 @@ impl Bbr {
             Mode::Drain => (DRAIN_GAIN, HIGH_GAIN),
             Mode::ProbeBw => {
                 let base = GAIN_CYCLE[self.cycle_phase];
-                let pacing = if self.long_term.bandwidth_in_use().is_some() {
+                let pacing = if self.bw.long_term.is_some() {
                     1.0
                 } else if self.linux.probe_gain {
                     LinuxGainCycle.pacing_gain(self.cycle_phase, base)
@@ -598,7 +605,8 @@ impl Bbr {
             self.ext
                 .bandwidth_filter
                 .update(self.rounds.count(), rate, app_limited);
-            self.filter_bw = FilterEstimates::of(&*self.ext.bandwidth_filter);
+            // The long-term sampler runs only on valid samples too, above.
+            self.bw = Estimates::of(&*self.ext.bandwidth_filter, &self.long_term);
         }
         if self.params.extra_acked && valid {
             self.aggregation.on_ack(
@@ -620,13 +628,13 @@ impl Bbr {
         };
         let uncounted = !counts;
         self.full_pipe
-            .on_round(round_start, uncounted, self.filter_bw.max);
+            .on_round(round_start, uncounted, self.bw.filter_max);
         if self.mode == Mode::Startup && self.full_pipe.is_reached() {
             self.mode = Mode::Drain;
         }
         if self.mode == Mode::Drain {
             let inflight = self.inflight_at_edt(event.bytes_in_flight);
-            let target = self.target_inflight(self.filter_bw.max, 1.0);
+            let target = self.target_inflight(self.bw.filter_max, 1.0);
             let ctx = extension::DrainContext {
                 event,
                 round_start,
@@ -866,7 +874,7 @@ impl CongestionControl for Bbr {
             let ctx = self.context(event, round_start, recovery_entered);
             if let Some(bw) = detector.on_ack(&ctx, event.rate.delivery_rate) {
                 self.ext.bandwidth_filter.set(self.rounds.count(), bw);
-                self.filter_bw = FilterEstimates::of(&*self.ext.bandwidth_filter);
+                self.bw = Estimates::of(&*self.ext.bandwidth_filter, &self.long_term);
             }
             self.ext.drop_detector = Some(detector);
         }
