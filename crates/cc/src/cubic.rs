@@ -149,18 +149,23 @@ impl CubicParams {
     }
 }
 
-/// `x.floor()`, without the call where it can: on x86-64 without SSE4.1
-/// (the baseline target) `f64::floor` is a library call, and CUBIC rounds
-/// its window on every ACK in congestion avoidance. Between 0 and 2^63
-/// (every window) truncation through `i64` is the floor, the same value
-/// (a positive zero for a fraction, as `floor` gives); anything else,
-/// negative zero included, goes to `floor`.
+/// `(x.floor(), Bytes(1).mul_f64(x.floor()))`, the whole bytes of a
+/// window as a float and as a volume, without the calls where it can: on
+/// x86-64 without SSE4.1 (the baseline target) `f64::floor` is a library
+/// call and the saturating float-to-`u64` conversion a long sequence, and
+/// CUBIC rounds its window on every ACK in congestion avoidance. Between 0
+/// and 2^63 (every window) truncation through `i64` is the floor and that
+/// integer is the volume, the same values (a fraction gives a positive
+/// zero and no bytes, as `floor` and `mul_f64` do); anything else,
+/// negative zero included, goes the long way.
 #[inline]
-fn floor(x: f64) -> f64 {
+fn whole_bytes(x: f64) -> (f64, Bytes) {
     if x > 0.0 && x < 9_223_372_036_854_775_808.0 {
-        (x as i64) as f64
+        let whole = x as i64;
+        (whole as f64, Bytes(whole as u64))
     } else {
-        x.floor()
+        let whole = x.floor();
+        (whole, Bytes(1).mul_f64(whole))
     }
 }
 
@@ -277,8 +282,7 @@ impl Cubic {
 
     fn set_segments(&mut self, segments: f64) {
         let bytes = segments * self.mds();
-        let whole = floor(bytes);
-        let grown = Bytes(1).mul_f64(whole);
+        let (whole, grown) = whole_bytes(bytes);
         // Float rounding may land a hair below the current window; CUBIC's
         // increase never lowers it.
         self.window.cwnd = self.window.cwnd.max(grown);
@@ -971,8 +975,13 @@ mod tests {
         );
     }
 
+    /// What [`whole_bytes`] stands for.
+    fn whole_bytes_the_long_way(x: f64) -> (u64, Bytes) {
+        (x.floor().to_bits(), Bytes(1).mul_f64(x.floor()))
+    }
+
     #[test]
-    fn floor_is_floor_bit_for_bit() {
+    fn whole_bytes_are_floor_bit_for_bit() {
         let specials = [
             0.0,
             -0.0,
@@ -991,16 +1000,22 @@ mod tests {
             f64::MIN_POSITIVE,
         ];
         for x in specials {
-            assert_eq!(floor(x).to_bits(), x.floor().to_bits(), "{x}");
+            let (whole, bytes) = whole_bytes(x);
+            assert_eq!((whole.to_bits(), bytes), whole_bytes_the_long_way(x), "{x}");
         }
-        assert!(floor(f64::NAN).is_nan());
+        let (whole, bytes) = whole_bytes(f64::NAN);
+        assert!(whole.is_nan());
+        assert_eq!(bytes, Bytes::ZERO);
     }
 
     proptest! {
         #[test]
-        fn floor_matches_f64_floor(x in any::<f64>()) {
-            if !x.is_nan() {
-                prop_assert_eq!(floor(x).to_bits(), x.floor().to_bits());
+        fn whole_bytes_match_floor(x in any::<f64>(), window in 0.0f64..1e12) {
+            for x in [x, window] {
+                if !x.is_nan() {
+                    let (whole, bytes) = whole_bytes(x);
+                    prop_assert_eq!((whole.to_bits(), bytes), whole_bytes_the_long_way(x));
+                }
             }
         }
 
