@@ -368,8 +368,8 @@ impl CongestionControl for Cubic {
 
     fn on_ack(&mut self, event: &AckEvent) {
         let growth = self.window.on_ack(event);
-        let since_last_ack = self.last_ack.map_or(Duration::ZERO, |t| event.now - t);
-        self.last_ack = Some(self.last_ack.map_or(event.now, |t| t.max(event.now)));
+        let previous_ack = self.last_ack;
+        self.last_ack = Some(previous_ack.map_or(event.now, |t| t.max(event.now)));
 
         let mut slow_start_divisor = 1;
         if growth != Growth::Recovery && self.window.in_slow_start() {
@@ -388,7 +388,7 @@ impl CongestionControl for Cubic {
                 // RFC 9438 §4.2: t must not include application-limited
                 // periods, or the window would leap when sending resumes.
                 if let Some(epoch) = &mut self.epoch {
-                    epoch.start += since_last_ack;
+                    epoch.start += previous_ack.map_or(Duration::ZERO, |t| event.now - t);
                 }
             }
             Growth::Allowed(acked) if acked == Bytes::ZERO => {}
