@@ -149,6 +149,26 @@ impl CubicParams {
     }
 }
 
+/// `(x.floor(), Bytes(1).mul_f64(x.floor()))`, the whole bytes of a
+/// window as a float and as a volume, without the calls where it can: on
+/// x86-64 without SSE4.1 (the baseline target) `f64::floor` is a library
+/// call and the saturating float-to-`u64` conversion a long sequence, and
+/// CUBIC rounds its window on every ACK in congestion avoidance. Between 0
+/// and 2^63 (every window) truncation through `i64` is the floor and that
+/// integer is the volume, the same values (a fraction gives a positive
+/// zero and no bytes, as `floor` and `mul_f64` do); anything else,
+/// negative zero included, goes the long way.
+#[inline]
+fn whole_bytes(x: f64) -> (f64, Bytes) {
+    if x > 0.0 && x < 9_223_372_036_854_775_808.0 {
+        let whole = x as i64;
+        (whole as f64, Bytes(whole as u64))
+    } else {
+        let whole = x.floor();
+        (whole, Bytes(1).mul_f64(whole))
+    }
+}
+
 /// The current congestion-avoidance stage.
 #[derive(Clone, Copy, Debug)]
 struct Epoch {
@@ -164,6 +184,9 @@ struct Epoch {
 pub struct Cubic {
     spec: String,
     params: CubicParams,
+    /// `params.alpha()`, which congestion avoidance reads on every ACK
+    /// (the parameters never change after construction).
+    alpha: f64,
     window: LossWindow,
     /// W_max in segments; `None` until the first congestion event and again
     /// after persistent congestion, when the next epoch takes its own start
@@ -203,6 +226,7 @@ impl Cubic {
         Cubic {
             spec: params.to_spec_string(),
             params,
+            alpha: params.alpha(),
             window: LossWindow::new(config),
             w_max: None,
             k: 0.0,
@@ -258,8 +282,7 @@ impl Cubic {
 
     fn set_segments(&mut self, segments: f64) {
         let bytes = segments * self.mds();
-        let whole = bytes.floor();
-        let grown = Bytes(1).mul_f64(whole);
+        let (whole, grown) = whole_bytes(bytes);
         // Float rounding may land a hair below the current window; CUBIC's
         // increase never lowers it.
         self.window.cwnd = self.window.cwnd.max(grown);
@@ -302,7 +325,7 @@ impl Cubic {
         let alpha = if epoch.w_est >= self.cwnd_prior {
             1.0
         } else {
-            self.params.alpha()
+            self.alpha
         };
         epoch.w_est += alpha * acked / cwnd;
         self.epoch = Some(epoch);
@@ -345,8 +368,8 @@ impl CongestionControl for Cubic {
 
     fn on_ack(&mut self, event: &AckEvent) {
         let growth = self.window.on_ack(event);
-        let since_last_ack = self.last_ack.map_or(Duration::ZERO, |t| event.now - t);
-        self.last_ack = Some(self.last_ack.map_or(event.now, |t| t.max(event.now)));
+        let previous_ack = self.last_ack;
+        self.last_ack = Some(previous_ack.map_or(event.now, |t| t.max(event.now)));
 
         let mut slow_start_divisor = 1;
         if growth != Growth::Recovery && self.window.in_slow_start() {
@@ -365,7 +388,7 @@ impl CongestionControl for Cubic {
                 // RFC 9438 §4.2: t must not include application-limited
                 // periods, or the window would leap when sending resumes.
                 if let Some(epoch) = &mut self.epoch {
-                    epoch.start += since_last_ack;
+                    epoch.start += previous_ack.map_or(Duration::ZERO, |t| event.now - t);
                 }
             }
             Growth::Allowed(acked) if acked == Bytes::ZERO => {}
@@ -952,7 +975,50 @@ mod tests {
         );
     }
 
+    /// What [`whole_bytes`] stands for.
+    fn whole_bytes_the_long_way(x: f64) -> (u64, Bytes) {
+        (x.floor().to_bits(), Bytes(1).mul_f64(x.floor()))
+    }
+
+    #[test]
+    fn whole_bytes_are_floor_bit_for_bit() {
+        let specials = [
+            0.0,
+            -0.0,
+            0.5,
+            1.0,
+            1.5,
+            -1.5,
+            2f64.powi(52) + 0.5,
+            2f64.powi(53),
+            2f64.powi(63) - 1024.0,
+            2f64.powi(63),
+            2f64.powi(64),
+            f64::MAX,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MIN_POSITIVE,
+        ];
+        for x in specials {
+            let (whole, bytes) = whole_bytes(x);
+            assert_eq!((whole.to_bits(), bytes), whole_bytes_the_long_way(x), "{x}");
+        }
+        let (whole, bytes) = whole_bytes(f64::NAN);
+        assert!(whole.is_nan());
+        assert_eq!(bytes, Bytes::ZERO);
+    }
+
     proptest! {
+        #[test]
+        fn whole_bytes_match_floor(x in any::<f64>(), window in 0.0f64..1e12) {
+            for x in [x, window] {
+                if !x.is_nan() {
+                    let (whole, bytes) = whole_bytes(x);
+                    prop_assert_eq!((whole.to_bits(), bytes), whole_bytes_the_long_way(x));
+                }
+            }
+        }
+
         #[test]
         fn cubic_survives_arbitrary_event_sequences(
             mds in prop_oneof![Just(1200u64), Just(1500), Just(9000)],

@@ -43,6 +43,13 @@ struct Entry<T> {
 pub struct WindowedFilter<T: Copy, E> {
     window: u64,
     entries: Option<[Entry<T>; 3]>,
+    /// The first time at which a sample no better than any of the three
+    /// kept could change them (one of them leaves the window, or a quarter
+    /// or a half of it passes without a second or third choice). Before
+    /// it such a sample changes nothing, which is the common case (BBR's
+    /// bandwidth filter counts round trips, and a round has many ACKs), so
+    /// [`update`](Self::update) answers it without the full walk.
+    quiet_until: u64,
     _extreme: std::marker::PhantomData<E>,
 }
 
@@ -57,6 +64,7 @@ impl<T: Copy + PartialOrd, E: Extreme<T>> WindowedFilter<T, E> {
         WindowedFilter {
             window,
             entries: None,
+            quiet_until: 0,
             _extreme: std::marker::PhantomData,
         }
     }
@@ -75,16 +83,35 @@ impl<T: Copy + PartialOrd, E: Extreme<T>> WindowedFilter<T, E> {
     pub fn reset(&mut self, time: u64, value: T) -> T {
         let e = Entry { time, value };
         self.entries = Some([e; 3]);
+        self.settle();
         value
     }
 
     /// Forgets every sample.
     pub fn clear(&mut self) {
         self.entries = None;
+        self.settle();
     }
 
     /// Adds a sample taken at `time` (non-decreasing) and returns the new best.
+    #[inline]
     pub fn update(&mut self, time: u64, value: T) -> T {
+        if let Some(s) = &self.entries {
+            if time < self.quiet_until
+                && !E::better_or_equal(&value, &s[0].value)
+                && !E::better_or_equal(&value, &s[1].value)
+                && !E::better_or_equal(&value, &s[2].value)
+            {
+                // What the full walk below would find: nothing to change.
+                return s[0].value;
+            }
+        }
+        self.update_walk(time, value)
+    }
+
+    /// [`update`](Self::update) by the full walk of win_minmax's
+    /// `minmax_running_max`.
+    fn update_walk(&mut self, time: u64, value: T) -> T {
         let Some(mut s) = self.entries else {
             return self.reset(time, value);
         };
@@ -126,7 +153,29 @@ impl<T: Copy + PartialOrd, E: Extreme<T>> WindowedFilter<T, E> {
             // Half the window passed with no third choice: take one.
             s[2] = new;
         }
-        s[0].value
+        let best = s[0].value;
+        self.settle();
+        best
+    }
+
+    /// Sets `quiet_until` for the entries kept: the
+    /// least time at which one of the walk's aging rules fires (each fires
+    /// once `time - t > span`, that is from `t + span + 1` on; a bound
+    /// beyond `u64::MAX` only makes the shortcut give way sooner).
+    fn settle(&mut self) {
+        let Some(s) = &self.entries else {
+            self.quiet_until = 0;
+            return;
+        };
+        let from = |t: u64, span: u64| t.saturating_add(span).saturating_add(1);
+        let mut until = from(s[2].time, self.window).min(from(s[0].time, self.window));
+        if s[1].time == s[0].time {
+            until = until.min(from(s[0].time, self.window / 4));
+        }
+        if s[2].time == s[1].time {
+            until = until.min(from(s[0].time, self.window / 2));
+        }
+        self.quiet_until = until;
     }
 }
 
@@ -165,6 +214,31 @@ mod tests {
             50,
             "30 expired; 50 (t=900) is the best left"
         );
+    }
+
+    proptest::proptest! {
+        /// The shortcut answers exactly as the full walk, and leaves the
+        /// same entries behind, over any sequence of samples, gaps and
+        /// windows (small values, so that ties and every aging rule occur).
+        #[test]
+        fn update_is_the_full_walk(
+            window in 0u64..20,
+            steps in proptest::collection::vec((0u64..4, 0u64..12), 1..300),
+        ) {
+            let mut max: MaxFilter<u64> = MaxFilter::new(window);
+            let mut min: MinFilter<u64> = MinFilter::new(window);
+            let mut time = 0;
+            for (gap, value) in steps {
+                time += gap;
+                let (mut max_walk, mut min_walk) = (max.clone(), min.clone());
+                proptest::prop_assert_eq!(max.update(time, value), max_walk.update_walk(time, value));
+                proptest::prop_assert_eq!(min.update(time, value), min_walk.update_walk(time, value));
+                for (a, b) in [(&max.entries, &max_walk.entries), (&min.entries, &min_walk.entries)] {
+                    let key = |e: &Option<[Entry<u64>; 3]>| e.map(|s| s.map(|x| (x.time, x.value)));
+                    proptest::prop_assert_eq!(key(a), key(b));
+                }
+            }
+        }
     }
 
     #[test]

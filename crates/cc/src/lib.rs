@@ -29,6 +29,7 @@ pub mod controller;
 pub mod cubic;
 pub mod cws;
 pub mod filter;
+pub mod memo;
 pub mod modest;
 pub mod obbr;
 pub mod pacer;

@@ -34,7 +34,7 @@ impl Pacer {
         // can see (at most the sign of a zero, which only meets additions,
         // subtractions and comparisons).
         if now != self.last {
-            let dt = (now - self.last).as_secs_f64();
+            let dt = secs_f64(now.as_nanos().saturating_sub(self.last.as_nanos()));
             self.tokens += rate.as_bps_f64() / 8.0 * dt;
         }
         self.tokens = self.tokens.min(depth.as_f64());
@@ -97,6 +97,19 @@ impl Pacer {
     #[inline]
     pub fn on_send(&mut self, size: Bytes) {
         self.tokens -= size.as_f64();
+    }
+}
+
+/// `Duration::from_nanos(nanos).as_secs_f64()`, the same bits: below a
+/// second (every gap between two polls but an idle restart's) that is
+/// `0.0 + nanos / 1e9`, so the quotient is taken from the nanoseconds
+/// directly, without splitting them into seconds and nanoseconds first
+/// and converting both.
+#[inline]
+fn secs_f64(nanos: u64) -> f64 {
+    match u32::try_from(nanos) {
+        Ok(n) if n < 1_000_000_000 => f64::from(n) / 1e9,
+        _ => std::time::Duration::from_nanos(nanos).as_secs_f64(),
     }
 }
 
@@ -197,6 +210,23 @@ mod tests {
     }
 
     #[test]
+    fn secs_f64_is_the_durations_seconds() {
+        for nanos in [
+            0,
+            1,
+            999,
+            1_000_000,
+            999_999_999,
+            1_000_000_000,
+            1_500_000_001,
+            u64::MAX,
+        ] {
+            let expected = Duration::from_nanos(nanos).as_secs_f64();
+            assert_eq!(secs_f64(nanos).to_bits(), expected.to_bits(), "{nanos}");
+        }
+    }
+
+    #[test]
     fn ceil_u64_is_ceil_then_cast() {
         let specials = [
             0.0,
@@ -270,6 +300,13 @@ mod tests {
                     p.on_send(size);
                     tokens -= size.as_f64();
                 }
+            }
+        }
+
+        #[test]
+        fn secs_f64_matches_for_any_nanoseconds(nanos in proptest::num::u64::ANY, short in 0u64..1_000_000_000) {
+            for n in [nanos, short] {
+                proptest::prop_assert_eq!(secs_f64(n).to_bits(), Duration::from_nanos(n).as_secs_f64().to_bits());
             }
         }
 

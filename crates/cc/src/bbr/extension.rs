@@ -14,6 +14,11 @@
 //! | [`BandwidthDropDetector`] | none | oBBR (timely bandwidth updates) |
 //! | [`StartupPlateau`] | only rounds not app-limited count | Tempered BBR (app-limited rounds count) |
 //! | [`DrainExit`] | inflight at most one BDP | Tempered BBR (at most a few rounds) |
+//!
+//! The core recognises Linux's own cwnd gain, gain cycle, loss reaction and
+//! plateau rule ([`LinuxPoints`]) and calls their defaults directly, so
+//! BBRv1 and every variant pay the indirect calls only for the points they
+//! replace.
 
 use std::fmt;
 use std::time::Duration;
@@ -76,6 +81,13 @@ pub trait BandwidthFilter: Send + fmt::Debug + DynClone {
 
 /// Chooses the cwnd gain.
 pub trait CwndGainPolicy: Send + fmt::Debug + DynClone {
+    /// Whether this is Linux's own cwnd gain ([`FixedCwndGain`]), every method of
+    /// which is the trait's default: the core then calls the defaults
+    /// directly, inlined, on each ACK (see [`LinuxPoints`]). Only Linux's
+    /// says yes; a policy that says no is called through its box.
+    fn is_linux(&self) -> bool {
+        false
+    }
     /// Observes an ACK (before the cwnd is computed).
     fn on_ack(&mut self, _ctx: &AckContext) {}
     /// The gain to apply now; `base` is the core's gain for its mode.
@@ -100,6 +112,13 @@ pub trait CwndGainPolicy: Send + fmt::Debug + DynClone {
 
 /// Chooses the ProbeBW pacing gain of each cycle phase.
 pub trait ProbeGainPolicy: Send + fmt::Debug + DynClone {
+    /// Whether this is Linux's own gain cycle ([`LinuxGainCycle`]), every method of
+    /// which is the trait's default: the core then calls the defaults
+    /// directly, inlined, on each ACK (see [`LinuxPoints`]). Only Linux's
+    /// says yes; a policy that says no is called through its box.
+    fn is_linux(&self) -> bool {
+        false
+    }
     /// Observes an ACK.
     fn on_ack(&mut self, _ctx: &AckContext) {}
     /// The pacing gain of `phase`; `base` is Linux's gain for that phase.
@@ -166,6 +185,13 @@ impl PhaseContext<'_> {
 
 /// How the window reacts to loss and what caps it.
 pub trait LossReaction: Send + fmt::Debug + DynClone {
+    /// Whether this is Linux's own loss reaction ([`PacketConservation`]), every method of
+    /// which is the trait's default: the core then calls the defaults
+    /// directly, inlined, on each ACK (see [`LinuxPoints`]). Only Linux's
+    /// says yes; a policy that says no is called through its box.
+    fn is_linux(&self) -> bool {
+        false
+    }
     /// Observes an ACK (before the cwnd is computed).
     fn on_ack(&mut self, _ctx: &AckContext) {}
     /// The window on entering recovery; `conservative` is Linux's choice,
@@ -208,6 +234,13 @@ pub trait BandwidthDropDetector: Send + fmt::Debug + DynClone {
 /// (`bbr_check_full_bw_reached`: three rounds in a row in which the max
 /// bandwidth grew less than 25%).
 pub trait StartupPlateau: Send + fmt::Debug + DynClone {
+    /// Whether this is Linux's own plateau rule ([`LinuxPlateau`]), every method of
+    /// which is the trait's default: the core then calls the defaults
+    /// directly, inlined, on each ACK (see [`LinuxPoints`]). Only Linux's
+    /// says yes; a policy that says no is called through its box.
+    fn is_linux(&self) -> bool {
+        false
+    }
     /// Whether a round whose first sample was `app_limited` may count as a
     /// flat (or growing) round. Linux: only rounds not app-limited, so a
     /// flow that is always app-limited (a live stream) never leaves Startup.
@@ -280,22 +313,38 @@ impl BandwidthFilter for WindowedMaxBandwidth {
 /// The fixed gains of BBRv1.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FixedCwndGain;
-impl CwndGainPolicy for FixedCwndGain {}
+impl CwndGainPolicy for FixedCwndGain {
+    fn is_linux(&self) -> bool {
+        true
+    }
+}
 
 /// The Linux ProbeBW gain cycle.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LinuxGainCycle;
-impl ProbeGainPolicy for LinuxGainCycle {}
+impl ProbeGainPolicy for LinuxGainCycle {
+    fn is_linux(&self) -> bool {
+        true
+    }
+}
 
 /// Linux's packet conservation on entering recovery, restore on exit.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PacketConservation;
-impl LossReaction for PacketConservation {}
+impl LossReaction for PacketConservation {
+    fn is_linux(&self) -> bool {
+        true
+    }
+}
 
 /// Linux's plateau: app-limited rounds do not count.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LinuxPlateau;
-impl StartupPlateau for LinuxPlateau {}
+impl StartupPlateau for LinuxPlateau {
+    fn is_linux(&self) -> bool {
+        true
+    }
+}
 
 /// Linux's Drain: until inflight is at most one BDP, however long it takes.
 #[derive(Clone, Copy, Debug, Default)]
@@ -319,6 +368,39 @@ pub struct Extensions {
     pub startup_plateau: Box<dyn StartupPlateau>,
     /// When Drain ends.
     pub drain_exit: Box<dyn DrainExit>,
+}
+
+/// Which of a core's extension points are Linux's own, taken once when
+/// the core is built (the boxes are not replaced afterwards).
+///
+/// The core calls its points about ten times per ACK. For Linux's points
+/// every one of those calls returns its input or does nothing, so the core
+/// calls the traits' defaults directly instead, where the compiler inlines
+/// them to nothing, and skips what they would only have read (the phase
+/// context, the gains recomputed after the policies observed the ACK).
+/// The variants' points are called through their boxes as before.
+#[derive(Clone, Copy, Debug)]
+pub struct LinuxPoints {
+    /// The cwnd gain is [`FixedCwndGain`].
+    pub cwnd_gain: bool,
+    /// The gain cycle is [`LinuxGainCycle`].
+    pub probe_gain: bool,
+    /// The loss reaction is [`PacketConservation`].
+    pub loss_reaction: bool,
+    /// The plateau rule is [`LinuxPlateau`].
+    pub startup_plateau: bool,
+}
+
+impl Extensions {
+    /// Which points are Linux's own.
+    pub fn linux_points(&self) -> LinuxPoints {
+        LinuxPoints {
+            cwnd_gain: self.cwnd_gain.is_linux(),
+            probe_gain: self.probe_gain.is_linux(),
+            loss_reaction: self.loss_reaction.is_linux(),
+            startup_plateau: self.startup_plateau.is_linux(),
+        }
+    }
 }
 
 impl Default for Extensions {

@@ -100,11 +100,16 @@ use rand_pcg::Pcg64Mcg;
 use crate::controller::{
     AckEvent, CongestionControl, ControllerConfig, LossEvent, ProbeState, SentEvent, Snapshot,
 };
+use crate::memo::Memo;
 use crate::spec::AlgorithmInfo;
 use crate::units::{Bandwidth, Bytes, Instant};
 
 use ack_aggregation::AckAggregation;
 pub use extension::{AckContext, Extensions};
+use extension::{
+    CwndGainPolicy as _, FixedCwndGain, LinuxGainCycle, LinuxPlateau, LinuxPoints,
+    LossReaction as _, PacketConservation, ProbeGainPolicy as _, StartupPlateau as _,
+};
 use full_pipe::FullPipe;
 use long_term::{LongTermBandwidth, LongTermInput, LongTermVerdict};
 use probe_rtt::SelfAppLimited;
@@ -225,6 +230,14 @@ pub fn initial_pacing_rate(cwnd: Bytes, srtt: Option<Duration>, gain: f64) -> Ba
     bw.mul_f64(gain * (1.0 - PACING_MARGIN))
 }
 
+/// `gain x bw x min_rtt`; `initial_cwnd` until min_rtt is known.
+fn bdp_at(min_rtt: Option<Duration>, initial_cwnd: Bytes, bw: Bandwidth, gain: f64) -> Bytes {
+    match min_rtt {
+        Some(rtt) => bw.bytes_in(rtt).mul_f64(gain),
+        None => initial_cwnd,
+    }
+}
+
 /// Recovery bookkeeping (`bbr_set_cwnd_to_recover_or_restore`).
 #[derive(Clone, Debug, Default)]
 struct Recovery {
@@ -238,6 +251,33 @@ struct Recovery {
     prior_cwnd: Bytes,
 }
 
+/// The bandwidth estimates as of the last change of the filter or of the
+/// long-term sampler.
+#[derive(Clone, Copy, Debug)]
+struct Estimates {
+    /// The filter's `max_bw`.
+    filter_max: Bandwidth,
+    /// The policed rate, while the long-term mode uses it.
+    long_term: Option<Bandwidth>,
+    /// [`Bbr::bandwidth`]: the policed rate, else the filter's max.
+    in_use: Bandwidth,
+    /// The policed rate, else the filter's `pacing_bw`.
+    pacing: Bandwidth,
+}
+
+impl Estimates {
+    fn of(filter: &dyn extension::BandwidthFilter, long_term: &LongTermBandwidth) -> Self {
+        let filter_max = filter.max_bw();
+        let long_term = long_term.bandwidth_in_use();
+        Estimates {
+            filter_max,
+            long_term,
+            in_use: long_term.unwrap_or(filter_max),
+            pacing: long_term.unwrap_or_else(|| filter.pacing_bw()),
+        }
+    }
+}
+
 /// The BBR core.
 #[derive(Clone, Debug)]
 pub struct Bbr {
@@ -246,6 +286,12 @@ pub struct Bbr {
     mss: Bytes,
     initial_cwnd: Bytes,
     ext: Extensions,
+    /// Which points of `ext` are Linux's own: those are called statically.
+    linux: LinuxPoints,
+    /// The bandwidth estimates, taken again whenever the filter (`update`,
+    /// `set`) or the long-term sampler changes: an ACK reads them about ten
+    /// times, the filter's through indirect calls, and they seldom move.
+    bw: Estimates,
     mode: Mode,
     rounds: RoundCounter,
     full_pipe: FullPipe,
@@ -273,6 +319,13 @@ pub struct Bbr {
     rng: Pcg64Mcg,
     /// The cwnd-gain policy's inflight cap at the last ACK.
     inflight_cap: Option<Bytes>,
+    /// The pacing rate at (bandwidth, gain bits): an ACK computes it
+    /// again, and the estimate and the gain seldom move between ACKs.
+    paced: Memo<(Bandwidth, u64), Bandwidth>,
+    /// The window's `gain x BDP` at (bandwidth, min_rtt, gain bits).
+    window_bdp: Memo<(Bandwidth, Option<Duration>, u64), Bytes>,
+    /// The aggregation allowance at (extra_acked, bandwidth).
+    allowance: Memo<(Bytes, Bandwidth), Bytes>,
 }
 
 impl Bbr {
@@ -294,6 +347,8 @@ impl Bbr {
             params,
             mss: config.max_datagram_size,
             initial_cwnd,
+            linux: ext.linux_points(),
+            bw: Estimates::of(&*ext.bandwidth_filter, &LongTermBandwidth::default()),
             ext,
             mode: Mode::Startup,
             rounds: RoundCounter::default(),
@@ -318,6 +373,9 @@ impl Bbr {
             idle_restart: false,
             rng: Pcg64Mcg::seed_from_u64(config.seed),
             inflight_cap: None,
+            paced: Memo::new(),
+            window_bdp: Memo::new(),
+            allowance: Memo::new(),
         };
         bbr.init_pacing_rate(None);
         bbr
@@ -341,9 +399,7 @@ impl Bbr {
     /// The bandwidth estimate in use: the policed rate in long-term mode,
     /// else the bandwidth filter's.
     pub fn bandwidth(&self) -> Bandwidth {
-        self.long_term
-            .bandwidth_in_use()
-            .unwrap_or_else(|| self.ext.bandwidth_filter.max_bw())
+        self.bw.in_use
     }
 
     /// Round trips counted so far.
@@ -362,9 +418,7 @@ impl Bbr {
     }
 
     fn pacing_bandwidth(&self) -> Bandwidth {
-        self.long_term
-            .bandwidth_in_use()
-            .unwrap_or_else(|| self.ext.bandwidth_filter.pacing_bw())
+        self.bw.pacing
     }
 
     fn min_cwnd(&self) -> Bytes {
@@ -373,10 +427,7 @@ impl Bbr {
 
     /// `gain x bw x min_rtt`; the initial window until min_rtt is known.
     fn bdp(&self, bw: Bandwidth, gain: f64) -> Bytes {
-        match self.min_rtt {
-            Some(rtt) => bw.bytes_in(rtt).mul_f64(gain),
-            None => self.initial_cwnd,
-        }
+        bdp_at(self.min_rtt, self.initial_cwnd, bw, gain)
     }
 
     /// Headroom for send quanta in flight at both ends of the path, and two
@@ -400,6 +451,11 @@ impl Bbr {
 
     /// Sets the pacing rate, and the send quantum with it.
     fn pace_at(&mut self, rate: Bandwidth) {
+        if rate == self.pacing_rate {
+            // The quantum is the rate's already (and the MSS's: a new MSS
+            // computes it again).
+            return;
+        }
         self.pacing_rate = rate;
         self.quantum = send_quantum(rate, self.mss);
     }
@@ -413,7 +469,10 @@ impl Bbr {
             self.has_seen_rtt = true;
             self.init_pacing_rate(Some(srtt));
         }
-        let rate = bw.mul_f64(gain * (1.0 - self.params.pacing_margin));
+        let margin = self.params.pacing_margin;
+        let rate = self
+            .paced
+            .get((bw, gain.to_bits()), || bw.mul_f64(gain * (1.0 - margin)));
         // Until the pipe is full, never slow down: early samples undershoot.
         if rate > Bandwidth::ZERO && (self.full_pipe.is_reached() || rate > self.pacing_rate) {
             self.pace_at(rate);
@@ -447,7 +506,7 @@ impl Bbr {
         let elapsed = self.delivered_time - self.cycle_stamp;
         let full_length = self.min_rtt.is_some_and(|m| elapsed > m);
         let inflight = self.inflight_at_edt(event.prior_in_flight);
-        let bw = self.ext.bandwidth_filter.max_bw();
+        let bw = self.bw.filter_max;
         let default = if self.pacing_gain == 1.0 {
             full_length
         } else if self.pacing_gain > 1.0 {
@@ -461,6 +520,10 @@ impl Bbr {
             // Drain until the queue is likely gone, at most one min_rtt.
             full_length || inflight <= self.target_inflight(bw, 1.0)
         };
+        if self.linux.probe_gain {
+            // Linux's cycle reads nothing of the phase context.
+            return LinuxGainCycle.phase_done(event, self.cycle_phase, elapsed, default);
+        }
         let ctx = extension::PhaseContext {
             event,
             phase: self.cycle_phase,
@@ -488,12 +551,13 @@ impl Bbr {
             // Linux keeps Startup's cwnd gain while draining.
             Mode::Drain => (DRAIN_GAIN, HIGH_GAIN),
             Mode::ProbeBw => {
-                let pacing = if self.long_term.bandwidth_in_use().is_some() {
+                let base = GAIN_CYCLE[self.cycle_phase];
+                let pacing = if self.bw.long_term.is_some() {
                     1.0
+                } else if self.linux.probe_gain {
+                    LinuxGainCycle.pacing_gain(self.cycle_phase, base)
                 } else {
-                    self.ext
-                        .probe_gain
-                        .pacing_gain(self.cycle_phase, GAIN_CYCLE[self.cycle_phase])
+                    self.ext.probe_gain.pacing_gain(self.cycle_phase, base)
                 };
                 (pacing, self.params.cwnd_gain)
             }
@@ -541,6 +605,8 @@ impl Bbr {
             self.ext
                 .bandwidth_filter
                 .update(self.rounds.count(), rate, app_limited);
+            // The long-term sampler runs only on valid samples too, above.
+            self.bw = Estimates::of(&*self.ext.bandwidth_filter, &self.long_term);
         }
         if self.params.extra_acked && valid {
             self.aggregation.on_ack(
@@ -555,15 +621,20 @@ impl Bbr {
         if self.mode == Mode::ProbeBw && self.cycle_phase_done(event) {
             self.advance_cycle_phase();
         }
-        let uncounted = !self.ext.startup_plateau.counts_round(app_limited);
+        let counts = if self.linux.startup_plateau {
+            LinuxPlateau.counts_round(app_limited)
+        } else {
+            self.ext.startup_plateau.counts_round(app_limited)
+        };
+        let uncounted = !counts;
         self.full_pipe
-            .on_round(round_start, uncounted, self.ext.bandwidth_filter.max_bw());
+            .on_round(round_start, uncounted, self.bw.filter_max);
         if self.mode == Mode::Startup && self.full_pipe.is_reached() {
             self.mode = Mode::Drain;
         }
         if self.mode == Mode::Drain {
             let inflight = self.inflight_at_edt(event.bytes_in_flight);
-            let target = self.target_inflight(self.ext.bandwidth_filter.max_bw(), 1.0);
+            let target = self.target_inflight(self.bw.filter_max, 1.0);
             let ctx = extension::DrainContext {
                 event,
                 round_start,
@@ -662,14 +733,22 @@ impl Bbr {
         if acked > Bytes::ZERO {
             let conserving = self.recover_or_restore(ctx, &mut cwnd);
             if !conserving {
-                let mut target = self.bdp(bw, gain);
+                let (min_rtt, initial_cwnd) = (self.min_rtt, self.initial_cwnd);
+                let mut target = self.window_bdp.get((bw, min_rtt, gain.to_bits()), || {
+                    bdp_at(min_rtt, initial_cwnd, bw, gain)
+                });
                 if self.params.extra_acked && self.full_pipe.is_reached() {
-                    target += self.aggregation.allowance(bw, 1.0);
+                    let aggregation = &self.aggregation;
+                    target += self.allowance.get((aggregation.extra_acked(), bw), || {
+                        aggregation.allowance(bw, 1.0)
+                    });
                 }
-                let target = self
-                    .ext
-                    .loss_reaction
-                    .limit_target(ctx, self.quantization_budget(target));
+                let target = self.quantization_budget(target);
+                let target = if self.linux.loss_reaction {
+                    PacketConservation.limit_target(ctx, target)
+                } else {
+                    self.ext.loss_reaction.limit_target(ctx, target)
+                };
                 if self.full_pipe.is_reached() {
                     cwnd = (cwnd + acked).min(target);
                 } else if cwnd < target || event.rate.total_delivered < self.initial_cwnd {
@@ -679,10 +758,16 @@ impl Bbr {
                 cwnd = cwnd.max(self.min_cwnd());
             }
         }
-        if let Some(cap) = self.ext.cwnd_gain.cwnd_cap(ctx) {
+        let (cwnd_cap, inflight_cap) = if self.linux.cwnd_gain {
+            (FixedCwndGain.cwnd_cap(ctx), FixedCwndGain.inflight_cap(ctx))
+        } else {
+            let policy = &self.ext.cwnd_gain;
+            (policy.cwnd_cap(ctx), policy.inflight_cap(ctx))
+        };
+        if let Some(cap) = cwnd_cap {
             cwnd = cwnd.min(cap);
         }
-        self.inflight_cap = self.ext.cwnd_gain.inflight_cap(ctx);
+        self.inflight_cap = inflight_cap;
         if let Some(cap) = self.inflight_cap {
             cwnd = cwnd.min(cap);
         }
@@ -789,17 +874,30 @@ impl CongestionControl for Bbr {
             let ctx = self.context(event, round_start, recovery_entered);
             if let Some(bw) = detector.on_ack(&ctx, event.rate.delivery_rate) {
                 self.ext.bandwidth_filter.set(self.rounds.count(), bw);
+                self.bw = Estimates::of(&*self.ext.bandwidth_filter, &self.long_term);
             }
             self.ext.drop_detector = Some(detector);
         }
         self.update_gains();
         let mut ctx = self.context(event, round_start, recovery_entered);
-        self.ext.cwnd_gain.on_ack(&ctx);
-        self.ext.probe_gain.on_ack(&ctx);
-        self.ext.loss_reaction.on_ack(&ctx);
-        // Probe gains may have changed with the policy's state.
-        self.update_gains();
-        self.cwnd_gain = self.ext.cwnd_gain.cwnd_gain(&ctx, self.cwnd_gain);
+        // Linux's points observe nothing.
+        if !self.linux.cwnd_gain {
+            self.ext.cwnd_gain.on_ack(&ctx);
+        }
+        if !self.linux.probe_gain {
+            self.ext.probe_gain.on_ack(&ctx);
+            // Probe gains may have changed with the policy's state (no other
+            // input of the gains moves here).
+            self.update_gains();
+        }
+        if !self.linux.loss_reaction {
+            self.ext.loss_reaction.on_ack(&ctx);
+        }
+        self.cwnd_gain = if self.linux.cwnd_gain {
+            FixedCwndGain.cwnd_gain(&ctx, self.cwnd_gain)
+        } else {
+            self.ext.cwnd_gain.cwnd_gain(&ctx, self.cwnd_gain)
+        };
         self.set_pacing_rate(
             self.pacing_bandwidth(),
             self.pacing_gain,

@@ -384,3 +384,99 @@ fn send_quantum_follows_the_pacing_rate() {
     b.pace_at(Bandwidth::from_mbps(10_000));
     assert_eq!(b.send_quantum(), Bytes(43 * 1500), "64 KB cap");
 }
+
+/// A cwnd policy with every method but the cap left at its default, so
+/// only the box can carry its cap to the core.
+#[derive(Clone, Debug)]
+struct CapAt(Bytes);
+
+impl extension::CwndGainPolicy for CapAt {
+    fn cwnd_cap(&self, _ctx: &AckContext) -> Option<Bytes> {
+        Some(self.0)
+    }
+}
+
+#[test]
+fn linux_points_are_known_and_a_replaced_point_is_called() {
+    let linux = Extensions::default().linux_points();
+    assert!(linux.cwnd_gain && linux.probe_gain && linux.loss_reaction && linux.startup_plateau);
+    let cap = Bytes(20_000);
+    let ext = Extensions {
+        cwnd_gain: Box::new(CapAt(cap)),
+        ..Extensions::default()
+    };
+    let points = ext.linux_points();
+    assert!(!points.cwnd_gain, "a variant's policy is not Linux's");
+    assert!(points.probe_gain && points.loss_reaction && points.startup_plateau);
+    let config = ControllerConfig::new(1, Instant::ZERO);
+    let mut capped = Bbr::with_extensions("bbr", BbrParams::default(), &config, ext);
+    let mut plain = bbr(1);
+    let rate = Bandwidth::from_mbps(100);
+    for i in 1..=5u64 {
+        let ack = round_ack(
+            secs(0.04 * i as f64),
+            Bytes(15_000 * i),
+            rate,
+            Bytes(30_000),
+        );
+        capped.on_ack(&ack);
+        plain.on_ack(&ack);
+    }
+    assert_eq!(capped.cwnd(), cap);
+    assert!(
+        plain.cwnd() > cap,
+        "Linux's policy caps nothing: {}",
+        plain.cwnd()
+    );
+}
+
+#[test]
+fn a_detected_policer_rate_becomes_the_bandwidth_in_use() {
+    // Samples of 10 Mbit/s keep the filter's max there, while the
+    // connection's totals grow at 1 Mbit/s (1250 B per 10 ms round) with
+    // 32% loss: two lossy intervals at the same rate mean a policer.
+    let mut b = bbr(1);
+    let filter_rate = Bandwidth::from_mbps(10);
+    let mut delivered = Bytes(15_000);
+    let mut lost = Bytes::ZERO;
+    let mut policed = None;
+    for i in 1..=40u64 {
+        let prior = delivered;
+        delivered += Bytes(1250);
+        lost += Bytes(400);
+        let now = secs(0.01 * i as f64);
+        let ack = Ack::at(now)
+            .acked(Bytes(1250))
+            .lost(Bytes(400))
+            .rate(RateSample {
+                delivery_rate: Some(filter_rate),
+                delivered: Bytes(1250),
+                interval: Duration::from_millis(10),
+                prior_delivered: Some(prior),
+                total_delivered: delivered,
+                total_lost: lost,
+                newest_sent_time: Some(now - Duration::from_millis(10)),
+                ..RateSample::default()
+            })
+            .rtt(Duration::from_millis(10))
+            .in_flight(Bytes(3000))
+            .build();
+        b.on_ack(&ack);
+        let lt_bw = b
+            .snapshot()
+            .extra
+            .iter()
+            .find(|(k, _)| *k == "lt_bw")
+            .unwrap()
+            .1;
+        if lt_bw > 0.0 {
+            policed = Some(lt_bw);
+            break;
+        }
+        assert_eq!(b.bandwidth(), filter_rate, "ACK {i}: no policer yet");
+    }
+    let policed = policed.expect("the policer is detected");
+    assert!((policed / 1e6 - 1.0).abs() < 0.05, "policed rate {policed}");
+    assert_eq!(b.bandwidth().as_bps_f64(), policed);
+    assert_eq!(b.probe_state().bandwidth_estimate, Some(b.bandwidth()));
+}
