@@ -76,7 +76,7 @@
 //! |---|---|---|
 //! | `simple` | false | the oBBR code's simplified B3R instead of the author's |
 //! | `literal_code` | false | reproduce the reference code's gain-array bookkeeping (below) |
-//! | `cwnd_gain`, `lt_bw`, `extra_acked` | 2, true, true | the BBRv1 core's ([`crate::bbr::BBR_PARAMS`]) |
+//! | `cwnd_gain`, `lt_bw`, `extra_acked` | 2, true, true | the BBRv1 core's ([`crate::bbr::BbrParams`]) |
 //!
 //! The constants (gain numerators 42/50, steps 4/2/2, 3 classification
 //! cycles, the 1.5 RTT ratio, 30 s max-RTT window, `queue_delay / 8`,

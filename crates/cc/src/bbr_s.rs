@@ -47,7 +47,7 @@
 //! | `percentile` | 0.85 | which sample of the window paces (1 = the window's max) |
 //! | `window` | 100 | how many recent samples the percentile is taken over |
 //! | `admit_app_limited` | false | also admit app-limited samples at least as large as the current estimate (the oBBR code's rule) |
-//! | `cwnd_gain`, `lt_bw`, `extra_acked` | 2, true, true | the BBRv1 core's ([`crate::bbr::BBR_PARAMS`]) |
+//! | `cwnd_gain`, `lt_bw`, `extra_acked` | 2, true, true | the BBRv1 core's ([`crate::bbr::BbrParams`]) |
 //!
 //! # Deviations, and why
 //!

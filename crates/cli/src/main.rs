@@ -1,6 +1,10 @@
 //! `bbrlab`: the command line of the lab. Argument parsing and printing
 //! only; the experiment machinery is the `lab` library.
 
+// The doc comments of the command line's types are its `--help` text,
+// written for a terminal (`<suite>`, `[fast]`), not for rustdoc.
+#![allow(rustdoc::invalid_html_tags, rustdoc::broken_intra_doc_links)]
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 

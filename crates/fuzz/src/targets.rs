@@ -288,8 +288,8 @@ fn simulate(mut config: SimConfig) -> Result<Verdict, CrashKind> {
 }
 
 /// Cuts a validated configuration down to a fuzz case's size: at most
-/// [`MAX_SIMULATED`] of simulated time, and less on fast links (at most
-/// [`MAX_OFFERED_BYTES`] of capacity); at most [`MAX_FLOWS`] flows; a time
+/// `MAX_SIMULATED` of simulated time, and less on fast links (at most
+/// `MAX_OFFERED_BYTES` of capacity); at most `MAX_FLOWS` flows; a time
 /// series no finer than 1 ms. The warmup keeps its place, cut to the run
 /// if it was longer. Everything else (rates, buffers, loss, controllers,
 /// traces) is simulated as validated.

@@ -90,7 +90,7 @@ footer.generator { color: var(--muted); font-size: 0.85em; text-align: center; p
 /// scripts or external resources, so the file can be mailed or archived.
 ///
 /// All text from the model is escaped. A figure that cannot be drawn (see
-/// [`render_svg`]) becomes a visible error message in place of the chart,
+/// [`render_svg`](crate::render_svg)) becomes a visible error message in place of the chart,
 /// so the rest of the report still renders. The output is a pure function
 /// of the input: no timestamps, no randomness.
 ///

@@ -113,7 +113,7 @@
 //! [`AdaptiveCwndGain`] behind a [`CongestiveLossGate`] (inside a
 //! [`DeepBufferGain`] with a [`StandingQueue`] test when `deep_max` >
 //! `g_max`);
-//! [`BandwidthDropDetector`](crate::bbr::extension::BandwidthDropDetector)
+//! [`BandwidthDropDetector`]
 //! = oBBR's [`TimelyBandwidthUpdate`] (inside [`PausedBesideCompetitor`]
 //! when `standing` > 0, and that inside [`RefillHidden`] when
 //! `refill_hidden`);

@@ -62,7 +62,7 @@ impl Namespace {
         })?
     }
 
-    /// The descriptor a process enters the namespace by ([`enter`]).
+    /// The descriptor a process enters the namespace by (`setns`).
     pub fn fd(&self) -> RawFd {
         self.handle.as_raw_fd()
     }

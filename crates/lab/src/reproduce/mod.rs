@@ -458,9 +458,9 @@ pub struct Reproduction {
 /// How to reproduce a suite.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
-    /// Output directory [default: out/<suite>, out/<suite>-fast with `fast`].
+    /// Output directory (default: out/SUITE, or out/SUITE-fast with `fast`).
     pub out: Option<PathBuf>,
-    /// Shortened runs (each scenario's [fast] table).
+    /// Shortened runs (each scenario's `[fast]` table).
     pub fast: bool,
     /// Parallel runs [default: one per core].
     pub jobs: Option<usize>,

@@ -1,6 +1,6 @@
 //! BOLA (Spiteri et al., "BOLA: Near-optimal bitrate adaptation for online
 //! videos", and "From Theory to Practice", the dash.js version the oBBR
-//! paper cites as [46]): pick the quality that maximises
+//! paper cites as \[46\]): pick the quality that maximises
 //!
 //! ```text
 //!     score_i = (Vp * (u_i + gp) - Q) / b_i
