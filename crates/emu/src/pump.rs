@@ -108,28 +108,48 @@ impl DirectionStats {
     }
 }
 
-/// The relay's clock: model time is wall time since `epoch`.
-#[derive(Clone, Copy, Debug)]
+/// The relay's clock: model time is wall time since `epoch`, shared by the
+/// pumps of both directions. A held clock reads zero until
+/// [`Clock::begin`]: a run whose clients take a while to get ready (a
+/// browser's cold start) begins the link's schedule or trace with the
+/// run, not when the emulator was built; until then the link stays at its
+/// time zero (a datagram crossing it waits for the clock to begin).
+#[derive(Clone, Debug)]
 pub struct Clock {
-    epoch: std::time::Instant,
+    epoch: Arc<std::sync::OnceLock<std::time::Instant>>,
 }
 
 impl Clock {
     /// A clock whose model time starts now.
     pub fn start() -> Clock {
+        let clock = Clock::held();
+        clock.begin();
+        clock
+    }
+
+    /// A clock at model time zero until [`Clock::begin`].
+    pub fn held() -> Clock {
         Clock {
-            epoch: std::time::Instant::now(),
+            epoch: Arc::default(),
         }
     }
 
-    /// The wall-clock instant of model time zero.
-    pub fn epoch(&self) -> std::time::Instant {
-        self.epoch
+    /// Starts model time now; a clock that runs already is left alone.
+    pub fn begin(&self) {
+        let _ = self.epoch.set(std::time::Instant::now());
     }
 
-    /// Model time now.
+    /// The wall-clock instant of model time zero (a held clock begins
+    /// now).
+    pub fn epoch(&self) -> std::time::Instant {
+        *self.epoch.get_or_init(std::time::Instant::now)
+    }
+
+    /// Model time now (zero while held).
     pub fn now(&self) -> Instant {
-        Instant::from_nanos(self.epoch.elapsed().as_nanos().min(u64::MAX as u128) as u64)
+        self.epoch.get().map_or(Instant::ZERO, |epoch| {
+            Instant::from_nanos(epoch.elapsed().as_nanos().min(u64::MAX as u128) as u64)
+        })
     }
 }
 
@@ -489,5 +509,31 @@ fn poll(fds: &mut [libc::pollfd], wait: Duration) -> io::Result<bool> {
         }
         0 => Ok(false),
         _ => Ok(true),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_held_clock_reads_zero_until_it_begins() {
+        let clock = Clock::held();
+        let pump = clock.clone();
+        std::thread::sleep(Duration::from_millis(30));
+        assert_eq!(
+            pump.now(),
+            Instant::ZERO,
+            "held: the link stays at time zero"
+        );
+        clock.begin();
+        let epoch = clock.epoch();
+        std::thread::sleep(Duration::from_millis(30));
+        // Both copies run from the one epoch, set at begin, not at held().
+        let now = pump.now().as_nanos();
+        assert!(now >= 30_000_000 && now < 1_000_000_000, "{now} ns");
+        clock.begin();
+        assert_eq!(clock.epoch(), epoch, "a running clock is left alone");
+        assert!(Clock::start().now() < pump.now());
     }
 }

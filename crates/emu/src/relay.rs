@@ -325,6 +325,27 @@ impl Relay {
     /// # Errors
     /// No routes, or a socket cannot be bound or configured.
     pub fn start_routes(routes: &[Route], config: &EmuConfig) -> io::Result<Relay> {
+        Relay::start_routes_on(routes, config, Clock::start())
+    }
+
+    /// As [`Relay::start_routes`], but the links' model time stays at zero
+    /// (the schedule or trace at its start) until [`Relay::begin`]: for a
+    /// run whose clients are got ready after the relay is up (a browser
+    /// needs the relay's address to start), so that the link's schedule
+    /// starts with the run.
+    ///
+    /// # Errors
+    /// As [`Relay::start_routes`].
+    pub fn start_routes_held(routes: &[Route], config: &EmuConfig) -> io::Result<Relay> {
+        Relay::start_routes_on(routes, config, Clock::held())
+    }
+
+    /// Starts a held relay's model time now (no effect on a running one).
+    pub fn begin(&self) {
+        self.clock.begin();
+    }
+
+    fn start_routes_on(routes: &[Route], config: &EmuConfig, clock: Clock) -> io::Result<Relay> {
         if routes.is_empty() {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
@@ -350,7 +371,6 @@ impl Relay {
             Arc::new(DirectionStats::default()),
             Arc::new(DirectionStats::default()),
         );
-        let clock = Clock::start();
         let down_delays: Vec<Duration> = routes.iter().map(Route::downlink_delay).collect();
         let up_delays: Vec<Duration> = routes.iter().map(Route::uplink_delay).collect();
         let shortest = |delays: &[Duration]| delays.iter().copied().min().unwrap_or_default();
@@ -382,7 +402,7 @@ impl Relay {
             listen,
             nat,
             pumps: Pumps::default(),
-            clock,
+            clock: clock.clone(),
             down,
             up,
         };
@@ -391,7 +411,7 @@ impl Relay {
         let stats = relay.up.clone();
         relay
             .pumps
-            .spawn("emu-uplink", Udp(up_ports), uplink, clock, stats)?;
+            .spawn("emu-uplink", Udp(up_ports), uplink, clock.clone(), stats)?;
         let stats = relay.down.clone();
         relay
             .pumps

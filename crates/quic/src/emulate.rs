@@ -399,7 +399,10 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
                     rtt: flow_rtt(&f.config),
                 })
                 .collect();
-            let relay = emu::Relay::start_routes(&routes, &emu_config)
+            // Held until the run starts: a browser starts after the relay
+            // (it needs the relay's address), and the link's schedule or
+            // trace must start with the run, not that cold start before it.
+            let relay = emu::Relay::start_routes_held(&routes, &emu_config)
                 .map_err(|e| format!("cannot start the emulator: {e}"))?;
             entries = relay.listen_addrs();
             sockets = flows.iter().map(|_| None).collect();
@@ -427,6 +430,9 @@ async fn run_async(config: &sim::SimConfig, options: &EmulateOptions) -> Result<
                 _ => None,
             },
         );
+    }
+    if let Link::Relay(relay) = &link {
+        relay.begin();
     }
     let start = tokio::time::Instant::now();
     let start_epoch_ms = crate::browser::epoch_ms(std::time::SystemTime::now());

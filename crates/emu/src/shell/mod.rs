@@ -183,7 +183,7 @@ impl Shell {
         for (name, ports, path, stats) in directions {
             // On a failed spawn, dropping `shell` stops the thread already
             // running.
-            let clock = shell.clock;
+            let clock = shell.clock.clone();
             shell.pumps.spawn(name, ports, path, clock, stats)?;
         }
         Ok(shell)

@@ -36,7 +36,10 @@
 //! state begins at its first vote and advances only while it is active, as
 //! dash.js's BOLA rule returns before touching its state while the
 //! throughput rule decides. The lowest vote wins; with no vote the quality
-//! stays (the first segment: the initial bitrate's quality).
+//! stays. The first segment is fetched at the initial bitrate's quality,
+//! without a decision when that quality is above 0 ([`super::player`]
+//! says why): the switch-history rule's first vote comes at the sixth
+//! decision after it, as in dash.js's records.
 
 use std::time::Duration;
 
@@ -133,6 +136,16 @@ impl SwitchHistory {
         }
     }
 
+    /// How many decisions it holds (at most [`SWITCH_HISTORY_DEPTH`]).
+    pub fn len(&self) -> usize {
+        self.recent.len()
+    }
+
+    /// Whether it holds no decision.
+    pub fn is_empty(&self) -> bool {
+        self.recent.is_empty()
+    }
+
     /// Forgets every decision (an abandonment does).
     pub fn reset(&mut self) {
         *self = SwitchHistory::default();
@@ -192,6 +205,11 @@ impl AbrController {
     /// The BOLA rule's state (for the decision log).
     pub fn bola(&self) -> &Bola {
         &self.bola
+    }
+
+    /// The switch-history rule's memory of the decisions.
+    pub fn switch_history(&self) -> &SwitchHistory {
+        &self.history
     }
 
     /// The quality of the last decision (or the one a rule set since).
@@ -437,6 +455,24 @@ mod tests {
         assert_eq!(h.vote(), Some(7));
         h.reset();
         assert_eq!(h.vote(), None);
+    }
+
+    #[test]
+    fn the_switch_history_votes_as_in_dash_js_record_of_the_drop() {
+        // dash.js's decisions after its undecided first segment on the
+        // bandwidth drop (20 Mbit/s, 40 ms): 2 to 8, 8 kept, 8 to 9, 9 to 7,
+        // then 7 to 9 with no vote of this rule (five decisions), 9 to 7,
+        // and at the seventh decision its vote 8 with 2 drops and 4
+        // non-drops, as its record gives the reason.
+        let mut h = SwitchHistory::default();
+        for (old, new) in [(2, 8), (8, 8), (8, 9), (9, 7)] {
+            h.push(old, new);
+        }
+        assert_eq!(h.vote(), None);
+        h.push(7, 9);
+        assert_eq!(h.vote(), None, "five decisions: 9 allowed again");
+        h.push(9, 7);
+        assert_eq!(h.vote(), Some(8));
     }
 
     #[test]

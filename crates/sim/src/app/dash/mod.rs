@@ -22,8 +22,9 @@
 //!   between throughput and BOLA on the buffer level, and the lowest vote
 //!   wins, as in dash.js.
 //! - [`player`]: the playback buffer (startup, stalls, the end of the
-//!   video), the request scheduling against the buffer target, and the
-//!   viewer's metrics.
+//!   video), the request scheduling against the buffer target (the first
+//!   segment fetched without a decision, as dash.js fetches it after
+//!   setting the initial bitrate's quality), and the viewer's metrics.
 //!
 //! - [`log`]: the decision log, one row per segment request: each rule's
 //!   vote, the inputs it voted on, the rule that decided and what became

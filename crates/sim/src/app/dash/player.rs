@@ -10,6 +10,17 @@
 //! controller decides, and BOLA may add a delay of its own. One request is
 //! in flight at a time, as dash.js fetches one video segment at a time.
 //!
+//! The first segment is the exception: dash.js sets the initial bitrate's
+//! quality as a quality change from index 0, and it requests the media
+//! segment after a quality change without asking the rules again (its
+//! `ScheduleController` skips `checkPlaybackQuality` until a media segment
+//! has been requested), so when that quality is above 0 the first segment
+//! is fetched at it with no decision: no rule votes and the switch-history
+//! rule does not count it. (After any other quality change the request
+//! that follows is the one the changing decision was made for, as here.)
+//! At index 0 there is no change, and dash.js decides before the first
+//! segment as before any other.
+//!
 //! Two of dash.js's moves change that order (the module essay in
 //! [`super`] says when): after an up-switch the next request may go back
 //! into the buffer (fast switching), and a download may be abandoned and
@@ -223,6 +234,18 @@ impl Player {
         self.advance(now);
         let (decision, logged) = match self.decided.take() {
             Some(decided) => decided,
+            None if self.decisions.is_empty() && self.abr.quality() > 0 => {
+                // The initial bitrate's quality is a change from index 0,
+                // so no rule decides the first segment (the essay above).
+                let decision = Decision {
+                    quality: self.abr.quality(),
+                    delay: Duration::ZERO,
+                    rule: Rule::Kept,
+                    votes: Default::default(),
+                };
+                let row = self.log_row(now, &decision, decision.quality, false);
+                (decision, row)
+            }
             None => {
                 let ctx = Context {
                     now,
@@ -570,6 +593,33 @@ mod tests {
         // 15 s for 12 s of video.
         assert!((s.rb.unwrap() - 0.25).abs() < 1e-9, "{s:?}");
         assert!((s.qoe_lin - (3.0 - 4.3 * 2.0)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_first_segment_is_fetched_without_a_decision() {
+        // The initial 1000 kbit/s is quality 2 of the oBBR ladder: a change
+        // from index 0, after which dash.js asks no rule.
+        let mut p = Player::new(DashConfig::obbr_paper(), at(0));
+        let first = fetch(&mut p, 0, 500);
+        assert_eq!(first.quality, 2);
+        assert!(p.abr.switch_history().is_empty(), "not counted");
+        let row = &p.decisions()[0];
+        assert_eq!(
+            (row.rule, row.throughput_vote, row.switch_history_vote),
+            (Rule::Kept, None, None)
+        );
+        // The second segment is decided, and counted.
+        p.poll_request(p.next_request_at().unwrap()).unwrap();
+        assert_eq!(p.abr.switch_history().len(), 1);
+        // An initial bitrate at the lowest rung is no change: dash.js
+        // decides before the first segment as before any other.
+        let lowest = DashConfig {
+            initial_bitrate: Bandwidth::from_kbps(254),
+            ..DashConfig::obbr_paper()
+        };
+        let mut p = Player::new(lowest, at(0));
+        assert_eq!(p.poll_request(at(0)).unwrap().quality, 0);
+        assert_eq!(p.abr.switch_history().len(), 1);
     }
 
     #[test]
