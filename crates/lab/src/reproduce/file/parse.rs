@@ -88,6 +88,10 @@ impl ExperimentFile {
     ) -> anyhow::Result<ExperimentFile> {
         let spec: Spec = toml::from_str(text).map_err(|e| toml_error(name, text, &e))?;
         let (spec, hashed) = shared::resolve(name, text, dir, depth, spec)?;
+        // An error at the line where `key` gives the quoted value `value`.
+        let quoted_error = |key: &str, value: &str, message: String| {
+            key_error(name, text, key, &format!("\"{value}\""), message)
+        };
         let source = match (&spec.scenario, &spec.sweep) {
             (Some(s), None) => SweepSource::Scenarios(s.clone()),
             (None, Some(s)) => SweepSource::Beside(dir.unwrap_or(Path::new(".")).join(s)),
@@ -98,13 +102,10 @@ impl ExperimentFile {
         };
         let mut ids: BTreeMap<&str, &Measure> = BTreeMap::new();
         for m in &spec.measures {
-            let needle = format!("\"{}\"", m.id());
             if ids.insert(m.id(), m).is_some() {
-                return Err(key_error(
-                    name,
-                    text,
+                return Err(quoted_error(
                     "measure.id",
-                    &needle,
+                    m.id(),
                     format!("`{}` is declared twice", m.id()),
                 ));
             }
@@ -116,11 +117,9 @@ impl ExperimentFile {
             } = m
             {
                 if !(0.0 <= *from_run && from_run < to_run && *to_run <= 1.0) {
-                    return Err(key_error(
-                        name,
-                        text,
+                    return Err(quoted_error(
                         "measure.from_run",
-                        &needle,
+                        m.id(),
                         format!(
                             "`{}` needs 0 <= from_run < to_run <= 1 (fractions of the run), \
                              not {from_run} and {to_run}",
@@ -129,11 +128,9 @@ impl ExperimentFile {
                     ));
                 }
                 if bin_s.is_some_and(|b| b.is_nan() || b <= 0.0) {
-                    return Err(key_error(
-                        name,
-                        text,
+                    return Err(quoted_error(
                         "measure.bin_s",
-                        &needle,
+                        m.id(),
                         format!("`{}` needs a positive bin_s (seconds)", m.id()),
                     ));
                 }
@@ -141,11 +138,9 @@ impl ExperimentFile {
             if let Some(of) = m.refers_to() {
                 let ok = ids.get(of).is_some_and(|o| o.by().is_some());
                 if !ok {
-                    return Err(key_error(
-                        name,
-                        text,
+                    return Err(quoted_error(
                         "measure.of",
-                        &needle,
+                        m.id(),
                         format!(
                             "`{of}` must be a measure taken `by` an axis, declared before `{}`",
                             m.id()
@@ -158,11 +153,9 @@ impl ExperimentFile {
             } = m
             {
                 if ids.get(of.as_str()).and_then(|o| o.by()) == Some(axis.as_str()) {
-                    return Err(key_error(
-                        name,
-                        text,
+                    return Err(quoted_error(
                         "measure.by",
-                        &needle,
+                        m.id(),
                         format!(
                             "`{of}` is taken along `{axis}` already; an across taken `by` an \
                              axis needs a measure along another one"
@@ -190,11 +183,9 @@ impl ExperimentFile {
                     .into_iter()
                     .find_map(|(side, at)| at.get(axis).map(|v| (side, v)))
                 {
-                    return Err(key_error(
-                        name,
-                        text,
+                    return Err(quoted_error(
                         "measure.by",
-                        &needle,
+                        m.id(),
                         format!(
                             "`{}` is taken by `{axis}`, which sets `{axis}` on both sides at \
                              each value, but its `{side}` fixes `{axis} = {value:?}`: drop \
@@ -214,11 +205,9 @@ impl ExperimentFile {
                 for o in one_numbers {
                     let one_number = ids.get(o.as_str()).is_some_and(|o| o.by().is_none());
                     if !one_number {
-                        return Err(key_error(
-                            name,
-                            text,
+                        return Err(quoted_error(
                             "measure.of",
-                            &needle,
+                            m.id(),
                             format!(
                                 "`{o}` must be a one-number measure declared before `{}`",
                                 m.id()
@@ -238,12 +227,7 @@ impl ExperimentFile {
                 for o in of_conditions {
                     let conditions = ids.get(o.as_str()).is_some_and(|o| o.gives_conditions());
                     if !conditions {
-                        return Err(key_error(
-                            name,
-                            text,
-                            "measure.of",
-                            &needle,
-                            format!(
+                        return Err(quoted_error("measure.of", m.id(), format!(
                                 "`{o}` must be a condition measure (compare, direction, count, \
                                  condition, all, each, per_value, near, relabel) declared before `{}`",
                                 m.id()
@@ -265,11 +249,9 @@ impl ExperimentFile {
             }
             if let Measure::Quantile { q, .. } = m {
                 if !(0.0..=1.0).contains(q) {
-                    return Err(key_error(
-                        name,
-                        text,
+                    return Err(quoted_error(
                         "measure.q",
-                        &needle,
+                        m.id(),
                         format!("expected 0 <= q <= 1, got {q}"),
                     ));
                 }
@@ -279,11 +261,9 @@ impl ExperimentFile {
             let mut key = "measure.of".to_string();
             while let Some(q) = quantity {
                 if let Some(per) = q.per.filter(|p| !(p.is_finite() && *p > 0.0)) {
-                    return Err(key_error(
-                        name,
-                        text,
+                    return Err(quoted_error(
                         &format!("{key}.per"),
-                        &needle,
+                        m.id(),
                         format!("expected a positive number to divide by, got {per}"),
                     ));
                 }
@@ -291,11 +271,9 @@ impl ExperimentFile {
                 key.push_str(".over");
             }
             if m.series().iter().any(|s| s.is_link_controller()) {
-                return Err(key_error(
-                    name,
-                    text,
+                return Err(quoted_error(
                     "measure.series.source",
-                    &needle,
+                    m.id(),
                     "`source = \"controller\"` needs a flow's index, not `\"link\"`".into(),
                 ));
             }
@@ -314,11 +292,9 @@ impl ExperimentFile {
                             }
                             None => "a one-number measure".to_string(),
                         };
-                        return Err(key_error(
-                            name,
-                            text,
+                        return Err(quoted_error(
                             key,
-                            &needle,
+                            m.id(),
                             format!("`{o}` must be {what}, declared before `{}`", m.id()),
                         ));
                     }
@@ -384,20 +360,16 @@ impl ExperimentFile {
                     (Some(true), "a measure taken `by` an axis")
                 };
                 if by_axis(&c.measure) != want {
-                    return Err(key_error(
-                        name,
-                        text,
+                    return Err(quoted_error(
                         "table.columns.measure",
-                        &format!("\"{}\"", c.measure),
+                        &c.measure,
                         format!("`{}` must be {what}", c.measure),
                     ));
                 }
                 if c.minus.is_some() && rows_of_values {
-                    return Err(key_error(
-                        name,
-                        text,
+                    return Err(quoted_error(
                         "table.columns.minus",
-                        &format!("\"{}\"", c.measure),
+                        &c.measure,
                         "`minus` needs a table `by` one axis".into(),
                     ));
                 }
@@ -413,11 +385,9 @@ impl ExperimentFile {
                 },
             };
             if !ok {
-                return Err(key_error(
-                    name,
-                    text,
+                return Err(quoted_error(
                     "figure.reference",
-                    &format!("\"{}\"", f.title),
+                    &f.title,
                     "give exactly one of `at` (an axis value; not with `groups`), `y` (a value) \
                      and `measure` (a one-number measure)"
                         .into(),
@@ -428,11 +398,9 @@ impl ExperimentFile {
                     .get(m.as_str())
                     .is_some_and(|m| m.by().is_none() && !m.gives_conditions())
                 {
-                    return Err(key_error(
-                        name,
-                        text,
+                    return Err(quoted_error(
                         "figure.reference.measure",
-                        &format!("\"{}\"", f.title),
+                        &f.title,
                         format!("`{m}` must be a one-number measure"),
                     ));
                 }
@@ -442,30 +410,24 @@ impl ExperimentFile {
             let from = t.from_s.unwrap_or(f64::NEG_INFINITY);
             let to = t.to_s.unwrap_or(f64::INFINITY);
             if from.is_nan() || to.is_nan() || from >= to {
-                return Err(key_error(
-                    name,
-                    text,
+                return Err(quoted_error(
                     "timeline.to_s",
-                    &format!("\"{}\"", t.title),
+                    &t.title,
                     format!("expected from_s < to_s, got {from} and {to}"),
                 ));
             }
             for l in &t.lines {
                 if l.series.is_link_controller() {
-                    return Err(key_error(
-                        name,
-                        text,
+                    return Err(quoted_error(
                         "timeline.lines.series.source",
-                        &format!("\"{}\"", l.label),
+                        &l.label,
                         "`source = \"controller\"` needs a flow's index, not `\"link\"`".into(),
                     ));
                 }
                 if l.rate_per_s.is_some_and(|r| r.is_nan() || r <= 0.0) {
-                    return Err(key_error(
-                        name,
-                        text,
+                    return Err(quoted_error(
                         "timeline.lines.rate_per_s",
-                        &format!("\"{}\"", l.label),
+                        &l.label,
                         "expected a positive number of seconds".into(),
                     ));
                 }
@@ -481,11 +443,9 @@ impl ExperimentFile {
         };
         for t in spec.tables.iter().filter(|t| t.then.is_some()) {
             if let Some(c) = t.columns.iter().find(|c| !is_mean(&c.measure)) {
-                return Err(key_error(
-                    name,
-                    text,
+                return Err(quoted_error(
                     "table.columns.measure",
-                    &format!("\"{}\"", c.measure),
+                    &c.measure,
                     format!(
                         "a table with `then` needs `mean` measures; `{}` is not one",
                         c.measure
@@ -495,11 +455,9 @@ impl ExperimentFile {
         }
         for f in spec.figures.iter().filter(|f| f.groups.is_some()) {
             if !is_mean(&f.measure) {
-                return Err(key_error(
-                    name,
-                    text,
+                return Err(quoted_error(
                     "figure.measure",
-                    &format!("\"{}\"", f.measure),
+                    &f.measure,
                     format!(
                         "a figure with `groups` needs a `mean` measure; `{}` is not one",
                         f.measure
@@ -509,21 +467,17 @@ impl ExperimentFile {
         }
         for f in &spec.figures {
             if by_axis(&f.measure) != Some(true) {
-                return Err(key_error(
-                    name,
-                    text,
+                return Err(quoted_error(
                     "figure.measure",
-                    &format!("\"{}\"", f.measure),
+                    &f.measure,
                     format!("`{}` must be a measure taken `by` an axis", f.measure),
                 ));
             }
         }
         if let Some(c) = spec.curves.iter().find(|c| !is_mean(&c.measure)) {
-            return Err(key_error(
-                name,
-                text,
+            return Err(quoted_error(
                 "curve.measure",
-                &format!("\"{}\"", c.measure),
+                &c.measure,
                 format!(
                     "`{}` must be a `mean` measure taken `by` an axis",
                     c.measure
@@ -535,11 +489,9 @@ impl ExperimentFile {
                 |m| matches!(m, Measure::Named { name: n, .. } if n == "decision_tree"),
             );
             if !tree {
-                return Err(key_error(
-                    name,
-                    text,
+                return Err(quoted_error(
                     "tree.measure",
-                    &format!("\"{}\"", t.title),
+                    &t.title,
                     format!(
                         "`{}` must be a named measure of name \"decision_tree\"",
                         t.measure
@@ -549,13 +501,10 @@ impl ExperimentFile {
         }
         let mut claims = Vec::new();
         for c in &spec.claims {
-            let needle = format!("\"{}\"", c.id);
             if c.needs.is_some() {
-                return Err(key_error(
-                    name,
-                    text,
+                return Err(quoted_error(
                     "claim.needs",
-                    &needle,
+                    &c.id,
                     format!(
                         "`{}`: an experiment file's claim is judged on its `measure`; a claim \
                          no experiment judges goes in the suite's claims-not-run file",
@@ -564,30 +513,24 @@ impl ExperimentFile {
                 ));
             }
             if c.measure.is_empty() {
-                return Err(key_error(
-                    name,
-                    text,
+                return Err(quoted_error(
                     "claim.measure",
-                    &needle,
+                    &c.id,
                     format!("`{}` needs `measure`: the measure it is judged on", c.id),
                 ));
             }
             match by_axis(&c.measure) {
                 None => {
-                    return Err(key_error(
-                        name,
-                        text,
+                    return Err(quoted_error(
                         "claim.measure",
-                        &needle,
+                        &c.id,
                         format!("no measure `{}`", c.measure),
                     ))
                 }
                 Some(true) => {
-                    return Err(key_error(
-                        name,
-                        text,
+                    return Err(quoted_error(
                         "claim.measure",
-                        &needle,
+                        &c.id,
                         format!(
                             "`{}` is taken along an axis; a claim needs one number or conditions",
                             c.measure
@@ -617,11 +560,9 @@ impl ExperimentFile {
                     .get(p.measure.as_str())
                     .is_some_and(|m| m.gives_conditions());
                 if !conditions {
-                    return Err(key_error(
-                        name,
-                        text,
+                    return Err(quoted_error(
                         "claim.precondition.measure",
-                        &needle,
+                        &c.id,
                         format!(
                             "`{}` must be a condition measure (compare, direction, count, \
                              condition, all, each)",
