@@ -498,8 +498,21 @@ impl Sender {
         let mut newly_acked = Bytes::ZERO;
         let mut largest_newly_acked: Option<(u64, Instant)> = None;
         for &pn in &frame.newly_received {
-            let Some(slot) = self.slot(pn) else { continue };
-            let Some(packet) = slot.take() else { continue };
+            // Acknowledged in order, the packet is the ring's oldest: taken
+            // off at once rather than left as a hole for `trim_front` (a
+            // hole at the front is dropped here just as it would be there).
+            let packet = if pn == self.base_pn {
+                let Some(front) = self.sent.pop_front() else {
+                    continue;
+                };
+                self.base_pn += 1;
+                let Some(packet) = front else { continue };
+                packet
+            } else {
+                let Some(slot) = self.slot(pn) else { continue };
+                let Some(packet) = slot.take() else { continue };
+                packet
+            };
             newly_acked += packet.state.size;
             self.bytes_in_flight -= packet.state.size;
             self.estimator.on_packet_acked(now, &packet.state);
