@@ -465,11 +465,6 @@ impl Sender {
         }
     }
 
-    fn slot(&mut self, pn: u64) -> Option<&mut Option<SentPacket>> {
-        let idx = pn.checked_sub(self.base_pn)?;
-        self.sent.get_mut(idx as usize)
-    }
-
     fn trim_front(&mut self) {
         while let Some(None) = self.sent.front() {
             self.sent.pop_front();
@@ -498,26 +493,29 @@ impl Sender {
         let mut newly_acked = Bytes::ZERO;
         let mut largest_newly_acked: Option<(u64, Instant)> = None;
         for &pn in &frame.newly_received {
-            // Acknowledged in order, the packet is the ring's oldest: taken
-            // off at once rather than left as a hole for `trim_front` (a
-            // hole at the front is dropped here just as it would be there).
-            let packet = if pn == self.base_pn {
-                let Some(front) = self.sent.pop_front() else {
-                    continue;
-                };
-                self.base_pn += 1;
-                let Some(packet) = front else { continue };
-                packet
-            } else {
-                let Some(slot) = self.slot(pn) else { continue };
-                let Some(packet) = slot.take() else { continue };
-                packet
+            let Some(idx) = pn.checked_sub(self.base_pn) else {
+                continue;
             };
-            newly_acked += packet.state.size;
-            self.bytes_in_flight -= packet.state.size;
-            self.estimator.on_packet_acked(now, &packet.state);
+            let idx = idx as usize;
+            // Read in place: a copy of the whole tracked packet cost more
+            // than the few fields read.
+            let Some(Some(packet)) = self.sent.get(idx) else {
+                continue;
+            };
+            let state = &packet.state;
+            newly_acked += state.size;
+            self.bytes_in_flight -= state.size;
+            self.estimator.on_packet_acked(now, state);
             if largest_newly_acked.is_none_or(|(l, _)| pn > l) {
-                largest_newly_acked = Some((pn, packet.state.sent_time));
+                largest_newly_acked = Some((pn, state.sent_time));
+            }
+            // Acknowledged in order, the packet is the ring's oldest: taken
+            // off at once rather than left as a hole for `trim_front`.
+            if idx == 0 {
+                self.sent.pop_front();
+                self.base_pn += 1;
+            } else {
+                self.sent[idx] = None;
             }
         }
         let Some((largest_pn, largest_sent)) = largest_newly_acked else {
