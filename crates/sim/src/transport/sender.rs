@@ -199,7 +199,10 @@ pub struct Sender {
     first_rtt_sample: Option<Instant>,
     pacer: Pacer,
     stats: SenderStats,
-    last_sample: RateSample,
+    /// The latest ACK as the controller was told it; its rate sample is
+    /// [`Sender::last_rate_sample`]. Built here rather than on the stack
+    /// beside a kept copy of the sample: the sample is written once.
+    last_ack: AckEvent,
     copilot: Option<CopilotConfig>,
     /// The receiver's flow-control limit as its latest ACK gave it: new
     /// data may not pass this stream offset.
@@ -248,7 +251,17 @@ impl Sender {
             first_rtt_sample: None,
             pacer: Pacer::new(now, quantum),
             stats: SenderStats::default(),
-            last_sample: RateSample::default(),
+            last_ack: AckEvent {
+                now,
+                rate: RateSample::default(),
+                rtt: RttEstimator::default().estimate(None),
+                newly_acked: Bytes::ZERO,
+                newly_lost: Bytes::ZERO,
+                prior_in_flight: Bytes::ZERO,
+                bytes_in_flight: Bytes::ZERO,
+                in_recovery: false,
+                recovery_exited: false,
+            },
             copilot: None,
             qlog: None,
             max_stream_data,
@@ -323,7 +336,7 @@ impl Sender {
     }
     /// The most recent rate sample.
     pub fn last_rate_sample(&self) -> &RateSample {
-        &self.last_sample
+        &self.last_ack.rate
     }
     /// Whether the sender is in a recovery period.
     pub fn in_recovery(&self) -> bool {
@@ -540,15 +553,14 @@ impl Sender {
         self.trim_front();
         let newly_lost = self.detect_lost(now);
         let min_rtt = self.rtt.has_sample().then(|| self.rtt.min());
-        let sample = self.estimator.generate_sample(now, min_rtt);
-        self.last_sample = sample;
+        let rate = self.estimator.generate_sample(now, min_rtt);
         let was_in_recovery = self.in_recovery;
         self.in_recovery = self
             .recovery_start
             .is_some_and(|start| largest_sent <= start);
-        self.cc.on_ack(&AckEvent {
+        self.last_ack = AckEvent {
             now,
-            rate: sample,
+            rate,
             rtt: self.rtt.estimate(rtt_sample),
             newly_acked,
             newly_lost,
@@ -556,7 +568,8 @@ impl Sender {
             bytes_in_flight: self.bytes_in_flight,
             in_recovery: self.in_recovery,
             recovery_exited: was_in_recovery && !self.in_recovery,
-        });
+        };
+        self.cc.on_ack(&self.last_ack);
         // Read now: the simulator reads the probe state after every ACK,
         // and the sends that follow need the rest.
         self.out = Some(Outputs::of(self.cc.as_ref(), &self.config));
