@@ -483,6 +483,9 @@ impl Sender {
         }
     }
 
+    /// Drops the holes (packets acked or declared lost) at the front of
+    /// the ring. Whatever leaves a hole trims after it, so between two
+    /// calls of the sender the ring starts with a packet in flight.
     fn trim_front(&mut self) {
         while let Some(None) = self.sent.front() {
             self.sent.pop_front();
@@ -510,6 +513,7 @@ impl Sender {
         let prior_in_flight = self.bytes_in_flight;
         let mut newly_acked = Bytes::ZERO;
         let mut largest_newly_acked: Option<(u64, Instant)> = None;
+        let mut holes = false;
         for &pn in &frame.newly_received {
             let Some(idx) = pn.checked_sub(self.base_pn) else {
                 continue;
@@ -534,6 +538,7 @@ impl Sender {
                 self.base_pn += 1;
             } else {
                 self.sent[idx] = None;
+                holes = true;
             }
         }
         let Some((largest_pn, largest_sent)) = largest_newly_acked else {
@@ -548,9 +553,12 @@ impl Sender {
             self.first_rtt_sample.get_or_insert(now);
             rtt_sample = Some(latest);
         }
-        // The packets just acknowledged usually lead the list: dropped
-        // first, loss detection does not walk them.
-        self.trim_front();
+        // A packet acknowledged out of order left a hole that may now
+        // lead the ring: dropped before loss detection, which then does
+        // not walk it (in order, nothing is left to drop).
+        if holes {
+            self.trim_front();
+        }
         let newly_lost = self.detect_lost(now);
         let min_rtt = self.rtt.has_sample().then(|| self.rtt.min());
         let rate = self.estimator.generate_sample(now, min_rtt);
@@ -592,7 +600,6 @@ impl Sender {
         }
         self.pto_count = 0;
         self.backed_off_pto = Offset::new(self.pto);
-        self.trim_front();
         true
     }
 
@@ -647,7 +654,9 @@ impl Sender {
                 self.loss_time = Some(self.loss_time.map_or(at, |t| t.min(at)));
             }
         }
-        self.on_packets_lost(now, &lost)
+        let bytes = self.on_packets_lost(now, &lost);
+        self.trim_front();
+        bytes
     }
 
     fn on_packets_lost(&mut self, now: Instant, lost: &[(u64, SentPacket)]) -> Bytes {
@@ -733,7 +742,6 @@ impl Sender {
     pub fn on_loss_timer(&mut self, now: Instant) {
         if self.loss_time.is_some() {
             self.detect_lost(now);
-            self.trim_front();
             return;
         }
         // PTO: probe with new data (or a repeat) regardless of cwnd.
@@ -847,6 +855,39 @@ mod tests {
             s.loss_timer(),
             Some(s.last_ack_eliciting.unwrap() + s.rtt.pto(s.config.max_ack_delay))
         );
+    }
+
+    /// The ring starts with a packet in flight between two calls, however
+    /// the packets ahead of it left (loss detection relies on it to skip
+    /// its walk).
+    fn assert_front_in_flight(s: &Sender) {
+        assert!(
+            matches!(s.sent.front(), None | Some(Some(_))),
+            "a hole leads the ring at {}",
+            s.base_pn
+        );
+    }
+
+    #[test]
+    fn holes_at_the_front_are_dropped_by_whatever_leaves_them() {
+        let mut s = sender();
+        send(&mut s, ms(0), 8);
+        // Out of order: 1 leaves a hole, then 0 leaves the front.
+        s.on_ack(ms(100), &ack(&[1, 0]));
+        assert_eq!(s.base_pn, 2);
+        assert_front_in_flight(&s);
+        // In order, acknowledged in place.
+        s.on_ack(ms(101), &ack(&[2]));
+        assert_eq!(s.base_pn, 3);
+        // 3 and 4 lost behind 7 (3 packets), 5 and 6 by the timer.
+        s.on_ack(ms(102), &ack(&[7]));
+        assert_eq!(s.base_pn, 5);
+        assert_front_in_flight(&s);
+        let timer = s.loss_timer().expect("time threshold armed");
+        s.on_loss_timer(timer);
+        assert_eq!(s.stats().packets_lost, 4);
+        assert!(s.sent.is_empty(), "every packet acked or lost");
+        assert_eq!(s.base_pn, 8);
     }
 
     #[test]
