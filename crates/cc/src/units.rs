@@ -82,7 +82,14 @@ impl Bytes {
     /// The rate at which this volume crosses in `interval`; `None` for a zero interval.
     #[inline]
     pub fn per(self, interval: Duration) -> Option<Bandwidth> {
-        let nanos = interval.as_nanos();
+        self.per_nanos(interval.as_nanos())
+    }
+
+    /// [`Bytes::per`] an interval of `nanos` nanoseconds, for a caller that
+    /// has the interval in nanoseconds already (no `Duration` built and
+    /// taken apart again).
+    #[inline]
+    pub(crate) fn per_nanos(self, nanos: u128) -> Option<Bandwidth> {
         if nanos == 0 {
             return None;
         }
