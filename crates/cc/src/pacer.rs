@@ -34,7 +34,7 @@ impl Pacer {
         // can see (at most the sign of a zero, which only meets additions,
         // subtractions and comparisons).
         if now != self.last {
-            let dt = secs_f64(now.as_nanos().saturating_sub(self.last.as_nanos()));
+            let dt = secs_f64(now.saturating_nanos_since(self.last));
             self.tokens += rate.as_bps_f64() / 8.0 * dt;
         }
         self.tokens = self.tokens.min(depth.as_f64());

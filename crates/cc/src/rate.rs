@@ -189,11 +189,8 @@ impl DeliveryRateEstimator {
         };
         // In nanoseconds, the instants' unit: one `Duration` built, for the
         // sample, instead of two compared and the rate's taken apart again.
-        let send_elapsed = p
-            .sent_time
-            .as_nanos()
-            .saturating_sub(p.first_send_time.as_nanos());
-        let ack_elapsed = now.as_nanos().saturating_sub(p.delivered_time.as_nanos());
+        let send_elapsed = p.sent_time.saturating_nanos_since(p.first_send_time);
+        let ack_elapsed = now.saturating_nanos_since(p.delivered_time);
         let interval = send_elapsed.max(ack_elapsed);
         sample.interval = Duration::from_nanos(interval);
         sample.delivered = self.delivered - p.delivered;

@@ -295,7 +295,13 @@ impl Instant {
     /// `self - earlier`, or zero when `earlier` is later.
     #[inline]
     pub fn saturating_duration_since(self, earlier: Instant) -> Duration {
-        Duration::from_nanos(self.0.saturating_sub(earlier.0))
+        Duration::from_nanos(self.saturating_nanos_since(earlier))
+    }
+    /// `self - earlier` in nanoseconds, or zero when `earlier` is later:
+    /// for arithmetic on the hot path that needs no `Duration`.
+    #[inline]
+    pub const fn saturating_nanos_since(self, earlier: Instant) -> u64 {
+        self.0.saturating_sub(earlier.0)
     }
 }
 

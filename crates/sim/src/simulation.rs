@@ -601,10 +601,7 @@ impl Simulation {
             self.forwarded += packet.size.get();
             self.flows[packet.flow].propagating += packet.chunk.len as u64;
             if self.now >= self.warmup {
-                let waited = self
-                    .now
-                    .as_nanos()
-                    .saturating_sub(packet.sent_time.as_nanos());
+                let waited = self.now.saturating_nanos_since(packet.sent_time);
                 self.queue_delay.record_nanos(waited);
             }
             let flow = &mut self.flows[packet.flow];
