@@ -185,6 +185,21 @@ impl Receiver {
             self.in_order = end;
             return;
         }
+        // Beyond a hole, packets arrive in order after the last range held:
+        // it is extended, or a new one starts after it. The search below
+        // would find the same place, but its loads depend on each other and
+        // on a cold receiver (one of many flows) they cost a cache miss
+        // each. Ranges lie beyond the in-order point, so `start` does too.
+        if let Some(last) = self.ranges.last_mut() {
+            if start >= last.0 {
+                if start <= last.1 {
+                    last.1 = last.1.max(end);
+                } else {
+                    self.ranges.push((start, end));
+                }
+                return;
+            }
+        }
         // Merge with overlapping or adjacent ranges: those starting at or
         // before `end`, walking down while they reach `start`.
         let hi = self.ranges.partition_point(|&(s, _)| s <= end);
