@@ -77,8 +77,13 @@ pub struct EventQueue<E> {
     /// The events, each in the slot its entry names.
     slab: Slots<E>,
     /// The current bucket's entries (and any pushed for its time or
-    /// earlier), sorted latest first: the next event is the last.
+    /// earlier), sorted earliest first from `head`, the next event; those
+    /// before `head` have popped. Emptied as soon as the last one pops.
+    /// Earliest first, an event pushed into the bucket after all the
+    /// others (the usual case: a later time or a tie) is appended, where
+    /// latest first it shifted every entry.
     current: Vec<Entry>,
+    head: usize,
     /// The current bucket (time >> shift).
     cursor: u64,
     /// log2 of a bucket's width in nanoseconds.
@@ -115,6 +120,7 @@ impl<E> EventQueue<E> {
         EventQueue {
             slab: Slots::default(),
             current: Vec::new(),
+            head: 0,
             cursor: 0,
             shift: log2_ns.clamp(8, 32),
             wheel: (0..BUCKETS).map(|_| Vec::new()).collect(),
@@ -187,8 +193,8 @@ impl<E> EventQueue<E> {
     fn place(&mut self, entry: Entry) {
         let bucket = self.bucket(&entry);
         if bucket <= self.cursor {
-            // Latest first: everything before `i` is later than `entry`.
-            let i = self.current.partition_point(|e| e > &entry);
+            // Earliest first: everything from `head` to `i` is earlier.
+            let i = self.head + self.current[self.head..].partition_point(|e| e < &entry);
             self.current.insert(i, entry);
         } else if bucket - self.cursor < BUCKETS {
             let i = (bucket & MASK) as usize;
@@ -239,7 +245,7 @@ impl<E> EventQueue<E> {
                 self.place(e);
             }
         }
-        self.current.sort_unstable_by_key(|e| Reverse(e.key()));
+        self.current.sort_unstable_by_key(Entry::key);
         true
     }
 
@@ -271,8 +277,7 @@ impl<E> EventQueue<E> {
         if self.current.is_empty() && !self.advance() {
             return self.beside.is_some();
         }
-        let first = self.current.last().expect("advance filled the bucket");
-        self.beside_key < first.key()
+        self.beside_key < self.current[self.head].key()
     }
 
     /// Removes and returns the earliest event.
@@ -295,11 +300,15 @@ impl<E> EventQueue<E> {
             self.beside_key = u128::MAX;
             return self.beside.take().map(|e| (Instant::from_nanos(at), e));
         }
-        let entry = *self.current.last()?;
+        let entry = *self.current.get(self.head)?;
         if entry.at > until {
             return None;
         }
-        self.current.pop();
+        self.head += 1;
+        if self.head == self.current.len() {
+            self.current.clear();
+            self.head = 0;
+        }
         let event = self.slab.remove(entry.slot);
         Some((Instant::from_nanos(entry.at), event))
     }
@@ -309,7 +318,9 @@ impl<E> EventQueue<E> {
         if self.beside_first() {
             return Some(Instant::from_nanos((self.beside_key >> 64) as u64));
         }
-        self.current.last().map(|e| Instant::from_nanos(e.at))
+        self.current
+            .get(self.head)
+            .map(|e| Instant::from_nanos(e.at))
     }
 
     /// The pending events, in no particular order.
