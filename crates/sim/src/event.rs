@@ -17,11 +17,12 @@
 //! buckets only decide when a group of them is sorted, so the order events
 //! pop in is that of one heap of everything.
 //!
-//! One event may wait beside the calendar ([`EventQueue::push_beside`]),
-//! with the same key, compared with the calendar's first at each pop: the
-//! simulator keeps the link's next departure there (one event per packet
-//! that is almost always alone of its kind), which saves its bucket's
-//! placement, sort and slot. FIFO lanes beside the calendar for the
+//! Two events may wait beside the calendar ([`EventQueue::push_beside`]),
+//! with the same keys, the earlier compared with the calendar's first at
+//! each pop: the simulator keeps the link's next departure there, and a
+//! lone flow's next wake-up (each one event per packet that is almost
+//! always alone of its kind), which saves their buckets' placement, sort
+//! and slot. FIFO lanes beside the calendar for the
 //! deliveries and ACKs too were measured and cost more than the calendar
 //! (a deque's push and pop and a scan of the lanes' heads at each pop).
 
@@ -99,11 +100,14 @@ pub struct EventQueue<E> {
     /// Entries beyond the wheel.
     beyond: BinaryHeap<Reverse<Entry>>,
     next_seq: u64,
-    /// One event beside the calendar (see [`EventQueue::push_beside`]):
-    /// its key, (time, insertion order) as one number (`u128::MAX` when
-    /// there is none), and the event.
+    /// Up to two events beside the calendar (see
+    /// [`EventQueue::push_beside`]), the earlier first: their keys, (time,
+    /// insertion order) as one number (`u128::MAX` where there is none),
+    /// and the events. The second is filled only after the first.
     beside_key: u128,
     beside: Option<E>,
+    second_key: u128,
+    second: Option<E>,
 }
 
 impl<E> Default for EventQueue<E> {
@@ -131,23 +135,39 @@ impl<E> EventQueue<E> {
             next_seq: 0,
             beside_key: u128::MAX,
             beside: None,
+            second_key: u128::MAX,
+            second: None,
         }
     }
 
-    /// Schedules `event` at `at` as [`EventQueue::push`] does, in the one
-    /// place beside the calendar if it is free: there it costs a write and
-    /// a comparison at each pop instead of a bucket's placement, sort and
-    /// slot. For a kind of event that is almost always alone, such as the
-    /// link's next departure.
+    /// Schedules `event` at `at` as [`EventQueue::push`] does, in one of
+    /// the two places beside the calendar if one is free: there it costs a
+    /// few writes and a comparison at each pop instead of a bucket's
+    /// placement, sort and slot. For kinds of event that are almost always
+    /// alone, such as the link's next departure.
     #[inline(always)]
     pub fn push_beside(&mut self, at: Instant, event: E) {
-        if self.beside.is_some() {
+        if self.beside.is_none() {
+            let ticket = self.reserve();
+            self.beside_key = key(at.as_nanos(), ticket.0);
+            self.beside = Some(event);
+            return;
+        }
+        if self.second.is_some() {
             self.push(at, event);
             return;
         }
         let ticket = self.reserve();
-        self.beside_key = key(at.as_nanos(), ticket.0);
-        self.beside = Some(event);
+        let key = key(at.as_nanos(), ticket.0);
+        if key < self.beside_key {
+            self.second_key = self.beside_key;
+            self.second = self.beside.take();
+            self.beside_key = key;
+            self.beside = Some(event);
+        } else {
+            self.second_key = key;
+            self.second = Some(event);
+        }
     }
 
     fn bucket(&self, entry: &Entry) -> u64 {
@@ -297,8 +317,14 @@ impl<E> EventQueue<E> {
             if at > until {
                 return None;
             }
-            self.beside_key = u128::MAX;
-            return self.beside.take().map(|e| (Instant::from_nanos(at), e));
+            let event = self.beside.take();
+            if self.second.is_some() {
+                self.beside_key = std::mem::replace(&mut self.second_key, u128::MAX);
+                self.beside = self.second.take();
+            } else {
+                self.beside_key = u128::MAX;
+            }
+            return event.map(|e| (Instant::from_nanos(at), e));
         }
         let entry = *self.current.get(self.head)?;
         if entry.at > until {
@@ -325,12 +351,15 @@ impl<E> EventQueue<E> {
 
     /// The pending events, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = &E> {
-        self.slab.iter().chain(self.beside.iter())
+        self.slab
+            .iter()
+            .chain(self.beside.iter())
+            .chain(self.second.iter())
     }
 
     /// Number of pending events.
     pub fn len(&self) -> usize {
-        self.slab.len() + usize::from(self.beside.is_some())
+        self.slab.len() + usize::from(self.beside.is_some()) + usize::from(self.second.is_some())
     }
 
     /// Whether no event is pending.

@@ -544,7 +544,14 @@ impl Simulation {
                     let flow = &mut self.flows[id];
                     if flow.wake_at.is_none_or(|w| at < w) {
                         flow.wake_at = Some(at);
-                        self.queue.push(at, Event::SenderWake(id));
+                        // A lone flow's wake-up is alone of its kind, as the
+                        // link's departure is: beside the calendar. Several
+                        // flows' wake-ups would crowd the departure out.
+                        if self.flows.len() == 1 {
+                            self.queue.push_beside(at, Event::SenderWake(id));
+                        } else {
+                            self.queue.push(at, Event::SenderWake(id));
+                        }
                     }
                     break;
                 }
