@@ -1,6 +1,6 @@
 //! Numbered slots for values that wait in the event queue's order: the
-//! pending events themselves, and the packets and ACK frames in transit
-//! that `Deliver` and `Ack` events name by number.
+//! packets and ACK frames in transit that `Deliver` and `Ack` events name
+//! by number (the events themselves wait in the queue's entries).
 //!
 //! A value goes into the slot freed last. The simulator frees a slot when
 //! it handles the event that names it and usually fills one right after
@@ -71,6 +71,7 @@ impl<T> Slots<T> {
     }
 
     /// Number of values waiting.
+    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.values.len() - self.free.len()
     }
